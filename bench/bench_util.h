@@ -1,0 +1,75 @@
+// Shared helpers for the Google Benchmark suite.
+//
+// Naming: "<family>/<contender>/<variant>/<shape>", contender = an ISA name ("scalar", "avx2",
+// "avx512", "neon") or a peer ("openblas", "sleef", "onednn", "memcpy", "composition-..."), so that
+// bench/compare can pair e.g. sgemm/avx512/NN/1024x1024x1024 with sgemm/openblas/NN/1024x1024x1024.
+// Counters: "GFLOP/s" for GEMM and attention, "elem/s" and "GB/s" for exp/softmax (rates).
+#pragma once
+
+#include <benchmark/benchmark.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "simdkern.h"
+
+namespace skb {
+
+// ISAs available on this CPU, in tier order.
+inline std::vector<sk_isa> isas()
+{
+    std::vector<sk_isa> v;
+    for (int i = 0; i < SK_ISA_COUNT; i++)
+        if (sk_isa_available((sk_isa)i)) v.push_back((sk_isa)i);
+    return v;
+}
+
+// Selects an ISA for the lifetime of a benchmark run (restores the previous one).
+struct IsaScope {
+    sk_isa prev;
+    explicit IsaScope(sk_isa isa) : prev(sk_isa_active()) { sk_isa_select(isa); }
+    ~IsaScope() { sk_isa_select(prev); }
+};
+
+// 64-byte aligned float buffer filled with uniform random values in [lo, hi) (never all zeros).
+struct Buf {
+    float *p = nullptr;
+    size_t n = 0;
+    Buf() = default;
+    explicit Buf(size_t n_, float lo = -1.f, float hi = 1.f, uint32_t seed = 1) : n(n_)
+    {
+        p = static_cast<float *>(std::aligned_alloc(64, ((n * sizeof(float) + 63) / 64) * 64 + 64));
+        std::mt19937 rng(seed);
+        std::uniform_real_distribution<float> d(lo, hi);
+        for (size_t i = 0; i < n; i++) p[i] = d(rng);
+    }
+    Buf(const Buf &) = delete;
+    Buf &operator=(const Buf &) = delete;
+    Buf(Buf &&o) noexcept : p(o.p), n(o.n) { o.p = nullptr; }
+    ~Buf() { std::free(p); }
+    float *data() { return p; }
+};
+
+// Number of copies of a working set of `bytes` needed so that rotating through them exceeds the
+// last-level cache (a case meant to run from memory must not run from cache by accident).
+inline size_t rotation_count(size_t bytes, size_t llc = 64u << 20)
+{
+    size_t c = llc / (bytes ? bytes : 1) + 1;
+    return c < 1 ? 1 : (c > 64 ? 64 : c);
+}
+
+inline std::string shape3(size_t m, size_t n, size_t k)
+{
+    return std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
+}
+
+}  // namespace skb
+
+// Each family registers its cases from main (dynamic registration: only the ISAs and peers that
+// exist on this machine and build).
+void sk_register_gemm_benchmarks();
+void sk_register_math_benchmarks();
+void sk_register_attention_benchmarks();

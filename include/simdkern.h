@@ -1,0 +1,110 @@
+/* simdkern — SIMD compute kernels for attention on CPUs.
+ *
+ * One public header. Every external symbol is prefixed sk_ / SK_. All matrices are row-major
+ * float32; every ld* is a row stride in elements and must be >= the row length it strides over.
+ *
+ * Errors: bad input (NULL with nonzero sizes, ld too small, unknown enum value, n_heads == 0,
+ * d_model % n_heads != 0) returns SK_EINVAL and writes nothing. Zero sizes return SK_OK.
+ * Nothing aborts, asserts on user input, or prints on a normal call.
+ *
+ * Threads: any function may be called from many threads at once, including the first call.
+ * sk_isa_select is a process-wide setting meant for tests and benchmarks.
+ */
+#ifndef SIMDKERN_H
+#define SIMDKERN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SK_VERSION_MAJOR 0
+#define SK_VERSION_MINOR 1
+#define SK_VERSION_PATCH 0
+const char *sk_version(void);               /* "0.1.0" */
+
+typedef enum sk_status {
+    SK_OK = 0,
+    SK_EINVAL,        /* bad argument: NULL with nonzero size, ld too small, unknown enum, d_model % n_heads != 0 */
+    SK_ENOMEM,        /* scratch allocation failed */
+    SK_EUNSUPPORTED,  /* ISA not built in, or not supported by this CPU and OS */
+} sk_status;
+const char *sk_status_str(sk_status s);
+
+/* ---- ISA dispatch ------------------------------------------------------------------------ */
+typedef enum sk_isa { SK_ISA_SCALAR = 0, SK_ISA_AVX2, SK_ISA_AVX512, SK_ISA_NEON, SK_ISA_COUNT } sk_isa;
+const char *sk_isa_name(sk_isa isa);        /* "scalar", "avx2", "avx512", "neon" */
+int         sk_isa_available(sk_isa isa);   /* built in AND usable on this CPU and OS */
+sk_isa      sk_isa_active(void);            /* the path calls use now */
+sk_status   sk_isa_select(sk_isa isa);      /* force a path; SK_EUNSUPPORTED if not available */
+/* Environment: SIMDKERN_ISA=scalar|avx2|avx512|neon picks the path at first use. An unknown or
+   unavailable value is ignored: the best available path is used. */
+
+/* ---- GEMM -------------------------------------------------------------------------------- */
+typedef enum sk_trans { SK_NOTRANS = 0, SK_TRANS = 1 } sk_trans;
+/* Row-major. C[m x n] = alpha * op(A)[m x k] * op(B)[k x n] + beta * C. beta == 0: C is not read.
+   op(A) = A (m x k, lda >= k) or A^T (A is k x m, lda >= m); likewise op(B).
+   Error bound: |C - exact| <= 2·k·2^-24·(|alpha|·|op(A)|·|op(B)| + |beta|·|C0|) elementwise. */
+sk_status sk_sgemm(sk_trans ta, sk_trans tb, size_t m, size_t n, size_t k,
+                   float alpha, const float *a, size_t lda, const float *b, size_t ldb,
+                   float beta, float *c, size_t ldc);
+
+/* ---- exp and softmax --------------------------------------------------------------------- */
+/* y[i] = exp(x[i]); y may equal x. <= 1 ulp wherever the result is a normal float (results
+   below FLT_MIN may flush to 0); exp(-inf) = 0, exp(+inf) = +inf, overflow -> +inf, NaN -> NaN. */
+sk_status sk_exp(size_t n, const float *x, float *y);
+
+/* y = softmax over each row of x; y may equal x.
+   |y - exact| <= 1e-5·exact + 1e-9 for rows up to 65536 columns. A NaN in a row makes that row NaN. */
+sk_status sk_softmax(size_t rows, size_t cols, const float *x, size_t ldx, float *y, size_t ldy);
+
+typedef enum sk_mask_kind {
+    SK_MASK_NONE = 0,
+    SK_MASK_KEYS,     /* data: uint8_t[cols], nonzero = attend (key padding), same for every row */
+    SK_MASK_BOOL,     /* data: uint8_t rows x ld, nonzero = attend */
+    SK_MASK_ADD,      /* data: float rows x ld, added after scaling; -INFINITY = masked */
+    SK_MASK_CAUSAL,   /* row r attends to columns c <= r + offset */
+} sk_mask_kind;
+typedef struct sk_mask { sk_mask_kind kind; const void *data; size_t ld; ptrdiff_t offset; } sk_mask;
+
+/* y[r,:] = softmax(scale * x[r,:] (+ mask)); masked positions are exactly 0; a row with every
+   position masked is all zeros (never NaN). mask may be NULL. y may equal x.
+   NaN in an attended position makes that row NaN; NaN in a masked-out position (BOOL/KEYS/CAUSAL)
+   does not leak. */
+sk_status sk_scale_mask_softmax(size_t rows, size_t cols, float scale, const float *x, size_t ldx,
+                                const sk_mask *mask, float *y, size_t ldy);
+
+/* ---- attention --------------------------------------------------------------------------- */
+/* One head: out[n_q x d_v] = softmax(scale * q k^T + mask) v. weights NULL: not written, and the
+   n_q x n_kv score matrix is never formed whole; else weights[n_q x n_kv] (row stride n_kv).
+   The mask is indexed [query row, key column]. A fully masked query row gives a zero output row. */
+sk_status sk_attention(size_t n_q, size_t n_kv, size_t d_k, size_t d_v,
+                       const float *q, size_t ldq, const float *k, size_t ldk,
+                       const float *v, size_t ldv, float scale, const sk_mask *mask,
+                       float *out, size_t ldo, float *weights);
+
+/* Heads side by side in each row: head h is columns [h*d_head, (h+1)*d_head) of q, k, v and out.
+   weights NULL or [n_heads x n_q x n_kv] contiguous. The same mask applies to every head. */
+sk_status sk_mha(size_t n_heads, size_t n_q, size_t n_kv, size_t d_head,
+                 const float *q, size_t ldq, const float *k, size_t ldk, const float *v, size_t ldv,
+                 float scale, const sk_mask *mask, float *out, size_t ldo, float *weights);
+
+/* Multi-head cross-attention module: Q = dec W_q, K = enc W_k, V = enc W_v, n_heads heads of
+   d_model / n_heads columns, scale 1/sqrt(d_head), out = concat(heads) W_o. */
+typedef struct sk_mhca {
+    size_t d_model, n_heads;
+    const float *w_q, *w_k, *w_v, *w_o;      /* each d_model x d_model, row-major, applied as x @ W */
+} sk_mhca;
+size_t    sk_mhca_workspace_size(const sk_mhca *layer, size_t n_dec, size_t n_enc);
+sk_status sk_mhca_forward(const sk_mhca *layer, size_t n_dec, const float *dec, size_t n_enc,
+                          const float *enc, const uint8_t *enc_mask /* NULL or [n_enc] */,
+                          float *out /* n_dec x d_model */,
+                          float *weights /* NULL or n_heads x n_dec x n_enc */,
+                          void *workspace /* NULL: allocated inside */);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* SIMDKERN_H */

@@ -1,0 +1,42 @@
+/* GEMM: argument checks, the portable framework and the table init. (Stub: issue 3 fills it in.) */
+#include "dsp.h"
+#include "common.h"
+
+static void sgemm_naive(sk_trans ta, sk_trans tb, size_t m, size_t n, size_t k, float alpha,
+                        const float *a, size_t lda, const float *b, size_t ldb, float beta,
+                        float *c, size_t ldc)
+{
+    for (size_t i = 0; i < m; i++)
+        for (size_t j = 0; j < n; j++) {
+            float s = 0.f;
+            for (size_t p = 0; p < k; p++)
+                s += (ta ? a[p * lda + i] : a[i * lda + p]) * (tb ? b[j * ldb + p] : b[p * ldb + j]);
+            c[i * ldc + j] = alpha * s + (beta == 0.f ? 0.f : beta * c[i * ldc + j]);
+        }
+}
+
+void sk_gemm_dsp_init(sk_gemm_dsp *d, sk_isa isa)
+{
+    (void)isa;
+    d->sgemm = sgemm_naive;
+}
+
+void sk_gemm_run(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t m, size_t n, size_t k,
+                 float alpha, const float *a, size_t lda, const float *b, size_t ldb, float beta,
+                 float *c, size_t ldc)
+{
+    if (m == 0 || n == 0) return;
+    d->sgemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+
+sk_status sk_sgemm(sk_trans ta, sk_trans tb, size_t m, size_t n, size_t k,
+                   float alpha, const float *a, size_t lda, const float *b, size_t ldb,
+                   float beta, float *c, size_t ldc)
+{
+    if ((unsigned)ta > SK_TRANS || (unsigned)tb > SK_TRANS) return SK_EINVAL;
+    if (!sk_mat_ok(a, ta ? k : m, ta ? m : k, lda)) return SK_EINVAL;
+    if (!sk_mat_ok(b, tb ? n : k, tb ? k : n, ldb)) return SK_EINVAL;
+    if (!sk_mat_ok(c, m, n, ldc)) return SK_EINVAL;
+    sk_gemm_run(&sk_dsp_get()->gemm, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    return SK_OK;
+}
