@@ -10,7 +10,7 @@ void sk_math_dsp_init(sk_math_dsp *d, sk_isa isa)
     d->expsum = sk_expsum_scalar;
     d->softmax = sk_softmax_scalar;
     d->scale_mask_softmax = sk_scale_mask_softmax_scalar;
-#if SK_HAVE_AVX2 && SK_MATH_SIMD
+#if SK_HAVE_AVX2
     if (isa < SK_ISA_AVX2 || isa == SK_ISA_NEON) return;
     d->exp = sk_exp_avx2;
     d->max = sk_max_avx2;
@@ -18,7 +18,7 @@ void sk_math_dsp_init(sk_math_dsp *d, sk_isa isa)
     d->softmax = sk_softmax_avx2;
     d->scale_mask_softmax = sk_scale_mask_softmax_avx2;
 #endif
-#if SK_HAVE_AVX512 && SK_MATH_SIMD
+#if SK_HAVE_AVX512
     if (isa < SK_ISA_AVX512 || isa == SK_ISA_NEON) return;
     d->exp = sk_exp_avx512;
     d->max = sk_max_avx512;
@@ -26,7 +26,7 @@ void sk_math_dsp_init(sk_math_dsp *d, sk_isa isa)
     d->softmax = sk_softmax_avx512;
     d->scale_mask_softmax = sk_scale_mask_softmax_avx512;
 #endif
-#if SK_HAVE_NEON && SK_MATH_SIMD
+#if SK_HAVE_NEON && SK_MATH_NEON_TODO
     if (isa != SK_ISA_NEON) return;
     d->exp = sk_exp_neon;
     d->max = sk_max_neon;
