@@ -32,8 +32,8 @@ AI __mmask16 att16(int kind, const void *mrow, size_t c, __mmask16 k, __m512 *ad
 
 AI float hmax16(__m512 v) { return _mm512_reduce_max_ps(v); }
 
-/* One row of n attended-or-masked columns. */
-AI void row16(size_t n, float scale, const float *x, int kind, const void *mrow, float *y)
+/* Sweep 1: max of scale*x (+ add) over the attended columns of a row (-inf if none). */
+AI float rmax16(size_t n, float scale, const float *x, int kind, const void *mrow)
 {
     const __m512 vs = _mm512_set1_ps(scale);
     __m512 add = _mm512_setzero_ps();
@@ -49,7 +49,7 @@ AI void row16(size_t n, float scale, const float *x, int kind, const void *mrow,
             v0 = _mm512_fmadd_ps(vs, _mm512_loadu_ps(x + c), a0);
             v1 = _mm512_fmadd_ps(vs, _mm512_loadu_ps(x + c + 16), a1);
         }
-        m0 = _mm512_mask_max_ps(m0, k0, m0, v0);
+        m0 = _mm512_mask_max_ps(m0, k0, m0, v0); /* a NaN in v wins the max */
         m1 = _mm512_mask_max_ps(m1, k1, m1, v1);
     }
     for (; c < n; c += 16) {
@@ -59,31 +59,45 @@ AI void row16(size_t n, float scale, const float *x, int kind, const void *mrow,
         const __m512 v = kind == SK_MASK_ADD ? _mm512_fmadd_ps(vs, xv, add) : _mm512_mul_ps(vs, xv);
         m0 = _mm512_mask_max_ps(m0, k, m0, v);
     }
-    const float m = hmax16(_mm512_max_ps(m0, m1));
-    if (m == -INFINITY) {
-        /* nothing attended, unless a NaN got lost in the max: rescan for it */
-        int nan = 0;
-        for (c = 0; c < n; c += 16) {
-            const __mmask16 t = tail16(n - c);
-            const __mmask16 k = att16(kind, mrow, c, t, &add);
-            const __m512 xv = _mm512_maskz_loadu_ps(t, x + c);
-            const __m512 v = kind == SK_MASK_ADD ? _mm512_fmadd_ps(vs, xv, add) : _mm512_mul_ps(vs, xv);
-            nan |= _mm512_mask_cmp_ps_mask(k, v, v, _CMP_UNORD_Q) != 0;
-        }
-        const __m512 fillv = _mm512_set1_ps(nan ? NAN : 0.f);
-        for (c = 0; c < n; c += 16) _mm512_mask_storeu_ps(y + c, tail16(n - c), fillv);
-        return;
+    return hmax16(_mm512_max_ps(m0, m1));
+}
+
+/* A row whose max is -inf: all zeros, or all NaN if a NaN got lost in the max reduction. */
+AI void rnone16(size_t n, float scale, const float *x, int kind, const void *mrow, float *y)
+{
+    const __m512 vs = _mm512_set1_ps(scale);
+    __m512 add = _mm512_setzero_ps();
+    int nan = 0;
+    for (size_t c = 0; c < n; c += 16) {
+        const __mmask16 t = tail16(n - c);
+        const __mmask16 k = att16(kind, mrow, c, t, &add);
+        const __m512 xv = _mm512_maskz_loadu_ps(t, x + c);
+        const __m512 v = kind == SK_MASK_ADD ? _mm512_fmadd_ps(vs, xv, add) : _mm512_mul_ps(vs, xv);
+        nan |= _mm512_mask_cmp_ps_mask(k, v, v, _CMP_UNORD_Q) != 0;
     }
-    /* sweep 2: e = exp(scale*x - m) */
-    const __m512 negm = _mm512_set1_ps(-m);
+    const __m512 fillv = _mm512_set1_ps(nan ? NAN : 0.f);
+    for (size_t c = 0; c < n; c += 16) _mm512_mask_storeu_ps(y + c, tail16(n - c), fillv);
+}
+
+/* Sweep 2: y = exp(scale*x (+ add) - m) on attended columns, 0 elsewhere; returns the sum (float
+   lanes, flushed into a double every 1024 columns). Vectors with nothing attended skip the exp. */
+AI double rexp16(size_t n, float scale, const float *x, int kind, const void *mrow, float m, float *y)
+{
+    const __m512 vs = _mm512_set1_ps(scale), negm = _mm512_set1_ps(-m);
+    __m512 add = _mm512_setzero_ps();
     double sum = 0.0;
-    for (c = 0; c < n;) {
+    for (size_t c = 0; c < n;) {
         const size_t end = n - c > 1024 ? c + 1024 : n;
         __m512 s0 = _mm512_setzero_ps(), s1 = s0;
         for (; c + 32 <= end; c += 32) {
             __m512 a0 = add, a1 = add;
             const __mmask16 k0 = att16(kind, mrow, c, 0xffff, &a0);
             const __mmask16 k1 = att16(kind, mrow, c + 16, 0xffff, &a1);
+            if (kind != SK_MASK_NONE && !(k0 | k1)) { /* e.g. key padding */
+                _mm512_storeu_ps(y + c, _mm512_setzero_ps());
+                _mm512_storeu_ps(y + c + 16, _mm512_setzero_ps());
+                continue;
+            }
             __m512 d0, d1;
             if (kind == SK_MASK_ADD) {
                 d0 = _mm512_add_ps(_mm512_fmadd_ps(vs, _mm512_loadu_ps(x + c), a0), negm);
@@ -92,8 +106,8 @@ AI void row16(size_t n, float scale, const float *x, int kind, const void *mrow,
                 d0 = _mm512_fmadd_ps(vs, _mm512_loadu_ps(x + c), negm);
                 d1 = _mm512_fmadd_ps(vs, _mm512_loadu_ps(x + c + 16), negm);
             }
-            const __m512 e0 = _mm512_maskz_mov_ps(k0, sk_exp_neg_ps_avx512(d0));
-            const __m512 e1 = _mm512_maskz_mov_ps(k1, sk_exp_neg_ps_avx512(d1));
+            const __m512 e0 = sk_exp_neg_maskz_avx512(k0, d0);
+            const __m512 e1 = sk_exp_neg_maskz_avx512(k1, d1);
             _mm512_storeu_ps(y + c, e0);
             _mm512_storeu_ps(y + c + 16, e1);
             s0 = _mm512_add_ps(s0, e0);
@@ -105,60 +119,87 @@ AI void row16(size_t n, float scale, const float *x, int kind, const void *mrow,
             const __m512 xv = _mm512_maskz_loadu_ps(t, x + c);
             const __m512 d = kind == SK_MASK_ADD ? _mm512_add_ps(_mm512_fmadd_ps(vs, xv, add), negm)
                                                  : _mm512_fmadd_ps(vs, xv, negm);
-            const __m512 e = _mm512_maskz_mov_ps(k, sk_exp_neg_ps_avx512(d));
+            const __m512 e = sk_exp_neg_maskz_avx512(k, d);
             _mm512_mask_storeu_ps(y + c, t, e);
             s0 = _mm512_add_ps(s0, e);
         }
         sum += (double)_mm512_reduce_add_ps(_mm512_add_ps(s0, s1));
     }
-    /* sweep 3: normalise (a NaN sum turns the whole row NaN) */
-    const __m512 inv = _mm512_set1_ps((float)(1.0 / sum));
-    for (c = 0; c + 16 <= n; c += 16) _mm512_storeu_ps(y + c, _mm512_mul_ps(_mm512_loadu_ps(y + c), inv));
+    return sum;
+}
+
+/* Sweep 3: y *= inv (a NaN inv turns the whole row NaN). */
+AI void rscale16(size_t n, float inv, float *y)
+{
+    const __m512 vi = _mm512_set1_ps(inv);
+    size_t c = 0;
+    for (; c + 16 <= n; c += 16) _mm512_storeu_ps(y + c, _mm512_mul_ps(_mm512_loadu_ps(y + c), vi));
     if (c < n) {
         const __mmask16 t = tail16(n - c);
-        _mm512_mask_storeu_ps(y + c, t, _mm512_mul_ps(_mm512_maskz_loadu_ps(t, y + c), inv));
+        _mm512_mask_storeu_ps(y + c, t, _mm512_mul_ps(_mm512_maskz_loadu_ps(t, y + c), vi));
     }
 }
 
-static void zero16(size_t n, float *y)
+/* Rows in blocks of up to 8 that stay in L1 together: each sweep runs over the whole block, so the
+   horizontal reductions and the division of one row overlap the next row's sweep instead of
+   stalling the pipeline. rowlen(r) is the number of leading columns processed (causal), the rest
+   zeroed (or NaN for a NaN row). */
+AI void rows16(size_t rows, size_t cols, float scale, const float *x, size_t ldx, const sk_mask *mask,
+               int kind, float *y, size_t ldy)
 {
-    for (size_t c = 0; c < n; c += 16) _mm512_mask_storeu_ps(y + c, tail16(n - c), _mm512_setzero_ps());
-}
-
-#define ROWS(KIND)                                                                                 \
-    for (size_t r = 0; r < rows; r++) {                                                            \
-        const void *mrow = KIND == SK_MASK_KEYS ? mask->data                                       \
-                         : KIND == SK_MASK_BOOL ? (const void *)((const uint8_t *)mask->data + r * mask->ld) \
-                         : KIND == SK_MASK_ADD  ? (const void *)((const float *)mask->data + r * mask->ld)   \
-                         : NULL;                                                                   \
-        row16(cols, scale, x + r * ldx, KIND, mrow, y + r * ldy);                                  \
+    size_t rb = 24576 / (cols * 8 + 1); /* x and y rows of the block within ~24 KiB */
+    rb = rb < 1 ? 1 : (rb > 8 ? 8 : rb);
+    for (size_t r0 = 0; r0 < rows; r0 += rb) {
+        const size_t nb = rows - r0 < rb ? rows - r0 : rb;
+        const void *mr[8];
+        size_t len[8];
+        float m[8], inv[8];
+        for (size_t i = 0; i < nb; i++) {
+            const size_t r = r0 + i;
+            mr[i] = kind == SK_MASK_KEYS ? mask->data
+                  : kind == SK_MASK_BOOL ? (const void *)((const uint8_t *)mask->data + r * mask->ld)
+                  : kind == SK_MASK_ADD ? (const void *)((const float *)mask->data + r * mask->ld)
+                  : NULL;
+            len[i] = mask && mask->kind == SK_MASK_CAUSAL ? sk_causal_len(r, cols, mask->offset) : cols;
+        }
+        for (size_t i = 0; i < nb; i++)
+            m[i] = len[i] ? rmax16(len[i], scale, x + (r0 + i) * ldx, kind, mr[i]) : -INFINITY;
+        for (size_t i = 0; i < nb; i++) {
+            const float *xr = x + (r0 + i) * ldx;
+            float *yr = y + (r0 + i) * ldy;
+            if (m[i] == -INFINITY) {
+                rnone16(len[i], scale, xr, kind, mr[i], yr);
+                inv[i] = 0.f;
+            } else {
+                inv[i] = (float)(1.0 / rexp16(len[i], scale, xr, kind, mr[i], m[i], yr));
+            }
+        }
+        for (size_t i = 0; i < nb; i++) {
+            float *yr = y + (r0 + i) * ldy;
+            if (m[i] != -INFINITY) rscale16(len[i], inv[i], yr);
+            if (len[i] < cols) { /* causal tail: 0, or NaN for a NaN row */
+                const float fill = len[i] && yr[0] != yr[0] ? NAN : 0.f;
+                for (size_t c = len[i]; c < cols; c += 16)
+                    _mm512_mask_storeu_ps(yr + c, tail16(cols - c), _mm512_set1_ps(fill));
+            }
+        }
     }
+}
 
 void sk_scale_mask_softmax_avx512(size_t rows, size_t cols, float scale, const float *x, size_t ldx,
                                   const sk_mask *mask, float *y, size_t ldy)
 {
     switch (mask ? mask->kind : SK_MASK_NONE) {
-    case SK_MASK_KEYS: ROWS(SK_MASK_KEYS); break;
-    case SK_MASK_BOOL: ROWS(SK_MASK_BOOL); break;
-    case SK_MASK_ADD: ROWS(SK_MASK_ADD); break;
-    case SK_MASK_CAUSAL:
-        for (size_t r = 0; r < rows; r++) {
-            const size_t na = sk_causal_len(r, cols, mask->offset);
-            float *yr = y + r * ldy;
-            if (na) row16(na, scale, x + r * ldx, SK_MASK_NONE, NULL, yr);
-            if (na && yr[0] != yr[0]) /* NaN row: NaN everywhere */
-                for (size_t c = na; c < cols; c++) yr[c] = NAN;
-            else
-                zero16(cols - na, yr + na);
-        }
-        break;
-    default: ROWS(SK_MASK_NONE); break;
+    case SK_MASK_KEYS: rows16(rows, cols, scale, x, ldx, mask, SK_MASK_KEYS, y, ldy); break;
+    case SK_MASK_BOOL: rows16(rows, cols, scale, x, ldx, mask, SK_MASK_BOOL, y, ldy); break;
+    case SK_MASK_ADD: rows16(rows, cols, scale, x, ldx, mask, SK_MASK_ADD, y, ldy); break;
+    default: rows16(rows, cols, scale, x, ldx, mask, SK_MASK_NONE, y, ldy); break; /* NONE, CAUSAL */
     }
 }
 
 void sk_softmax_avx512(size_t rows, size_t cols, const float *x, size_t ldx, float *y, size_t ldy)
 {
-    for (size_t r = 0; r < rows; r++) row16(cols, 1.f, x + r * ldx, SK_MASK_NONE, NULL, y + r * ldy);
+    rows16(rows, cols, 1.f, x, ldx, NULL, SK_MASK_NONE, y, ldy);
 }
 
 float sk_max_avx512(size_t n, const float *x)
@@ -198,7 +239,7 @@ float sk_expsum_avx512(size_t n, const float *x, float bias, float *y)
         }
         for (; i < end; i += 16) {
             const __mmask16 t = tail16(end - i);
-            const __m512 e = _mm512_maskz_mov_ps(t, sk_exp_neg_ps_avx512(_mm512_add_ps(_mm512_maskz_loadu_ps(t, x + i), nb)));
+            const __m512 e = sk_exp_neg_maskz_avx512(t, _mm512_add_ps(_mm512_maskz_loadu_ps(t, x + i), nb));
             _mm512_mask_storeu_ps(y + i, t, e);
             s0 = _mm512_add_ps(s0, e);
         }
