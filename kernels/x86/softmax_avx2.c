@@ -103,7 +103,8 @@ AI void rnone8(size_t n, float scale, const float *x, int kind, const void *mrow
 
 /* Sweep 2: y = exp(scale*x (+ add) - m) on attended columns, 0 elsewhere; returns the sum (float
    lanes, flushed into a double every 512 columns). Vectors with nothing attended skip the exp. */
-AI double rexp8(size_t n, float scale, const float *x, int kind, const void *mrow, float m, float *y)
+AI double rexp8(size_t n, float scale, const float *x, int kind, const void *mrow, float m, float *y,
+                  const float *pf)
 {
     const __m256 vs = _mm256_set1_ps(scale), negm = _mm256_set1_ps(-m);
     const __m256i ones = _mm256_set1_epi32(-1);
@@ -113,6 +114,7 @@ AI double rexp8(size_t n, float scale, const float *x, int kind, const void *mro
         const size_t end = n - c > 512 ? c + 512 : n;
         __m256 s0 = _mm256_setzero_ps(), s1 = s0;
         for (; c + 16 <= end; c += 16) {
+            if (pf) _mm_prefetch((const char *)(pf + c), _MM_HINT_T0); /* next block's row */
             const __m256 k0 = att8(kind, mrow, c, 8, ones, &add);
             const __m256 k1 = att8(kind, mrow, c + 8, 8, ones, &a1);
             if (kind != SK_MASK_NONE && _mm256_testz_ps(_mm256_or_ps(k0, k1), _mm256_or_ps(k0, k1))) {
@@ -190,7 +192,9 @@ AI void rows8(size_t rows, size_t cols, float scale, const float *x, size_t ldx,
                 rnone8(len[i], scale, xr, kind, mr[i], yr);
                 inv[i] = 0.f;
             } else {
-                inv[i] = (float)(1.0 / rexp8(len[i], scale, xr, kind, mr[i], m[i], yr));
+                const size_t rn = r0 + nb + i; /* prefetch target: row i of the next block */
+                const float *pf = rn < rows && len[i] <= cols ? x + rn * ldx : NULL;
+                inv[i] = (float)(1.0 / rexp8(len[i], scale, xr, kind, mr[i], m[i], yr, pf));
             }
         }
         for (size_t i = 0; i < nb; i++) {

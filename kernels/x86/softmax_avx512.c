@@ -81,7 +81,8 @@ AI void rnone16(size_t n, float scale, const float *x, int kind, const void *mro
 
 /* Sweep 2: y = exp(scale*x (+ add) - m) on attended columns, 0 elsewhere; returns the sum (float
    lanes, flushed into a double every 1024 columns). Vectors with nothing attended skip the exp. */
-AI double rexp16(size_t n, float scale, const float *x, int kind, const void *mrow, float m, float *y)
+AI double rexp16(size_t n, float scale, const float *x, int kind, const void *mrow, float m, float *y,
+                  const float *pf)
 {
     const __m512 vs = _mm512_set1_ps(scale), negm = _mm512_set1_ps(-m);
     __m512 add = _mm512_setzero_ps();
@@ -90,6 +91,10 @@ AI double rexp16(size_t n, float scale, const float *x, int kind, const void *mr
         const size_t end = n - c > 1024 ? c + 1024 : n;
         __m512 s0 = _mm512_setzero_ps(), s1 = s0;
         for (; c + 32 <= end; c += 32) {
+            if (pf) { /* the row of the next block: its sweep 1 then reads from cache */
+                _mm_prefetch((const char *)(pf + c), _MM_HINT_T0);
+                _mm_prefetch((const char *)(pf + c + 16), _MM_HINT_T0);
+            }
             __m512 a0 = add, a1 = add;
             const __mmask16 k0 = att16(kind, mrow, c, 0xffff, &a0);
             const __mmask16 k1 = att16(kind, mrow, c + 16, 0xffff, &a1);
@@ -171,7 +176,9 @@ AI void rows16(size_t rows, size_t cols, float scale, const float *x, size_t ldx
                 rnone16(len[i], scale, xr, kind, mr[i], yr);
                 inv[i] = 0.f;
             } else {
-                inv[i] = (float)(1.0 / rexp16(len[i], scale, xr, kind, mr[i], m[i], yr));
+                const size_t rn = r0 + nb + i; /* prefetch target: row i of the next block */
+                const float *pf = rn < rows && len[i] <= cols ? x + rn * ldx : NULL;
+                inv[i] = (float)(1.0 / rexp16(len[i], scale, xr, kind, mr[i], m[i], yr, pf));
             }
         }
         for (size_t i = 0; i < nb; i++) {
