@@ -16,8 +16,15 @@ static const int32_t tail_tbl[16] = { -1, -1, -1, -1, -1, -1, -1, -1, 0, 0, 0, 0
 AI __m256i tail8(size_t rem) { return _mm256_loadu_si256((const __m256i *)(tail_tbl + 8 - (rem > 8 ? 8 : rem))); }
 
 /* Attended lanes (all-ones) among the lanes of t at column c; (ADD) the additive mask values. */
+/* Internal kind: a key mask expanded once per call into 32-bit lane masks (0 / all ones). */
+#define KIND_LANES 16
+
 AI __m256 att8(int kind, const void *mrow, size_t c, size_t rem, __m256i t, __m256 *add)
 {
+    if (kind == KIND_LANES) {
+        const int32_t *p = (const int32_t *)mrow + c;
+        return _mm256_castsi256_ps(rem >= 8 ? _mm256_loadu_si256((const __m256i *)p) : _mm256_maskload_epi32(p, t));
+    }
     if (kind == SK_MASK_KEYS || kind == SK_MASK_BOOL) {
         const uint8_t *p = (const uint8_t *)mrow + c;
         __m128i b;
@@ -177,7 +184,7 @@ AI void rows8(size_t rows, size_t cols, float scale, const float *x, size_t ldx,
         float m[8], inv[8];
         for (size_t i = 0; i < nb; i++) {
             const size_t r = r0 + i;
-            mr[i] = kind == SK_MASK_KEYS ? mask->data
+            mr[i] = kind == SK_MASK_KEYS || kind == KIND_LANES ? mask->data
                   : kind == SK_MASK_BOOL ? (const void *)((const uint8_t *)mask->data + r * mask->ld)
                   : kind == SK_MASK_ADD ? (const void *)((const float *)mask->data + r * mask->ld)
                   : NULL;
@@ -213,7 +220,23 @@ void sk_scale_mask_softmax_avx2(size_t rows, size_t cols, float scale, const flo
                                 const sk_mask *mask, float *y, size_t ldy)
 {
     switch (mask ? mask->kind : SK_MASK_NONE) {
-    case SK_MASK_KEYS: rows8(rows, cols, scale, x, ldx, mask, SK_MASK_KEYS, y, ldy); break;
+    case SK_MASK_KEYS:
+        if (rows > 1 && cols <= 4096) { /* expand the key bytes once: one load per vector after */
+            int32_t lanes[4096] SK_ALIGN(32);
+            const __m256i ones = _mm256_set1_epi32(-1);
+            __m256 unused;
+            for (size_t c = 0; c < cols; c += 8) {
+                const size_t rem = cols - c;
+                const __m256 k = att8(SK_MASK_KEYS, mask->data, c, rem, rem >= 8 ? ones : tail8(rem), &unused);
+                if (rem >= 8) _mm256_storeu_ps((float *)(lanes + c), k);
+                else _mm256_maskstore_ps((float *)(lanes + c), tail8(rem), k);
+            }
+            const sk_mask lm = { SK_MASK_KEYS, lanes, 0, 0 };
+            rows8(rows, cols, scale, x, ldx, &lm, KIND_LANES, y, ldy);
+        } else {
+            rows8(rows, cols, scale, x, ldx, mask, SK_MASK_KEYS, y, ldy);
+        }
+        break;
     case SK_MASK_BOOL: rows8(rows, cols, scale, x, ldx, mask, SK_MASK_BOOL, y, ldy); break;
     case SK_MASK_ADD: rows8(rows, cols, scale, x, ldx, mask, SK_MASK_ADD, y, ldy); break;
     default: rows8(rows, cols, scale, x, ldx, mask, SK_MASK_NONE, y, ldy); break; /* NONE, CAUSAL */
