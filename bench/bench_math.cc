@@ -91,6 +91,9 @@ void run_smsm(benchmark::State &st, sk_isa isa, size_t rows, size_t cols)
 }
 
 #ifdef SK_BENCH_HAVE_SLEEF
+// GCC 12's AVX-512 intrinsics pass _mm512_undefined_ps() through and warn about it in C++.
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #define T_AVX2 __attribute__((target("avx2,fma")))
 #define T_AVX512 __attribute__((target("avx512f,avx512vl,avx2,fma")))
 
