@@ -70,6 +70,7 @@ AI __m256 scaled(int kind, __m256 vs, __m256 xv, __m256 add)
 /* Sweep 1: max of scale*x (+ add) over the attended columns of a row (-inf if none). */
 AI float rmax8(size_t n, float scale, const float *x, int kind, const void *mrow)
 {
+    const int raw = kind != SK_MASK_ADD && scale > 0.f;
     const __m256 vs = _mm256_set1_ps(scale), ninf = _mm256_set1_ps(-INFINITY);
     const __m256i ones = _mm256_set1_epi32(-1);
     __m256 add = _mm256_setzero_ps(), a1 = add;
@@ -78,18 +79,21 @@ AI float rmax8(size_t n, float scale, const float *x, int kind, const void *mrow
     for (; c + 16 <= n; c += 16) {
         const __m256 k0 = att8(kind, mrow, c, 8, ones, &add);
         const __m256 k1 = att8(kind, mrow, c + 8, 8, ones, &a1);
-        const __m256 v0 = scaled(kind, vs, _mm256_loadu_ps(x + c), add);
-        const __m256 v1 = scaled(kind, vs, _mm256_loadu_ps(x + c + 8), a1);
+        /* scale > 0 and no additive mask: max(RN(scale x)) = RN(scale max(x)), skip the multiply */
+        const __m256 v0 = raw ? _mm256_loadu_ps(x + c) : scaled(kind, vs, _mm256_loadu_ps(x + c), add);
+        const __m256 v1 = raw ? _mm256_loadu_ps(x + c + 8) : scaled(kind, vs, _mm256_loadu_ps(x + c + 8), a1);
         m0 = _mm256_max_ps(m0, _mm256_blendv_ps(ninf, v0, k0)); /* NaN in v: max returns it */
         m1 = _mm256_max_ps(m1, _mm256_blendv_ps(ninf, v1, k1));
     }
     for (; c < n; c += 8) {
         const __m256i t = tail8(n - c);
         const __m256 k = att8(kind, mrow, c, n - c, t, &add);
-        const __m256 v = scaled(kind, vs, _mm256_maskload_ps(x + c, t), add);
+        const __m256 xv = _mm256_maskload_ps(x + c, t);
+        const __m256 v = raw ? xv : scaled(kind, vs, xv, add);
         m0 = _mm256_max_ps(m0, _mm256_blendv_ps(ninf, v, k));
     }
-    return hmax8(_mm256_max_ps(m0, m1));
+    const float m = hmax8(_mm256_max_ps(m0, m1));
+    return raw ? scale * m : m;
 }
 
 /* A row whose max is -inf: all zeros, or all NaN if a NaN got lost in the max reduction. */

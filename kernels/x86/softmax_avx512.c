@@ -35,6 +35,7 @@ AI float hmax16(__m512 v) { return _mm512_reduce_max_ps(v); }
 /* Sweep 1: max of scale*x (+ add) over the attended columns of a row (-inf if none). */
 AI float rmax16(size_t n, float scale, const float *x, int kind, const void *mrow)
 {
+    const int raw = kind != SK_MASK_ADD && scale > 0.f;
     const __m512 vs = _mm512_set1_ps(scale);
     __m512 add = _mm512_setzero_ps();
     __m512 m0 = _mm512_set1_ps(-INFINITY), m1 = m0;
@@ -43,8 +44,9 @@ AI float rmax16(size_t n, float scale, const float *x, int kind, const void *mro
         __m512 a0 = add, a1 = add;
         const __mmask16 k0 = att16(kind, mrow, c, 0xffff, &a0);
         const __mmask16 k1 = att16(kind, mrow, c + 16, 0xffff, &a1);
-        __m512 v0 = _mm512_mul_ps(vs, _mm512_loadu_ps(x + c));
-        __m512 v1 = _mm512_mul_ps(vs, _mm512_loadu_ps(x + c + 16));
+        /* scale > 0 and no additive mask: max(RN(scale x)) = RN(scale max(x)), skip the multiply */
+        __m512 v0 = raw ? _mm512_loadu_ps(x + c) : _mm512_mul_ps(vs, _mm512_loadu_ps(x + c));
+        __m512 v1 = raw ? _mm512_loadu_ps(x + c + 16) : _mm512_mul_ps(vs, _mm512_loadu_ps(x + c + 16));
         if (kind == SK_MASK_ADD) {
             v0 = _mm512_fmadd_ps(vs, _mm512_loadu_ps(x + c), a0);
             v1 = _mm512_fmadd_ps(vs, _mm512_loadu_ps(x + c + 16), a1);
@@ -56,10 +58,11 @@ AI float rmax16(size_t n, float scale, const float *x, int kind, const void *mro
         const __mmask16 t = tail16(n - c);
         const __mmask16 k = att16(kind, mrow, c, t, &add);
         const __m512 xv = _mm512_maskz_loadu_ps(t, x + c);
-        const __m512 v = kind == SK_MASK_ADD ? _mm512_fmadd_ps(vs, xv, add) : _mm512_mul_ps(vs, xv);
+        const __m512 v = kind == SK_MASK_ADD ? _mm512_fmadd_ps(vs, xv, add) : raw ? xv : _mm512_mul_ps(vs, xv);
         m0 = _mm512_mask_max_ps(m0, k, m0, v);
     }
-    return hmax16(_mm512_max_ps(m0, m1));
+    const float m = hmax16(_mm512_max_ps(m0, m1));
+    return raw ? scale * m : m;
 }
 
 /* A row whose max is -inf: all zeros, or all NaN if a NaN got lost in the max reduction. */
