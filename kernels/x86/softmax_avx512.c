@@ -93,33 +93,29 @@ AI double rexp16(size_t n, float scale, const float *x, int kind, const void *mr
     for (size_t c = 0; c < n;) {
         const size_t end = n - c > 1024 ? c + 1024 : n;
         __m512 s0 = _mm512_setzero_ps(), s1 = s0;
-        for (; c + 32 <= end; c += 32) {
+        for (; c + 64 <= end; c += 64) {
             if (pf) { /* the row of the next block: its sweep 1 then reads from cache */
                 _mm_prefetch((const char *)(pf + c), _MM_HINT_T0);
                 _mm_prefetch((const char *)(pf + c + 16), _MM_HINT_T0);
+                _mm_prefetch((const char *)(pf + c + 32), _MM_HINT_T0);
+                _mm_prefetch((const char *)(pf + c + 48), _MM_HINT_T0);
             }
-            __m512 a0 = add, a1 = add;
-            const __mmask16 k0 = att16(kind, mrow, c, 0xffff, &a0);
-            const __mmask16 k1 = att16(kind, mrow, c + 16, 0xffff, &a1);
-            if (kind != SK_MASK_NONE && !(k0 | k1)) { /* e.g. key padding */
-                _mm512_storeu_ps(y + c, _mm512_setzero_ps());
-                _mm512_storeu_ps(y + c + 16, _mm512_setzero_ps());
+            __m512 a[4] = { add, add, add, add }, e[4];
+            __mmask16 k[4];
+            for (int j = 0; j < 4; j++) k[j] = att16(kind, mrow, c + 16 * j, 0xffff, &a[j]);
+            if (kind != SK_MASK_NONE && !(k[0] | k[1] | k[2] | k[3])) { /* e.g. key padding */
+                for (int j = 0; j < 4; j++) _mm512_storeu_ps(y + c + 16 * j, _mm512_setzero_ps());
                 continue;
             }
-            __m512 d0, d1;
-            if (kind == SK_MASK_ADD) {
-                d0 = _mm512_add_ps(_mm512_fmadd_ps(vs, _mm512_loadu_ps(x + c), a0), negm);
-                d1 = _mm512_add_ps(_mm512_fmadd_ps(vs, _mm512_loadu_ps(x + c + 16), a1), negm);
-            } else {
-                d0 = _mm512_fmadd_ps(vs, _mm512_loadu_ps(x + c), negm);
-                d1 = _mm512_fmadd_ps(vs, _mm512_loadu_ps(x + c + 16), negm);
+            for (int j = 0; j < 4; j++) {
+                const __m512 xv = _mm512_loadu_ps(x + c + 16 * j);
+                const __m512 d = kind == SK_MASK_ADD ? _mm512_add_ps(_mm512_fmadd_ps(vs, xv, a[j]), negm)
+                                                     : _mm512_fmadd_ps(vs, xv, negm);
+                e[j] = sk_exp_neg_maskz_avx512(k[j], d);
             }
-            const __m512 e0 = sk_exp_neg_maskz_avx512(k0, d0);
-            const __m512 e1 = sk_exp_neg_maskz_avx512(k1, d1);
-            _mm512_storeu_ps(y + c, e0);
-            _mm512_storeu_ps(y + c + 16, e1);
-            s0 = _mm512_add_ps(s0, e0);
-            s1 = _mm512_add_ps(s1, e1);
+            for (int j = 0; j < 4; j++) _mm512_storeu_ps(y + c + 16 * j, e[j]);
+            s0 = _mm512_add_ps(s0, _mm512_add_ps(e[0], e[1]));
+            s1 = _mm512_add_ps(s1, _mm512_add_ps(e[2], e[3]));
         }
         for (; c < end; c += 16) {
             const __mmask16 t = tail16(end - c);
