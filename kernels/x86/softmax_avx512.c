@@ -144,6 +144,24 @@ AI void rscale16(size_t n, float inv, float *y)
     }
 }
 
+/* Sweep 3 for outputs far larger than the caches: e was written to an L1 scratch row, y is written
+   once with non-temporal stores (no read-for-ownership of y: the bytes moved are those of a copy). */
+static void rstream16(size_t n, float inv, const float *e, float *y)
+{
+    const __m512 vi = _mm512_set1_ps(inv);
+    size_t c = ((64 - ((uintptr_t)y & 63)) & 63) / 4; /* columns before y + c is 64-byte aligned */
+    if (c > n) c = n;
+    if (c) _mm512_mask_storeu_ps(y, tail16(c), _mm512_mul_ps(_mm512_maskz_loadu_ps(tail16(c), e), vi));
+    for (; c + 16 <= n; c += 16) _mm512_stream_ps(y + c, _mm512_mul_ps(_mm512_loadu_ps(e + c), vi));
+    if (c < n) {
+        const __mmask16 t = tail16(n - c);
+        _mm512_mask_storeu_ps(y + c, t, _mm512_mul_ps(_mm512_maskz_loadu_ps(t, e + c), vi));
+    }
+}
+
+#define STREAM_MIN_ELEMS (4u << 20) /* 16 MiB of output: well past L2, streaming pays */
+#define STREAM_MAX_COLS 4096        /* the scratch row: 16 KiB of stack */
+
 /* Rows in blocks of up to 8 that stay in L1 together: each sweep runs over the whole block, so the
    horizontal reductions and the division of one row overlap the next row's sweep instead of
    stalling the pipeline. rowlen(r) is the number of leading columns processed (causal), the rest
@@ -153,6 +171,33 @@ AI void rows16(size_t rows, size_t cols, float scale, const float *x, size_t ldx
 {
     size_t rb = 24576 / (cols * 8 + 1); /* x and y rows of the block within ~24 KiB */
     rb = rb < 1 ? 1 : (rb > 8 ? 8 : rb);
+    if (rb == 1 && cols <= STREAM_MAX_COLS && rows * cols >= STREAM_MIN_ELEMS && ((uintptr_t)y & 3) == 0) {
+        float scr[STREAM_MAX_COLS] SK_ALIGN(64);
+        for (size_t r = 0; r < rows; r++) {
+            const void *mr = kind == SK_MASK_KEYS ? mask->data
+                           : kind == SK_MASK_BOOL ? (const void *)((const uint8_t *)mask->data + r * mask->ld)
+                           : kind == SK_MASK_ADD ? (const void *)((const float *)mask->data + r * mask->ld)
+                           : NULL;
+            const size_t len = mask && mask->kind == SK_MASK_CAUSAL ? sk_causal_len(r, cols, mask->offset) : cols;
+            const float *xr = x + r * ldx;
+            float *yr = y + r * ldy;
+            const float m = len ? rmax16(len, scale, xr, kind, mr) : -INFINITY;
+            if (m == -INFINITY) {
+                rnone16(len, scale, xr, kind, mr, yr);
+            } else {
+                const float *pf = r + 1 < rows ? x + (r + 1) * ldx : NULL;
+                const float inv = (float)(1.0 / rexp16(len, scale, xr, kind, mr, m, scr, pf));
+                rstream16(len, inv, scr, yr);
+            }
+            if (len < cols) { /* causal tail: 0, or NaN for a NaN row */
+                const float fill = len && m != -INFINITY && yr[0] != yr[0] ? NAN : 0.f;
+                for (size_t c = len; c < cols; c += 16)
+                    _mm512_mask_storeu_ps(yr + c, tail16(cols - c), _mm512_set1_ps(fill));
+            }
+        }
+        _mm_sfence(); /* order the non-temporal stores before returning */
+        return;
+    }
     for (size_t r0 = 0; r0 < rows; r0 += rb) {
         const size_t nb = rows - r0 < rb ? rows - r0 : rb;
         const void *mr[8];
