@@ -8,6 +8,7 @@ void sk_math_dsp_init(sk_math_dsp *d, sk_isa isa)
     d->exp = sk_exp_scalar;
     d->max = sk_max_scalar;
     d->expsum = sk_expsum_scalar;
+    d->scale_mask_max = sk_scale_mask_max_scalar;
     d->softmax = sk_softmax_scalar;
     d->scale_mask_softmax = sk_scale_mask_softmax_scalar;
 #if SK_HAVE_AVX2
@@ -15,6 +16,7 @@ void sk_math_dsp_init(sk_math_dsp *d, sk_isa isa)
     d->exp = sk_exp_avx2;
     d->max = sk_max_avx2;
     d->expsum = sk_expsum_avx2;
+    d->scale_mask_max = sk_scale_mask_max_avx2;
     d->softmax = sk_softmax_avx2;
     d->scale_mask_softmax = sk_scale_mask_softmax_avx2;
 #endif
@@ -23,6 +25,7 @@ void sk_math_dsp_init(sk_math_dsp *d, sk_isa isa)
     d->exp = sk_exp_avx512;
     d->max = sk_max_avx512;
     d->expsum = sk_expsum_avx512;
+    d->scale_mask_max = sk_scale_mask_max_avx512;
     d->softmax = sk_softmax_avx512;
     d->scale_mask_softmax = sk_scale_mask_softmax_avx512;
 #endif
@@ -31,6 +34,7 @@ void sk_math_dsp_init(sk_math_dsp *d, sk_isa isa)
     d->exp = sk_exp_neon;
     d->max = sk_max_neon;
     d->expsum = sk_expsum_neon;
+    d->scale_mask_max = sk_scale_mask_max_neon;
     d->softmax = sk_softmax_neon;
     d->scale_mask_softmax = sk_scale_mask_softmax_neon;
 #endif

@@ -27,6 +27,13 @@ typedef struct sk_math_dsp {
        (float lanes flushed into a double every 512-1024 terms: relative error ~1e-6 up to 65536
        terms). y may equal x. */
     float (*expsum)(size_t n, const float *x, float bias, float *y);
+    /* The fused first sweep of a masked softmax row, for online softmax (attention): for c < n,
+       y[c] = scale * x[c] (+ the ADD value) where row r of mask attends column c, else -INFINITY;
+       returns the max of y, NaN if an attended y is NaN (so NaN under the mask does not leak).
+       mask may be NULL; row r and columns [0, n) are in the mask's coordinates (offset them with
+       sk_mask_sub). ADD: -inf entries count as masked. y may equal x. Then expsum(n, y, max, y). */
+    float (*scale_mask_max)(size_t n, float scale, const float *x, const sk_mask *mask, size_t r,
+                            float *y);
     /* Row kernels, arguments already validated, sizes nonzero. */
     void (*softmax)(size_t rows, size_t cols, const float *x, size_t ldx, float *y, size_t ldy);
     void (*scale_mask_softmax)(size_t rows, size_t cols, float scale, const float *x, size_t ldx,
@@ -48,6 +55,8 @@ float sk_exp1_scalar(float x);
 void sk_exp_scalar(size_t n, const float *x, float *y);
 float sk_max_scalar(size_t n, const float *x);
 float sk_expsum_scalar(size_t n, const float *x, float bias, float *y);
+float sk_scale_mask_max_scalar(size_t n, float scale, const float *x, const sk_mask *mask, size_t r,
+                               float *y);
 void sk_softmax_scalar(size_t rows, size_t cols, const float *x, size_t ldx, float *y, size_t ldy);
 void sk_scale_mask_softmax_scalar(size_t rows, size_t cols, float scale, const float *x, size_t ldx,
                                   const sk_mask *mask, float *y, size_t ldy);
@@ -56,6 +65,8 @@ void sk_scale_mask_softmax_scalar(size_t rows, size_t cols, float scale, const f
     void sk_exp_##isa(size_t n, const float *x, float *y);                                       \
     float sk_max_##isa(size_t n, const float *x);                                                \
     float sk_expsum_##isa(size_t n, const float *x, float bias, float *y);                       \
+    float sk_scale_mask_max_##isa(size_t n, float scale, const float *x, const sk_mask *mask,     \
+                                  size_t r, float *y);                                           \
     void sk_softmax_##isa(size_t rows, size_t cols, const float *x, size_t ldx, float *y,        \
                           size_t ldy);                                                           \
     void sk_scale_mask_softmax_##isa(size_t rows, size_t cols, float scale, const float *x,      \

@@ -154,3 +154,35 @@ float sk_expsum_neon(size_t n, const float *x, float bias, float *y)
     }
     return (float)sum;
 }
+
+/* The fused first sweep for online softmax: y = scale*x (+ add) where attended, -inf elsewhere. */
+AI float smm4(size_t n, float scale, const float *x, int kind, const void *mrow, float *y)
+{
+    const float32x4_t vs = vdupq_n_f32(scale), ninf = vdupq_n_f32(-INFINITY);
+    float32x4_t add = vdupq_n_f32(0.f), m0 = ninf;
+    for (size_t c = 0; c < n; c += 4) {
+        const size_t rem = n - c;
+        const uint32x4_t k = att4(kind, mrow, c, rem, &add);
+        const float32x4_t v = vbslq_f32(k, scaled(kind, vs, load4(x + c, rem), add), ninf);
+        m0 = vmaxq_f32(m0, v); /* FMAX propagates NaN */
+        store4(y + c, v, rem);
+    }
+    return vmaxvq_f32(m0);
+}
+
+float sk_scale_mask_max_neon(size_t n, float scale, const float *x, const sk_mask *mask, size_t r,
+                             float *y)
+{
+    switch (mask ? mask->kind : SK_MASK_NONE) {
+    case SK_MASK_KEYS: return smm4(n, scale, x, SK_MASK_KEYS, mask->data, y);
+    case SK_MASK_BOOL: return smm4(n, scale, x, SK_MASK_BOOL, (const uint8_t *)mask->data + r * mask->ld, y);
+    case SK_MASK_ADD: return smm4(n, scale, x, SK_MASK_ADD, (const float *)mask->data + r * mask->ld, y);
+    case SK_MASK_CAUSAL: {
+        const size_t na = sk_causal_len(r, n, mask->offset);
+        const float m = na ? smm4(na, scale, x, SK_MASK_NONE, NULL, y) : -INFINITY;
+        for (size_t c = na; c < n; c++) y[c] = -INFINITY;
+        return m;
+    }
+    default: return smm4(n, scale, x, SK_MASK_NONE, NULL, y);
+    }
+}

@@ -45,6 +45,30 @@ static int attended(sk_mask_kind kind, const void *mrow, size_t c)
     }
 }
 
+float sk_scale_mask_max_scalar(size_t n, float scale, const float *x, const sk_mask *mask, size_t r,
+                               float *y)
+{
+    const sk_mask_kind kind = mask ? mask->kind : SK_MASK_NONE;
+    const void *mrow = kind == SK_MASK_KEYS ? mask->data
+                     : kind == SK_MASK_BOOL ? (const void *)((const uint8_t *)mask->data + r * mask->ld)
+                     : kind == SK_MASK_ADD ? (const void *)((const float *)mask->data + r * mask->ld)
+                     : NULL;
+    const size_t natt = kind == SK_MASK_CAUSAL ? sk_causal_len(r, n, mask->offset) : n;
+    float m = -INFINITY;
+    int nan = 0;
+    for (size_t c = 0; c < n; c++) {
+        float v = -INFINITY;
+        if (c < natt && attended(kind, mrow, c)) {
+            /* one rounding, like the vector paths' FMA */
+            v = kind == SK_MASK_ADD ? (float)((double)scale * x[c] + ((const float *)mrow)[c]) : scale * x[c];
+            nan |= v != v;
+            if (v > m) m = v;
+        }
+        y[c] = v;
+    }
+    return nan ? NAN : m;
+}
+
 static void row(size_t cols, size_t natt, float scale, const float *x, sk_mask_kind kind,
                 const void *mrow, float *y)
 {

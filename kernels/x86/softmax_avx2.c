@@ -298,3 +298,37 @@ float sk_expsum_avx2(size_t n, const float *x, float bias, float *y)
     }
     return (float)sum;
 }
+
+/* The fused first sweep for online softmax: y = scale*x (+ add) where attended, -inf elsewhere. */
+AI float smm8(size_t n, float scale, const float *x, int kind, const void *mrow, float *y)
+{
+    const __m256 vs = _mm256_set1_ps(scale), ninf = _mm256_set1_ps(-INFINITY);
+    __m256 add = _mm256_setzero_ps(), m0 = ninf, nan = _mm256_setzero_ps();
+    for (size_t c = 0; c < n; c += 8) {
+        const __m256i t = tail8(n - c);
+        const __m256 k = att8(kind, mrow, c, n - c, t, &add);
+        const __m256 v = scaled(kind, vs, _mm256_maskload_ps(x + c, t), add);
+        const __m256 vm = _mm256_blendv_ps(ninf, v, k);
+        nan = _mm256_or_ps(nan, _mm256_cmp_ps(vm, vm, _CMP_UNORD_Q));
+        m0 = _mm256_max_ps(m0, vm);
+        _mm256_maskstore_ps(y + c, t, vm);
+    }
+    return _mm256_movemask_ps(nan) ? NAN : hmax8(m0);
+}
+
+float sk_scale_mask_max_avx2(size_t n, float scale, const float *x, const sk_mask *mask, size_t r,
+                             float *y)
+{
+    switch (mask ? mask->kind : SK_MASK_NONE) {
+    case SK_MASK_KEYS: return smm8(n, scale, x, SK_MASK_KEYS, mask->data, y);
+    case SK_MASK_BOOL: return smm8(n, scale, x, SK_MASK_BOOL, (const uint8_t *)mask->data + r * mask->ld, y);
+    case SK_MASK_ADD: return smm8(n, scale, x, SK_MASK_ADD, (const float *)mask->data + r * mask->ld, y);
+    case SK_MASK_CAUSAL: {
+        const size_t na = sk_causal_len(r, n, mask->offset);
+        const float m = na ? smm8(na, scale, x, SK_MASK_NONE, NULL, y) : -INFINITY;
+        for (size_t c = na; c < n; c += 8) _mm256_maskstore_ps(y + c, tail8(n - c), _mm256_set1_ps(-INFINITY));
+        return m;
+    }
+    default: return smm8(n, scale, x, SK_MASK_NONE, NULL, y);
+    }
+}

@@ -298,3 +298,38 @@ float sk_expsum_avx512(size_t n, const float *x, float bias, float *y)
     }
     return (float)sum;
 }
+
+/* The fused first sweep for online softmax: y = scale*x (+ add) where attended, -inf elsewhere. */
+AI float smm16(size_t n, float scale, const float *x, int kind, const void *mrow, float *y)
+{
+    const __m512 vs = _mm512_set1_ps(scale), ninf = _mm512_set1_ps(-INFINITY);
+    __m512 add = _mm512_setzero_ps(), m0 = ninf;
+    __mmask16 nan = 0;
+    for (size_t c = 0; c < n; c += 16) {
+        const __mmask16 t = tail16(n - c);
+        const __mmask16 k = att16(kind, mrow, c, t, &add);
+        const __m512 xv = _mm512_maskz_loadu_ps(t, x + c);
+        const __m512 v = kind == SK_MASK_ADD ? _mm512_fmadd_ps(vs, xv, add) : _mm512_mul_ps(vs, xv);
+        nan |= _mm512_mask_cmp_ps_mask(k, v, v, _CMP_UNORD_Q);
+        m0 = _mm512_mask_max_ps(m0, k, m0, v);
+        _mm512_mask_storeu_ps(y + c, t, _mm512_mask_blend_ps(k, ninf, v));
+    }
+    return nan ? NAN : hmax16(m0);
+}
+
+float sk_scale_mask_max_avx512(size_t n, float scale, const float *x, const sk_mask *mask, size_t r,
+                               float *y)
+{
+    switch (mask ? mask->kind : SK_MASK_NONE) {
+    case SK_MASK_KEYS: return smm16(n, scale, x, SK_MASK_KEYS, mask->data, y);
+    case SK_MASK_BOOL: return smm16(n, scale, x, SK_MASK_BOOL, (const uint8_t *)mask->data + r * mask->ld, y);
+    case SK_MASK_ADD: return smm16(n, scale, x, SK_MASK_ADD, (const float *)mask->data + r * mask->ld, y);
+    case SK_MASK_CAUSAL: {
+        const size_t na = sk_causal_len(r, n, mask->offset);
+        const float m = na ? smm16(na, scale, x, SK_MASK_NONE, NULL, y) : -INFINITY;
+        for (size_t c = na; c < n; c += 16) _mm512_mask_storeu_ps(y + c, tail16(n - c), _mm512_set1_ps(-INFINITY));
+        return m;
+    }
+    default: return smm16(n, scale, x, SK_MASK_NONE, NULL, y);
+    }
+}

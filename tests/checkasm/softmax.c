@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "checkasm.h"
+#include "dsp.h"
 
 static int attended(const sk_mask *m, size_t r, size_t c)
 {
@@ -240,8 +241,57 @@ static void test_big(void)
     }
 }
 
+/* The scale_mask_max slot (the fused first sweep attention builds its online softmax from). */
+static void test_scale_mask_max(void)
+{
+    const sk_math_dsp *md = &sk_dsp_for(ck_isa())->math;
+    for (int kind = SK_MASK_NONE; kind <= SK_MASK_CAUSAL; kind++) {
+        for (size_t n = 1; n < 90; n += 1 + (n > 20) * 6) {
+            const size_t rows = 4, r = ck_rand_u32(4);
+            ck_func("scale_mask_max %s n=%zu r=%zu", kind_name((sk_mask_kind)kind), n, r);
+            mask_buf mb;
+            make_mask(&mb, (sk_mask_kind)kind, rows, n);
+            const sk_mask *m = kind == SK_MASK_NONE ? NULL : &mb.m;
+            float *x = ck_buf_alloc(n), *y = ck_buf_alloc(n);
+            const float scale = ck_randf(0.1f, 2.f) * (ck_rand_u32(4) ? 1.f : -1.f);
+            for (size_t c = 0; c < n; c++) x[c] = 3.f * ck_randn();
+            int want_nan = 0;
+            if (ck_rand_u32(3) == 0) {
+                const size_t at = ck_rand_u32((uint32_t)n);
+                x[at] = NAN;
+                want_nan = attended(m, r, at);
+            }
+            const float got = md->scale_mask_max(n, scale, x, m, r, y);
+            ck_buf_check(y, "y");
+            double want = -INFINITY;
+            int bad = 0;
+            for (size_t c = 0; c < n; c++) {
+                if (!attended(m, r, c)) {
+                    if (y[c] != -INFINITY && !bad++) ck_fail("masked y[%zu] = %a", c, y[c]);
+                    continue;
+                }
+                double v = (double)scale * x[c];
+                if (m && m->kind == SK_MASK_ADD) v += ((const float *)m->data)[r * m->ld + c];
+                if (isnan(v)) continue;
+                if (v > want) want = v;
+                if (!(fabs(y[c] - v) <= 0x1p-24 * fabs(v)) && !bad++) ck_fail("y[%zu] = %a, want %a", c, y[c], v);
+            }
+            if (want_nan ? !isnan(got) : !(got == want || fabs(got - want) <= 0x1p-24 * fabs(want)))
+                ck_fail("max %a, want %a (nan %d)", got, want, want_nan);
+            float *yi = ck_buf_alloc(n); /* in place */
+            memcpy(yi, x, n * sizeof(float));
+            md->scale_mask_max(n, scale, yi, m, r, yi);
+            if (memcmp(yi, y, n * sizeof(float))) ck_fail("in place differs");
+            ck_buf_free(yi);
+            ck_buf_free(x); ck_buf_free(y);
+            free(mb.data);
+        }
+    }
+}
+
 void ck_test_softmax(void)
 {
+    test_scale_mask_max();
     if (!ck_quick()) test_big();
     test_hand();
     const size_t big[] = { 127, 128, 129, 255, 256, 257, 511, 1000, 1025, 4099 };
