@@ -23,7 +23,7 @@ void sk_attn_dsp_init(sk_attn_dsp *d, sk_isa isa)
     d->online = sk_attn_online_scalar;
     d->pv = sk_attn_pv_scalar;
     d->dmax = 0;
-#if SK_HAVE_AVX2 && SK_ATTN_TMP
+#if SK_HAVE_AVX2
     if (isa < SK_ISA_AVX2 || isa == SK_ISA_NEON) return;
     d->pack_q = sk_attn_pack_q_avx2;
     d->score = sk_attn_score_avx2;
@@ -31,7 +31,7 @@ void sk_attn_dsp_init(sk_attn_dsp *d, sk_isa isa)
     d->pv = sk_attn_pv_avx2;
     d->dmax = SK_ATTN_DMAX;
 #endif
-#if SK_HAVE_AVX512 && SK_ATTN_TMP
+#if SK_HAVE_AVX512
     if (isa < SK_ISA_AVX512 || isa == SK_ISA_NEON) return;
     d->pack_q = sk_attn_pack_q_avx512;
     d->score = sk_attn_score_avx512;
