@@ -39,7 +39,7 @@ void sk_attn_dsp_init(sk_attn_dsp *d, sk_isa isa)
     d->pv = sk_attn_pv_avx512;
     d->dmax = SK_ATTN_DMAX;
 #endif
-#if SK_HAVE_NEON && SK_ATTN_TMP
+#if SK_HAVE_NEON
     if (isa != SK_ISA_NEON) return;
     d->pack_q = sk_attn_pack_q_neon;
     d->score = sk_attn_score_neon;
