@@ -309,8 +309,11 @@ static void test_mha(void)
 {
     const int n = ck_quick() ? 8 : 24;
     for (int it = 0; it < n; it++) {
-        const size_t H = 1 + ck_rand_u32(5), dh = 1 + ck_rand_u32(it < 4 ? 70 : 24);
-        const size_t n_q = it == 0 ? 1 : 1 + ck_rand_u32(37), n_kv = 1 + ck_rand_u32(it == 1 ? 2100 : 200);
+        /* n_q == 1 without weights is the decoder-step path (key blocks outer, heads inner; the
+           it == 2 case is big enough for its prefetching branch) */
+        const size_t H = it == 2 ? 8 : 1 + ck_rand_u32(5), dh = it == 2 ? 64 : 1 + ck_rand_u32(it < 4 ? 70 : 24);
+        const size_t n_q = (it % 3 == 0 || it == 2) ? 1 : 1 + ck_rand_u32(37);
+        const size_t n_kv = it == 2 ? 1100 : 1 + ck_rand_u32(it == 1 ? 2100 : 600);
         const size_t W = H * dh;
         const size_t ldq = pick_ld(W), ldk = pick_ld(W), ldv = pick_ld(W), ldo = pick_ld(W);
         acase t;
@@ -318,7 +321,7 @@ static void test_mha(void)
         t.n_q = n_q; t.n_kv = n_kv;
         make_mask(&t, (sk_mask_kind)ck_rand_u32(5));
         const sk_mask *m = t.use_mask ? &t.mask : NULL;
-        const int ww = it % 2;
+        const int ww = it == 2 ? 0 : (it / 3) % 2;
         ck_func("sk_mha H %zu dh %zu %zux%zu mask %d weights %d", H, dh, n_q, n_kv,
                 m ? (int)m->kind : -1, ww);
         float *q = alloc_mat(n_q, W, ldq, -1.f, 1.f), *k = alloc_mat(n_kv, W, ldk, -1.f, 1.f);
