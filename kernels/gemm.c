@@ -1,24 +1,23 @@
-/* GEMM: argument checks, the portable framework and the table init. (Stub: issue 3 fills it in.) */
+/* GEMM: argument checks, the portable framework and the table init. */
 #include "dsp.h"
 #include "common.h"
 
-static void sgemm_naive(sk_trans ta, sk_trans tb, size_t m, size_t n, size_t k, float alpha,
-                        const float *a, size_t lda, const float *b, size_t ldb, float beta,
-                        float *c, size_t ldc)
+/* C = beta * C (beta == 0: C = 0, C not read). */
+static void scale_c(size_t m, size_t n, float beta, float *c, size_t ldc)
 {
-    for (size_t i = 0; i < m; i++)
-        for (size_t j = 0; j < n; j++) {
-            float s = 0.f;
-            for (size_t p = 0; p < k; p++)
-                s += (ta ? a[p * lda + i] : a[i * lda + p]) * (tb ? b[j * ldb + p] : b[p * ldb + j]);
-            c[i * ldc + j] = alpha * s + (beta == 0.f ? 0.f : beta * c[i * ldc + j]);
-        }
+    for (size_t i = 0; i < m; i++) {
+        float *ci = c + i * ldc;
+        if (beta == 0.f)
+            for (size_t j = 0; j < n; j++) ci[j] = 0.f;
+        else if (beta != 1.f)
+            for (size_t j = 0; j < n; j++) ci[j] = beta * ci[j];
+    }
 }
 
 void sk_gemm_dsp_init(sk_gemm_dsp *d, sk_isa isa)
 {
     (void)isa;
-    d->sgemm = sgemm_naive;
+    *d = (sk_gemm_dsp){ .sgemm = sk_sgemm_ref };
 }
 
 void sk_gemm_run(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t m, size_t n, size_t k,
@@ -26,6 +25,10 @@ void sk_gemm_run(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t m, size_
                  float *c, size_t ldc)
 {
     if (m == 0 || n == 0) return;
+    if (k == 0 || alpha == 0.f) { /* A and B not read (BLAS semantics) */
+        scale_c(m, n, beta, c, ldc);
+        return;
+    }
     d->sgemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
