@@ -1,4 +1,22 @@
-/* GEMM: argument checks, the portable framework and the table init. */
+/* GEMM: argument checks, the portable BLIS-style framework and the table init.
+ *
+ * C[m x n] = alpha op(A)[m x k] op(B)[k x n] + beta C, row-major.
+ *   jc loop (NC columns of C)  : B block kc x nc packed into NR-wide micro-panels (L3)
+ *   pc loop (KC of k)          : beta applies to the first k block only, later blocks add
+ *   ic loop (MC rows)          : A block mc x kc packed into MR-row micro-panels (L2)
+ *   jr loop (NR)               : one B micro-panel kc x NR (L1)
+ *   ir loop (MR)               : micro-kernel on an r x NR tile of C
+ * Both transposes and any ld are absorbed by the packing. Rows of a partial mc block are split
+ * into near-equal row blocks (e.g. 16 = 8 + 8 rather than 14 + 2) served by the r-row kernels;
+ * columns past n in the last B panel are zero and that tile goes through a stack tile.
+ * When the whole of m fits one MC block, B panels are packed one at a time right before use, and
+ * for NN with few rows they are not packed at all (the kernel reads B in place, row stride ldb).
+ * m == 1 goes to matrix-vector kernels. Packing buffers are per thread, grown on demand, freed at
+ * thread exit; if they cannot be allocated the reference path runs instead. */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "dsp.h"
 #include "common.h"
 
@@ -14,10 +32,224 @@ static void scale_c(size_t m, size_t n, float beta, float *c, size_t ldc)
     }
 }
 
+/* --- per-thread packing buffer ------------------------------------------------------------------ */
+
+static pthread_key_t g_buf_key;
+static pthread_once_t g_buf_once = PTHREAD_ONCE_INIT;
+static int g_buf_key_ok;
+static _Thread_local float *t_buf;
+static _Thread_local size_t t_cap; /* floats */
+
+static void buf_destroy(void *p)
+{
+    free(p);
+    t_buf = NULL;
+    t_cap = 0;
+}
+
+static void buf_key_init(void)
+{
+    g_buf_key_ok = pthread_key_create(&g_buf_key, buf_destroy) == 0;
+}
+
+#define BUF_MIN_FLOATS (64u << 10) /* 256 KiB: every small shape fits the first allocation */
+
+/* A buffer of at least n floats, 64-byte aligned, or NULL. */
+static float *buf_get(size_t n)
+{
+    if (SK_LIKELY(n <= t_cap)) return t_buf;
+    pthread_once(&g_buf_once, buf_key_init);
+    if (!g_buf_key_ok) return NULL;
+    if (n < BUF_MIN_FLOATS) n = BUF_MIN_FLOATS;
+    n = (n + 15) & ~(size_t)15;
+    if (n > SIZE_MAX / sizeof(float)) return NULL;
+    float *p = aligned_alloc(64, n * sizeof(float));
+    if (!p) return NULL;
+    if (pthread_setspecific(g_buf_key, p)) {
+        free(p);
+        return NULL;
+    }
+    free(t_buf);
+    t_buf = p;
+    t_cap = n;
+    return p;
+}
+
+/* --- packing --------------------------------------------------------------------------------------- */
+
+/* Rows [0, r) x cols [0, kc) of op(A) (already offset) into a micro-panel dst[p*MR + i]. */
+static void pack_a(sk_trans ta, size_t r, size_t kc, const float *a, size_t lda, float *dst, size_t MR)
+{
+    if (ta) { /* A(i,p) = a[p*lda + i] */
+        for (size_t p = 0; p < kc; p++) memcpy(dst + p * MR, a + p * lda, r * sizeof(float));
+        return;
+    }
+    size_t i = 0; /* A(i,p) = a[i*lda + p]: four rows at a time */
+    for (; i + 4 <= r; i += 4) {
+        const float *a0 = a + i * lda, *a1 = a0 + lda, *a2 = a1 + lda, *a3 = a2 + lda;
+        float *d = dst + i;
+        for (size_t p = 0; p < kc; p++, d += MR) {
+            d[0] = a0[p]; d[1] = a1[p]; d[2] = a2[p]; d[3] = a3[p];
+        }
+    }
+    for (; i < r; i++) {
+        const float *ai = a + i * lda;
+        for (size_t p = 0; p < kc; p++) dst[p * MR + i] = ai[p];
+    }
+}
+
+/* Cols [0, nr) x rows [0, kc) of op(B) (already offset) into a micro-panel dst[p*NR + j], zero for
+   nr <= j < NR. */
+static void pack_b(sk_trans tb, size_t nr, size_t kc, const float *b, size_t ldb, float *dst, size_t NR)
+{
+    if (!tb) { /* B(p,j) = b[p*ldb + j] */
+        for (size_t p = 0; p < kc; p++) {
+            memcpy(dst + p * NR, b + p * ldb, nr * sizeof(float));
+            for (size_t j = nr; j < NR; j++) dst[p * NR + j] = 0.f;
+        }
+        return;
+    }
+    size_t j = 0; /* B(p,j) = b[j*ldb + p]: four columns at a time */
+    for (; j + 4 <= nr; j += 4) {
+        const float *b0 = b + j * ldb, *b1 = b0 + ldb, *b2 = b1 + ldb, *b3 = b2 + ldb;
+        float *d = dst + j;
+        for (size_t p = 0; p < kc; p++, d += NR) {
+            d[0] = b0[p]; d[1] = b1[p]; d[2] = b2[p]; d[3] = b3[p];
+        }
+    }
+    for (; j < nr; j++) {
+        const float *bj = b + j * ldb;
+        for (size_t p = 0; p < kc; p++) dst[p * NR + j] = bj[p];
+    }
+    for (; j < NR; j++)
+        for (size_t p = 0; p < kc; p++) dst[p * NR + j] = 0.f;
+}
+
+/* --- the blocked driver ---------------------------------------------------------------------------- */
+
+#define TILE_MAX (SK_GEMM_MR_MAX * 64) /* r x NR stack tile, NR <= 64 */
+
+static size_t cdiv(size_t a, size_t b) { return (a + b - 1) / b; }
+
+/* The r x nr corner of a tile: C = t + beta C (t already carries alpha; beta == 0: C not read). */
+static void merge_tile(size_t r, size_t nr, const float *t, size_t NR, float beta, float *c, size_t ldc)
+{
+    for (size_t i = 0; i < r; i++) {
+        float *ci = c + i * ldc;
+        const float *ti = t + i * NR;
+        if (beta == 0.f)
+            for (size_t j = 0; j < nr; j++) ci[j] = ti[j];
+        else
+            for (size_t j = 0; j < nr; j++) ci[j] = ti[j] + beta * ci[j];
+    }
+}
+
+static void gemm_blocked(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t m, size_t n, size_t k,
+                         float alpha, const float *a, size_t lda, const float *b, size_t ldb, float beta,
+                         float *c, size_t ldc)
+{
+    const size_t MR = d->mr, NR = d->nr, MC = d->mc, NC = d->nc;
+    const size_t nkb = cdiv(k, d->kc), KC = cdiv(k, nkb); /* equal k blocks: no tiny last one */
+    const int one_ic = m <= MC;                  /* B panels packed one at a time, right before use */
+    const int direct_b = one_ic && !tb && m <= 4 * MR; /* NN, few rows: B read in place */
+    const size_t mcap = one_ic ? m : MC, ncap = n < NC ? n : NC;
+    const size_t a_sz = cdiv(mcap, MR) * MR * KC;
+    const size_t b_sz = (one_ic ? NR : cdiv(ncap, NR) * NR) * KC;
+    float *abuf = buf_get(a_sz + b_sz);
+    if (!abuf) { /* no memory for packing: the unpacked reference path */
+        sk_sgemm_ref(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+        return;
+    }
+    float *bbuf = abuf + a_sz;
+    SK_ALIGN(64) float tile[TILE_MAX];
+
+    for (size_t jc = 0; jc < n; jc += NC) {
+        const size_t nc = n - jc < NC ? n - jc : NC;
+        for (size_t pc = 0; pc < k; pc += KC) {
+            const size_t kc = k - pc < KC ? k - pc : KC;
+            const float be = pc == 0 ? beta : 1.f;
+            const float *bsrc = tb ? b + jc * ldb + pc : b + pc * ldb + jc; /* op(B)(pc, jc) */
+            if (!one_ic)
+                for (size_t jr = 0; jr < nc; jr += NR)
+                    pack_b(tb, nc - jr < NR ? nc - jr : NR, kc, tb ? bsrc + jr * ldb : bsrc + jr, ldb,
+                           bbuf + jr * kc, NR);
+            for (size_t ic = 0; ic < m; ic += MC) {
+                const size_t mc = m - ic < MC ? m - ic : MC;
+                /* row blocks: nrb blocks, the first `big` of them one row taller */
+                const size_t nrb = cdiv(mc, MR), rlo = mc / nrb, big = mc % nrb;
+                const float *asrc = ta ? a + pc * lda + ic : a + ic * lda + pc; /* op(A)(ic, pc) */
+                for (size_t q = 0, r0 = 0; q < nrb; q++) {
+                    const size_t r = rlo + (q < big);
+                    pack_a(ta, r, kc, ta ? asrc + r0 : asrc + r0 * lda, lda, abuf + q * MR * kc, MR);
+                    r0 += r;
+                }
+                for (size_t jr = 0; jr < nc; jr += NR) {
+                    const size_t nr = nc - jr < NR ? nc - jr : NR;
+                    const float *bp = bbuf + jr * kc;
+                    size_t rsb = NR;
+                    if (one_ic) {
+                        if (direct_b && nr == NR) {
+                            bp = bsrc + jr;
+                            rsb = ldb;
+                        } else {
+                            bp = bbuf;
+                            pack_b(tb, nr, kc, tb ? bsrc + jr * ldb : bsrc + jr, ldb, bbuf, NR);
+                        }
+                    }
+                    float *cj = c + ic * ldc + jc + jr;
+                    for (size_t q = 0, r0 = 0; q < nrb; q++) {
+                        const size_t r = rlo + (q < big);
+                        const float *ap = abuf + q * MR * kc;
+                        if (SK_LIKELY(nr == NR)) {
+                            d->ukr[r - 1](kc, ap, MR, bp, rsb, cj + r0 * ldc, ldc, alpha, be);
+                        } else {
+                            d->ukr[r - 1](kc, ap, MR, bp, rsb, tile, NR, alpha, 0.f);
+                            merge_tile(r, nr, tile, NR, be, cj + r0 * ldc, ldc);
+                        }
+                        r0 += r;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/* m == 1: C row = alpha op(A) row . op(B) + beta C row, through the matrix-vector kernels. */
+#define GEMV_KC 512 /* op(A) row gathered in chunks of this many (ta == TRANS) */
+static void gemm_row(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t n, size_t k, float alpha,
+                     const float *a, size_t lda, const float *b, size_t ldb, float beta, float *c)
+{
+    const sk_gemv_fn fn = tb ? d->gemv_t : d->gemv_n;
+    if (!ta) {
+        fn(n, k, alpha, a, b, ldb, beta, c);
+        return;
+    }
+    SK_ALIGN(64) float arow[GEMV_KC];
+    for (size_t pc = 0; pc < k; pc += GEMV_KC) {
+        const size_t kc = k - pc < GEMV_KC ? k - pc : GEMV_KC;
+        for (size_t p = 0; p < kc; p++) arow[p] = a[(pc + p) * lda];
+        fn(n, kc, alpha, arow, tb ? b + pc : b + pc * ldb, ldb, pc == 0 ? beta : 1.f, c);
+    }
+}
+
+/* --- table and entry points ---------------------------------------------------------------------- */
+
 void sk_gemm_dsp_init(sk_gemm_dsp *d, sk_isa isa)
 {
-    (void)isa;
     *d = (sk_gemm_dsp){ .sgemm = sk_sgemm_ref };
+#if SK_HAVE_AVX2
+    if (isa < SK_ISA_AVX2 || isa == SK_ISA_NEON) return;
+    sk_gemm_init_avx2(d);
+#endif
+#if SK_HAVE_AVX512
+    if (isa < SK_ISA_AVX512 || isa == SK_ISA_NEON) return;
+    sk_gemm_init_avx512(d);
+#endif
+#if SK_HAVE_NEON
+    if (isa != SK_ISA_NEON) return;
+    sk_gemm_init_neon(d);
+#endif
+    (void)isa;
 }
 
 void sk_gemm_run(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t m, size_t n, size_t k,
@@ -29,7 +261,15 @@ void sk_gemm_run(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t m, size_
         scale_c(m, n, beta, c, ldc);
         return;
     }
-    d->sgemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    if (!d->ukr[0]) {
+        d->sgemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+        return;
+    }
+    if (m == 1 && d->gemv_n) {
+        gemm_row(d, ta, tb, n, k, alpha, a, lda, b, ldb, beta, c);
+        return;
+    }
+    gemm_blocked(d, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
 sk_status sk_sgemm(sk_trans ta, sk_trans tb, size_t m, size_t n, size_t k,
