@@ -20,6 +20,12 @@
 #include "dsp.h"
 #include "common.h"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#elif defined(__aarch64__)
+#include <arm_neon.h>
+#endif
+
 /* C = beta * C (beta == 0: C = 0, C not read). */
 static void scale_c(size_t m, size_t n, float beta, float *c, size_t ldc)
 {
@@ -77,25 +83,52 @@ static float *buf_get(size_t n)
 
 /* --- packing --------------------------------------------------------------------------------------- */
 
+/* dst[p*ld + j] = src[j*lds + p] for j < w, p < kc: the transposing copy behind both A (NN) and
+   B (T) packing, 4 x 4 blocks through SSE2 / NEON registers where the baseline has them. */
+static void pack_t(size_t w, size_t kc, const float *src, size_t lds, float *dst, size_t ld)
+{
+    size_t j = 0;
+#if defined(__SSE2__) || defined(__aarch64__)
+    for (; j + 4 <= w; j += 4) {
+        const float *s0 = src + j * lds, *s1 = s0 + lds, *s2 = s1 + lds, *s3 = s2 + lds;
+        float *d = dst + j;
+        size_t p = 0;
+        for (; p + 4 <= kc; p += 4, d += 4 * ld) {
+#if defined(__SSE2__)
+            __m128 r0 = _mm_loadu_ps(s0 + p), r1 = _mm_loadu_ps(s1 + p);
+            __m128 r2 = _mm_loadu_ps(s2 + p), r3 = _mm_loadu_ps(s3 + p);
+            _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
+            _mm_storeu_ps(d, r0);
+            _mm_storeu_ps(d + ld, r1);
+            _mm_storeu_ps(d + 2 * ld, r2);
+            _mm_storeu_ps(d + 3 * ld, r3);
+#else
+            const float32x4x2_t t01 = vtrnq_f32(vld1q_f32(s0 + p), vld1q_f32(s1 + p));
+            const float32x4x2_t t23 = vtrnq_f32(vld1q_f32(s2 + p), vld1q_f32(s3 + p));
+            vst1q_f32(d, vcombine_f32(vget_low_f32(t01.val[0]), vget_low_f32(t23.val[0])));
+            vst1q_f32(d + ld, vcombine_f32(vget_low_f32(t01.val[1]), vget_low_f32(t23.val[1])));
+            vst1q_f32(d + 2 * ld, vcombine_f32(vget_high_f32(t01.val[0]), vget_high_f32(t23.val[0])));
+            vst1q_f32(d + 3 * ld, vcombine_f32(vget_high_f32(t01.val[1]), vget_high_f32(t23.val[1])));
+#endif
+        }
+        for (; p < kc; p++, d += ld) {
+            d[0] = s0[p]; d[1] = s1[p]; d[2] = s2[p]; d[3] = s3[p];
+        }
+    }
+#endif
+    for (; j < w; j++) {
+        const float *sj = src + j * lds;
+        for (size_t p = 0; p < kc; p++) dst[p * ld + j] = sj[p];
+    }
+}
+
 /* Rows [0, r) x cols [0, kc) of op(A) (already offset) into a micro-panel dst[p*MR + i]. */
 static void pack_a(sk_trans ta, size_t r, size_t kc, const float *a, size_t lda, float *dst, size_t MR)
 {
-    if (ta) { /* A(i,p) = a[p*lda + i] */
+    if (ta) /* A(i,p) = a[p*lda + i] */
         for (size_t p = 0; p < kc; p++) memcpy(dst + p * MR, a + p * lda, r * sizeof(float));
-        return;
-    }
-    size_t i = 0; /* A(i,p) = a[i*lda + p]: four rows at a time */
-    for (; i + 4 <= r; i += 4) {
-        const float *a0 = a + i * lda, *a1 = a0 + lda, *a2 = a1 + lda, *a3 = a2 + lda;
-        float *d = dst + i;
-        for (size_t p = 0; p < kc; p++, d += MR) {
-            d[0] = a0[p]; d[1] = a1[p]; d[2] = a2[p]; d[3] = a3[p];
-        }
-    }
-    for (; i < r; i++) {
-        const float *ai = a + i * lda;
-        for (size_t p = 0; p < kc; p++) dst[p * MR + i] = ai[p];
-    }
+    else /* A(i,p) = a[i*lda + p] */
+        pack_t(r, kc, a, lda, dst, MR);
 }
 
 /* Cols [0, nr) x rows [0, kc) of op(B) (already offset) into a micro-panel dst[p*NR + j], zero for
@@ -109,20 +142,10 @@ static void pack_b(sk_trans tb, size_t nr, size_t kc, const float *b, size_t ldb
         }
         return;
     }
-    size_t j = 0; /* B(p,j) = b[j*ldb + p]: four columns at a time */
-    for (; j + 4 <= nr; j += 4) {
-        const float *b0 = b + j * ldb, *b1 = b0 + ldb, *b2 = b1 + ldb, *b3 = b2 + ldb;
-        float *d = dst + j;
-        for (size_t p = 0; p < kc; p++, d += NR) {
-            d[0] = b0[p]; d[1] = b1[p]; d[2] = b2[p]; d[3] = b3[p];
-        }
-    }
-    for (; j < nr; j++) {
-        const float *bj = b + j * ldb;
-        for (size_t p = 0; p < kc; p++) dst[p * NR + j] = bj[p];
-    }
-    for (; j < NR; j++)
-        for (size_t p = 0; p < kc; p++) dst[p * NR + j] = 0.f;
+    pack_t(nr, kc, b, ldb, dst, NR); /* B(p,j) = b[j*ldb + p] */
+    if (nr < NR)
+        for (size_t p = 0; p < kc; p++)
+            for (size_t j = nr; j < NR; j++) dst[p * NR + j] = 0.f;
 }
 
 /* --- the blocked driver ---------------------------------------------------------------------------- */
