@@ -33,6 +33,10 @@ typedef struct sk_gemm_dsp {
     sk_sgemm_fn sgemm;                  /* portable reference; used when ukr[0] is NULL */
     sk_gemm_ukr_fn ukr[SK_GEMM_MR_MAX]; /* ukr[r-1]: r rows; NULL past mr */
     sk_gemv_fn gemv_n, gemv_t;
+    /* Row-operand variants for NT with few rows (C^T = B A^T, B read in place): same contract as
+       ukr but A(i,p) = a[i*csa + p] (rows of B) and tiles rows_nr wide; NULL: none. */
+    sk_gemm_ukr_fn ukr_rows[SK_GEMM_MR_MAX];
+    unsigned rows_nr;
     unsigned mr, nr;                    /* register tile */
     unsigned mc, kc, nc;                /* cache blocks: A block mc x kc (L2), B block kc x nc (L3),
                                            B micro-panel kc x nr (L1) */

@@ -7,10 +7,10 @@
 #define MR 14
 #define NR 32
 
-/* r x 32 tile: A(i,p) = a[p*csa + i], B(p, 0..31) = b[p*rsb + 0..31]. */
+/* r x 16*NV tile: A(i,p) = a[p*csa + i] (ROWS: a[i*csa + p]), B(p, 0..16*NV-1) = b[p*rsb + ...]. */
 static inline __attribute__((always_inline)) void
-ukr_body(const int R, size_t k, const float *a, size_t csa, const float *b, size_t rsb, float *c,
-         size_t ldc, float alpha, float beta)
+ukr_body(const int R, const int NV, const int ROWS, size_t k, const float *a, size_t csa, const float *b,
+         size_t rsb, float *c, size_t ldc, float alpha, float beta)
 {
     __m512 c0[MR], c1[MR];
 #pragma GCC unroll 14
@@ -18,18 +18,18 @@ ukr_body(const int R, size_t k, const float *a, size_t csa, const float *b, size
 #pragma GCC unroll 14
     for (int i = 0; i < R; i++) {
         _mm_prefetch((const char *)(c + i * ldc), _MM_HINT_T0);
-        _mm_prefetch((const char *)(c + i * ldc + 16), _MM_HINT_T0);
+        if (NV > 1) _mm_prefetch((const char *)(c + i * ldc + 16), _MM_HINT_T0);
     }
 #pragma GCC unroll 2
     for (size_t p = 0; p < k; p++) {
-        const __m512 b0 = _mm512_loadu_ps(b), b1 = _mm512_loadu_ps(b + 16);
+        const __m512 b0 = _mm512_loadu_ps(b), b1 = NV > 1 ? _mm512_loadu_ps(b + 16) : b0;
 #pragma GCC unroll 14
         for (int i = 0; i < R; i++) {
-            const __m512 ai = _mm512_set1_ps(a[i]);
+            const __m512 ai = _mm512_set1_ps(ROWS ? a[i * csa] : a[i]);
             c0[i] = _mm512_fmadd_ps(ai, b0, c0[i]);
-            c1[i] = _mm512_fmadd_ps(ai, b1, c1[i]);
+            if (NV > 1) c1[i] = _mm512_fmadd_ps(ai, b1, c1[i]);
         }
-        a += csa;
+        a += ROWS ? 1 : csa;
         b += rsb;
     }
     const __m512 va = _mm512_set1_ps(alpha);
@@ -37,7 +37,7 @@ ukr_body(const int R, size_t k, const float *a, size_t csa, const float *b, size
 #pragma GCC unroll 14
         for (int i = 0; i < R; i++) {
             _mm512_storeu_ps(c + i * ldc, _mm512_mul_ps(va, c0[i]));
-            _mm512_storeu_ps(c + i * ldc + 16, _mm512_mul_ps(va, c1[i]));
+            if (NV > 1) _mm512_storeu_ps(c + i * ldc + 16, _mm512_mul_ps(va, c1[i]));
         }
     } else {
         const __m512 vb = _mm512_set1_ps(beta);
@@ -45,7 +45,8 @@ ukr_body(const int R, size_t k, const float *a, size_t csa, const float *b, size
         for (int i = 0; i < R; i++) {
             float *ci = c + i * ldc;
             _mm512_storeu_ps(ci, _mm512_fmadd_ps(vb, _mm512_loadu_ps(ci), _mm512_mul_ps(va, c0[i])));
-            _mm512_storeu_ps(ci + 16, _mm512_fmadd_ps(vb, _mm512_loadu_ps(ci + 16), _mm512_mul_ps(va, c1[i])));
+            if (NV > 1)
+                _mm512_storeu_ps(ci + 16, _mm512_fmadd_ps(vb, _mm512_loadu_ps(ci + 16), _mm512_mul_ps(va, c1[i])));
         }
     }
 }
@@ -54,7 +55,12 @@ ukr_body(const int R, size_t k, const float *a, size_t csa, const float *b, size
     static void ukr_##R##x32(size_t k, const float *a, size_t csa, const float *b, size_t rsb,   \
                              float *c, size_t ldc, float alpha, float beta)                       \
     {                                                                                              \
-        ukr_body(R, k, a, csa, b, rsb, c, ldc, alpha, beta);                                      \
+        ukr_body(R, 2, 0, k, a, csa, b, rsb, c, ldc, alpha, beta);                                \
+    }                                                                                              \
+    static void ukr_rows_##R##x16(size_t k, const float *a, size_t rsa, const float *b, size_t rsb,\
+                                  float *c, size_t ldc, float alpha, float beta)                  \
+    {                                                                                              \
+        ukr_body(R, 1, 1, k, a, rsa, b, rsb, c, ldc, alpha, beta);                                \
     }
 UKR(1) UKR(2) UKR(3) UKR(4) UKR(5) UKR(6) UKR(7) UKR(8) UKR(9) UKR(10) UKR(11) UKR(12) UKR(13) UKR(14)
 
@@ -161,9 +167,15 @@ void sk_gemm_init_avx512(sk_gemm_dsp *d)
     static const sk_gemm_ukr_fn ukr[MR] = { ukr_1x32, ukr_2x32, ukr_3x32, ukr_4x32, ukr_5x32,
                                             ukr_6x32, ukr_7x32, ukr_8x32, ukr_9x32, ukr_10x32,
                                             ukr_11x32, ukr_12x32, ukr_13x32, ukr_14x32 };
+    static const sk_gemm_ukr_fn ukr_rows[MR] = {
+        ukr_rows_1x16, ukr_rows_2x16, ukr_rows_3x16, ukr_rows_4x16, ukr_rows_5x16, ukr_rows_6x16,
+        ukr_rows_7x16, ukr_rows_8x16, ukr_rows_9x16, ukr_rows_10x16, ukr_rows_11x16, ukr_rows_12x16,
+        ukr_rows_13x16, ukr_rows_14x16 };
     for (int i = 0; i < SK_GEMM_MR_MAX; i++) d->ukr[i] = i < MR ? ukr[i] : NULL;
     d->gemv_n = gemv_n;
     d->gemv_t = gemv_t;
+    for (int i = 0; i < SK_GEMM_MR_MAX; i++) d->ukr_rows[i] = i < MR ? ukr_rows[i] : NULL;
+    d->rows_nr = 16;
     d->mr = MR;
     d->nr = NR;
     /* Zen 5: L1d 48 KiB (B micro-panel KC x 32 = 32 KiB), L2 1 MiB (A block MC x KC = 168 KiB... */
@@ -171,3 +183,4 @@ void sk_gemm_init_avx512(sk_gemm_dsp *d)
     d->mc = 168;
     d->nc = 4080;
 }
+

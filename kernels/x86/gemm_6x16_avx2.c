@@ -9,7 +9,7 @@
 
 /* r x 16 tile: A(i,p) = a[p*csa + i], B(p, 0..15) = b[p*rsb + 0..15]. */
 static inline __attribute__((always_inline)) void
-ukr_body(const int R, size_t k, const float *a, size_t csa, const float *b, size_t rsb, float *c,
+ukr_body(const int R, const int ROWS, size_t k, const float *a, size_t csa, const float *b, size_t rsb, float *c,
          size_t ldc, float alpha, float beta)
 {
     __m256 c0[MR], c1[MR];
@@ -22,11 +22,11 @@ ukr_body(const int R, size_t k, const float *a, size_t csa, const float *b, size
         const __m256 b0 = _mm256_loadu_ps(b), b1 = _mm256_loadu_ps(b + 8);
 #pragma GCC unroll 6
         for (int i = 0; i < R; i++) {
-            const __m256 ai = _mm256_broadcast_ss(a + i);
+            const __m256 ai = _mm256_broadcast_ss(ROWS ? a + i * csa : a + i);
             c0[i] = _mm256_fmadd_ps(ai, b0, c0[i]);
             c1[i] = _mm256_fmadd_ps(ai, b1, c1[i]);
         }
-        a += csa;
+        a += ROWS ? 1 : csa;
         b += rsb;
     }
     const __m256 va = _mm256_set1_ps(alpha);
@@ -51,7 +51,12 @@ ukr_body(const int R, size_t k, const float *a, size_t csa, const float *b, size
     static void ukr_##R##x16(size_t k, const float *a, size_t csa, const float *b, size_t rsb,   \
                              float *c, size_t ldc, float alpha, float beta)                       \
     {                                                                                              \
-        ukr_body(R, k, a, csa, b, rsb, c, ldc, alpha, beta);                                      \
+        ukr_body(R, 0, k, a, csa, b, rsb, c, ldc, alpha, beta);                                   \
+    }                                                                                              \
+    static void ukr_rows_##R##x16(size_t k, const float *a, size_t rsa, const float *b, size_t rsb,\
+                                  float *c, size_t ldc, float alpha, float beta)                  \
+    {                                                                                              \
+        ukr_body(R, 1, k, a, rsa, b, rsb, c, ldc, alpha, beta);                                   \
     }
 UKR(1) UKR(2) UKR(3) UKR(4) UKR(5) UKR(6)
 
@@ -153,7 +158,11 @@ static void gemv_t(size_t n, size_t k, float alpha, const float *a, const float 
 void sk_gemm_init_avx2(sk_gemm_dsp *d)
 {
     static const sk_gemm_ukr_fn ukr[MR] = { ukr_1x16, ukr_2x16, ukr_3x16, ukr_4x16, ukr_5x16, ukr_6x16 };
+    static const sk_gemm_ukr_fn ukr_rows[MR] = { ukr_rows_1x16, ukr_rows_2x16, ukr_rows_3x16,
+                                                 ukr_rows_4x16, ukr_rows_5x16, ukr_rows_6x16 };
     for (int i = 0; i < SK_GEMM_MR_MAX; i++) d->ukr[i] = i < MR ? ukr[i] : NULL;
+    for (int i = 0; i < SK_GEMM_MR_MAX; i++) d->ukr_rows[i] = i < MR ? ukr_rows[i] : NULL;
+    d->rows_nr = 16;
     d->gemv_n = gemv_n;
     d->gemv_t = gemv_t;
     d->mr = MR;
