@@ -14,6 +14,7 @@
 
 #include "simdkern.h"
 #include "config.h"
+#include "dsp.h" /* internal: sk_cpu_features */
 
 static int g_fail, g_checks;
 static const char *g_fn = "";
@@ -499,6 +500,32 @@ static int expect_available(sk_isa isa)
     }
 }
 
+/* The recorded CPU features against the same oracle (internal API, read by later kernels). */
+static void test_cpu_features(void)
+{
+    g_fn = "sk_cpu_features";
+    const uint64_t f = sk_cpu_features();
+    uint64_t mask_f = 0;
+    CHECK(sk_cpu_detect(&mask_f) == sk_cpu_isa_mask() && mask_f == f, "detect is not repeatable");
+#if SK_ARCH_X86_64 && defined(__GNUC__)
+    static const struct { uint64_t bit; const char *name; } x[] = {
+        { SK_CPU_X86_AVX2, "avx2" }, { SK_CPU_X86_FMA, "fma" }, { SK_CPU_X86_AVX512F, "avx512f" },
+        { SK_CPU_X86_AVX512DQ, "avx512dq" }, { SK_CPU_X86_AVX512BW, "avx512bw" },
+        { SK_CPU_X86_AVX512VL, "avx512vl" }, { SK_CPU_X86_AVX512VNNI, "avx512vnni" },
+    };
+    const int has[] = { __builtin_cpu_supports("avx2"), __builtin_cpu_supports("fma"),
+                        __builtin_cpu_supports("avx512f"), __builtin_cpu_supports("avx512dq"),
+                        __builtin_cpu_supports("avx512bw"), __builtin_cpu_supports("avx512vl"),
+                        __builtin_cpu_supports("avx512vnni") };
+    for (size_t i = 0; i < sizeof x / sizeof x[0]; i++)
+        CHECK(!!(f & x[i].bit) == !!has[i], "%s: recorded %d, CPU says %d", x[i].name, !!(f & x[i].bit), !!has[i]);
+    CHECK(!(f >> 32), "arm bits on x86: %#llx", (unsigned long long)f);
+#elif SK_ARCH_AARCH64
+    CHECK(f & SK_CPU_ARM_ASIMD, "aarch64 without Advanced SIMD");
+    CHECK(!(f & 0xffffffffull), "x86 bits on aarch64: %#llx", (unsigned long long)f);
+#endif
+}
+
 static sk_isa best_isa(void)
 {
     sk_isa best = SK_ISA_SCALAR;
@@ -587,6 +614,7 @@ int main(int argc, char **argv)
     }
     fill_inputs();
     test_dispatch();
+    test_cpu_features();
     test_names();
     /* the argument checks run in front of every path: exercise them on each available ISA */
     const sk_isa first = sk_isa_active();
