@@ -132,8 +132,10 @@ void add_context()
     benchmark::AddCustomContext("simdkern_isas", list);
     benchmark::AddCustomContext("simdkern_isa_default", sk_isa_name(sk_isa_active()));
     benchmark::AddCustomContext("simdkern_isa_env", env_or("SIMDKERN_ISA", "(unset)"));
-#ifdef __VERSION__
-    benchmark::AddCustomContext("compiler", __VERSION__);
+#if defined(__clang__)
+    benchmark::AddCustomContext("compiler", "clang " __clang_version__);
+#elif defined(__GNUC__)
+    benchmark::AddCustomContext("compiler", "gcc " __VERSION__);
 #endif
 #ifdef SK_BENCH_BUILDTYPE
     benchmark::AddCustomContext("build", SK_BENCH_BUILDTYPE);
