@@ -27,4 +27,8 @@ static inline int sk_mat_ok(const void *p, size_t rows, size_t cols, size_t ld)
 /* SK_OK when mask (may be NULL) is valid for a rows x cols score matrix, else SK_EINVAL. */
 sk_status sk_mask_check(const sk_mask *mask, size_t rows, size_t cols);
 
+/* The mask of rows [r0, ...) of a validated mask, as a mask whose row 0 is row r0 (and whose
+   columns start at column c0): BOOL/ADD data advanced, CAUSAL offset shifted. NULL stays NULL. */
+const sk_mask *sk_mask_sub(const sk_mask *mask, size_t r0, size_t c0, sk_mask *tmp);
+
 #endif

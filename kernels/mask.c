@@ -15,3 +15,26 @@ sk_status sk_mask_check(const sk_mask *mask, size_t rows, size_t cols)
     }
     return SK_EINVAL; /* unknown kind */
 }
+
+const sk_mask *sk_mask_sub(const sk_mask *mask, size_t r0, size_t c0, sk_mask *tmp)
+{
+    if (!mask || (r0 == 0 && c0 == 0)) return mask;
+    *tmp = *mask;
+    switch (mask->kind) {
+    case SK_MASK_KEYS:
+        tmp->data = (const uint8_t *)mask->data + c0;
+        break;
+    case SK_MASK_BOOL:
+        tmp->data = (const uint8_t *)mask->data + r0 * mask->ld + c0;
+        break;
+    case SK_MASK_ADD:
+        tmp->data = (const float *)mask->data + r0 * mask->ld + c0;
+        break;
+    case SK_MASK_CAUSAL: /* r attends c <= r + offset: in sub coordinates c' <= r' + offset + r0 - c0 */
+        tmp->offset = mask->offset + (ptrdiff_t)r0 - (ptrdiff_t)c0;
+        break;
+    default:
+        break;
+    }
+    return tmp;
+}
