@@ -126,6 +126,10 @@ size_t    sk_mhca_forward_kv_workspace_size(const sk_mhca *layer, size_t n_dec);
 sk_status sk_mhca_forward_kv(const sk_mhca *layer, size_t n_dec, const float *dec, size_t n_enc,
                              const float *kv, const uint8_t *enc_mask, float *out, float *weights,
                              void *workspace);
+/* Memory of the attention calls (sk_attention / sk_mha with weights NULL, and the module's attention
+   step): no allocation; a fixed stack frame of about 41 KB of scratch (a 32-row block of Q^T and a
+   2048-float score tile), independent of n_q and n_kv. sk_mhca_forward / sk_mhca_forward_kv with
+   workspace NULL allocate their workspace (projections) once per call. */
 /* ==== end ADDED (issue 5) ==== */
 
 #ifdef __cplusplus
