@@ -239,7 +239,8 @@ static void gemm_blocked(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t 
 
 /* op(B) = B^T with m <= rows_nr: C^T = B op(A)^T. op(A)^T is packed (kc x W, W = rows_nr, zero
    columns past m), the rows of B are the kernel's broadcast operand, read in place (no
-   transposition of B), and each r x W tile of C^T goes into C transposed. 0 if no buffer. */
+   transposition of B), and the kernel writes each r x W tile of C^T into C transposed. 0 if no
+   buffer. */
 static int gemm_nt_rows(const sk_gemm_dsp *d, sk_trans ta, size_t m, size_t n, size_t k, float alpha,
                         const float *a, size_t lda, const float *b, size_t ldb, float beta, float *c,
                         size_t ldc)
@@ -247,7 +248,6 @@ static int gemm_nt_rows(const sk_gemm_dsp *d, sk_trans ta, size_t m, size_t n, s
     const size_t W = d->rows_nr, MR = d->mr, nkb = cdiv(k, d->kc), KC = cdiv(k, nkb);
     float *at = buf_get(W * KC);
     if (!at) return 0;
-    SK_ALIGN(64) float tile[TILE_MAX], tt[TILE_MAX];
     for (size_t pc = 0; pc < k; pc += KC) {
         const size_t kc = k - pc < KC ? k - pc : KC;
         const float be = pc == 0 ? beta : 1.f;
@@ -256,13 +256,7 @@ static int gemm_nt_rows(const sk_gemm_dsp *d, sk_trans ta, size_t m, size_t n, s
             for (size_t p = 0; p < kc; p++) memset(at + p * W + m, 0, (W - m) * sizeof(float));
         for (size_t j0 = 0; j0 < n; j0 += MR) {
             const size_t r = n - j0 < MR ? n - j0 : MR;
-            d->ukr_rows[r - 1](kc, b + j0 * ldb + pc, ldb, at, W, tile, W, alpha, 0.f);
-            if (be == 0.f) { /* tile[q*W + i] -> C[i][j0 + q] */
-                pack_t(r, m, tile, W, c + j0, ldc);
-            } else {
-                pack_t(r, m, tile, W, tt, MR);
-                merge_tile(m, r, tt, MR, be, c + j0, ldc);
-            }
+            d->ukr_t[r - 1](kc, b + j0 * ldb + pc, ldb, at, W, m, c + j0, ldc, alpha, be);
         }
     }
     return 1;
@@ -323,7 +317,7 @@ void sk_gemm_run(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t m, size_
         gemm_row(d, ta, tb, n, k, alpha, a, lda, b, ldb, beta, c);
         return;
     }
-    if (tb && m <= d->rows_nr && d->ukr_rows[0] &&
+    if (tb && m <= d->rows_nr && d->ukr_t[0] &&
         gemm_nt_rows(d, ta, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc))
         return;
     gemm_blocked(d, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
