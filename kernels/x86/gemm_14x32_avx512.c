@@ -20,18 +20,23 @@ ukr_body(const int R, const int NV, size_t k, const float *a, size_t csa, const 
         _mm_prefetch((const char *)(c + i * ldc), _MM_HINT_T0);
         if (NV > 1) _mm_prefetch((const char *)(c + i * ldc + 16), _MM_HINT_T0);
     }
-#pragma GCC unroll 2
-    for (size_t p = 0; p < k; p++) {
-        const __m512 b0 = _mm512_loadu_ps(b), b1 = NV > 1 ? _mm512_loadu_ps(b + 16) : b0;
-#pragma GCC unroll 14
-        for (int i = 0; i < R; i++) {
-            const __m512 ai = _mm512_set1_ps(a[i]);
-            c0[i] = _mm512_fmadd_ps(ai, b0, c0[i]);
-            if (NV > 1) c1[i] = _mm512_fmadd_ps(ai, b1, c1[i]);
-        }
-        a += csa;
-        b += rsb;
+#define LOOP(CSA, RSB)                                                                             \
+    _Pragma("GCC unroll 2") for (size_t p = 0; p < k; p++) {                                       \
+        const __m512 b0 = _mm512_loadu_ps(b), b1 = NV > 1 ? _mm512_loadu_ps(b + 16) : b0;          \
+        _Pragma("GCC unroll 14") for (int i = 0; i < R; i++) {                                     \
+            const __m512 ai = _mm512_set1_ps(a[i]);                                                \
+            c0[i] = _mm512_fmadd_ps(ai, b0, c0[i]);                                                \
+            if (NV > 1) c1[i] = _mm512_fmadd_ps(ai, b1, c1[i]);                                    \
+        }                                                                                          \
+        a += (CSA);                                                                                \
+        b += (RSB);                                                                                \
     }
+    if (csa == MR && rsb == NR) { /* both packed: constant strides, immediate offsets */
+        LOOP(MR, NR)
+    } else {
+        LOOP(csa, rsb)
+    }
+#undef LOOP
     const __m512 va = _mm512_set1_ps(alpha);
     if (beta == 0.f) {
 #pragma GCC unroll 14

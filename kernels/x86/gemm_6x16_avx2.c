@@ -17,18 +17,23 @@ ukr_body(const int R, size_t k, const float *a, size_t csa, const float *b, size
     for (int i = 0; i < R; i++) c0[i] = c1[i] = _mm256_setzero_ps();
 #pragma GCC unroll 6
     for (int i = 0; i < R; i++) _mm_prefetch((const char *)(c + i * ldc), _MM_HINT_T0);
-#pragma GCC unroll 4
-    for (size_t p = 0; p < k; p++) {
-        const __m256 b0 = _mm256_loadu_ps(b), b1 = _mm256_loadu_ps(b + 8);
-#pragma GCC unroll 6
-        for (int i = 0; i < R; i++) {
-            const __m256 ai = _mm256_broadcast_ss(a + i);
-            c0[i] = _mm256_fmadd_ps(ai, b0, c0[i]);
-            c1[i] = _mm256_fmadd_ps(ai, b1, c1[i]);
-        }
-        a += csa;
-        b += rsb;
+#define LOOP(CSA, RSB)                                                                             \
+    _Pragma("GCC unroll 4") for (size_t p = 0; p < k; p++) {                                       \
+        const __m256 b0 = _mm256_loadu_ps(b), b1 = _mm256_loadu_ps(b + 8);                         \
+        _Pragma("GCC unroll 6") for (int i = 0; i < R; i++) {                                      \
+            const __m256 ai = _mm256_broadcast_ss(a + i);                                          \
+            c0[i] = _mm256_fmadd_ps(ai, b0, c0[i]);                                                \
+            c1[i] = _mm256_fmadd_ps(ai, b1, c1[i]);                                                \
+        }                                                                                          \
+        a += (CSA);                                                                                \
+        b += (RSB);                                                                                \
     }
+    if (csa == MR && rsb == NR) { /* both packed: constant strides, immediate offsets */
+        LOOP(MR, NR)
+    } else {
+        LOOP(csa, rsb)
+    }
+#undef LOOP
     const __m256 va = _mm256_set1_ps(alpha);
     if (beta == 0.f) {
 #pragma GCC unroll 6
