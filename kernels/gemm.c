@@ -11,8 +11,10 @@
  * columns past n in the last B panel are zero and that tile goes through a stack tile.
  * When the whole of m fits one MC block, B panels are packed one at a time right before use, and
  * for NN with few rows they are not packed at all (the kernel reads B in place, row stride ldb).
- * m == 1 goes to matrix-vector kernels. Packing buffers are per thread, grown on demand, freed at
- * thread exit; if they cannot be allocated the reference path runs instead. */
+ * m == 1 goes to matrix-vector kernels; NT with m <= rows_nr computes C^T = B A^T with B read in
+ * place. Packing buffers are per thread, grown on demand, freed at thread exit (pthread key
+ * destructor; atexit for the thread that calls exit); if they cannot be allocated the reference
+ * path runs instead. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,9 +55,18 @@ static void buf_destroy(void *p)
     t_cap = 0;
 }
 
+/* Key destructors do not run for the thread that calls exit(): free its buffer at exit. */
+static void buf_atexit(void)
+{
+    if (!t_buf) return;
+    pthread_setspecific(g_buf_key, NULL);
+    buf_destroy(t_buf);
+}
+
 static void buf_key_init(void)
 {
     g_buf_key_ok = pthread_key_create(&g_buf_key, buf_destroy) == 0;
+    if (g_buf_key_ok) atexit(buf_atexit);
 }
 
 #define BUF_MIN_FLOATS (64u << 10) /* 256 KiB: every small shape fits the first allocation */
