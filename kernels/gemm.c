@@ -186,8 +186,11 @@ static void gemm_blocked(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t 
     const size_t nkb = cdiv(k, d->kc), KC = cdiv(k, nkb); /* equal k blocks: no tiny last one */
     const int one_ic = m <= MC;                  /* B panels packed one at a time, right before use */
     const int direct_b = one_ic && !tb && m <= 4 * MR; /* NN, few rows: B read in place */
+    /* A read in place when m is one block, the kernels allow it (ukr_r) and rows of A do not
+       alias in L1 (a row stride that is a multiple of 4 KiB puts every row in one cache set) */
+    const int direct_a = one_ic && d->ukr_r[0] && lda % 1024 != 0;
     const size_t mcap = one_ic ? m : MC, ncap = n < NC ? n : NC;
-    const size_t a_sz = cdiv(mcap, MR) * MR * KC;
+    const size_t a_sz = direct_a ? 0 : cdiv(mcap, MR) * MR * KC;
     const size_t b_sz = (one_ic ? NR : cdiv(ncap, NR) * NR) * KC;
     float *abuf = buf_get(a_sz + b_sz);
     if (!abuf) { /* no memory for packing: the unpacked reference path */
@@ -212,7 +215,7 @@ static void gemm_blocked(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t 
                 /* row blocks: nrb blocks, the first `big` of them one row taller */
                 const size_t nrb = cdiv(mc, MR), rlo = mc / nrb, big = mc % nrb;
                 const float *asrc = ta ? a + pc * lda + ic : a + ic * lda + pc; /* op(A)(ic, pc) */
-                for (size_t q = 0, r0 = 0; q < nrb; q++) {
+                for (size_t q = 0, r0 = 0; q < nrb && !direct_a; q++) {
                     const size_t r = rlo + (q < big);
                     pack_a(ta, r, kc, ta ? asrc + r0 : asrc + r0 * lda, lda, abuf + q * MR * kc, MR);
                     r0 += r;
@@ -234,10 +237,17 @@ static void gemm_blocked(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t 
                     for (size_t q = 0, r0 = 0; q < nrb; q++) {
                         const size_t r = rlo + (q < big);
                         const float *ap = abuf + q * MR * kc;
+                        size_t csa = MR;
+                        sk_gemm_ukr_fn fn = d->ukr[r - 1];
+                        if (direct_a) {
+                            ap = ta ? asrc + r0 : asrc + r0 * lda;
+                            csa = lda;
+                            if (!ta) fn = d->ukr_r[r - 1];
+                        }
                         if (SK_LIKELY(nr == NR)) {
-                            d->ukr[r - 1](kc, ap, MR, bp, rsb, cj + r0 * ldc, ldc, alpha, be);
+                            fn(kc, ap, csa, bp, rsb, cj + r0 * ldc, ldc, alpha, be);
                         } else {
-                            d->ukr[r - 1](kc, ap, MR, bp, rsb, tile, NR, alpha, 0.f);
+                            fn(kc, ap, csa, bp, rsb, tile, NR, alpha, 0.f);
                             merge_tile(r, nr, tile, NR, be, cj + r0 * ldc, ldc);
                         }
                         r0 += r;

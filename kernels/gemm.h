@@ -40,6 +40,7 @@ typedef struct sk_gemm_dsp {
     sk_sgemm_fn sgemm;                  /* portable reference; used when ukr[0] is NULL */
     sk_gemm_ukr_fn ukr[SK_GEMM_MR_MAX]; /* ukr[r-1]: r rows; NULL past mr */
     sk_gemv_fn gemv_n, gemv_t;
+    sk_gemm_ukr_fn ukr_r[SK_GEMM_MR_MAX]; /* as ukr with A(i,p) = a[i*csa + p] (A rows in place) */
     sk_gemm_ukr_t_fn ukr_t[SK_GEMM_MR_MAX]; /* ukr_t[r-1]: r rows of B; NULL: none */
     unsigned rows_nr;                   /* lanes of ukr_t: NT path for m <= rows_nr */
     unsigned mr, nr;                    /* register tile */

@@ -7,9 +7,9 @@
 #define MR 14
 #define NR 32
 
-/* r x 16*NV tile: A(i,p) = a[p*csa + i], B(p, 0..16*NV-1) = b[p*rsb + ...]. */
+/* r x 16*NV tile: A(i,p) = a[p*csa + i] (ROWS: a[i*csa + p]), B(p, 0..16*NV-1) = b[p*rsb + ...]. */
 static inline __attribute__((always_inline)) void
-ukr_body(const int R, const int NV, size_t k, const float *a, size_t csa, const float *b,
+ukr_body(const int R, const int NV, const int ROWS, size_t k, const float *a, size_t csa, const float *b,
          size_t rsb, float *c, size_t ldc, float alpha, float beta)
 {
     __m512 c0[MR], c1[MR];
@@ -24,14 +24,16 @@ ukr_body(const int R, const int NV, size_t k, const float *a, size_t csa, const 
     _Pragma("GCC unroll 2") for (size_t p = 0; p < k; p++) {                                       \
         const __m512 b0 = _mm512_loadu_ps(b), b1 = NV > 1 ? _mm512_loadu_ps(b + 16) : b0;          \
         _Pragma("GCC unroll 14") for (int i = 0; i < R; i++) {                                     \
-            const __m512 ai = _mm512_set1_ps(a[i]);                                                \
+            const __m512 ai = _mm512_set1_ps(ROWS ? a[i * csa] : a[i]);                                                \
             c0[i] = _mm512_fmadd_ps(ai, b0, c0[i]);                                                \
             if (NV > 1) c1[i] = _mm512_fmadd_ps(ai, b1, c1[i]);                                    \
         }                                                                                          \
         a += (CSA);                                                                                \
         b += (RSB);                                                                                \
     }
-    if (csa == MR && rsb == NR) { /* both packed: constant strides, immediate offsets */
+    if (ROWS) { /* A(i,p) = a[i*csa + p] */
+        LOOP(1, rsb)
+    } else if (csa == MR && rsb == NR) { /* both packed: constant strides, immediate offsets */
         LOOP(MR, NR)
     } else {
         LOOP(csa, rsb)
@@ -111,7 +113,12 @@ ukr_t_body(const int R, size_t k, const float *a, size_t rsa, const float *b, si
     static void ukr_##R##x32(size_t k, const float *a, size_t csa, const float *b, size_t rsb,   \
                              float *c, size_t ldc, float alpha, float beta)                       \
     {                                                                                              \
-        ukr_body(R, 2, k, a, csa, b, rsb, c, ldc, alpha, beta);                                   \
+        ukr_body(R, 2, 0, k, a, csa, b, rsb, c, ldc, alpha, beta);                                \
+    }                                                                                              \
+    static void ukr_r_##R##x32(size_t k, const float *a, size_t rsa, const float *b, size_t rsb,  \
+                               float *c, size_t ldc, float alpha, float beta)                     \
+    {                                                                                              \
+        ukr_body(R, 2, 1, k, a, rsa, b, rsb, c, ldc, alpha, beta);                                \
     }                                                                                              \
     static void ukr_t_##R##x16(size_t k, const float *a, size_t rsa, const float *b, size_t rsb,  \
                                size_t w, float *c, size_t ldc, float alpha, float beta)           \
@@ -223,12 +230,16 @@ void sk_gemm_init_avx512(sk_gemm_dsp *d)
     static const sk_gemm_ukr_fn ukr[MR] = { ukr_1x32, ukr_2x32, ukr_3x32, ukr_4x32, ukr_5x32,
                                             ukr_6x32, ukr_7x32, ukr_8x32, ukr_9x32, ukr_10x32,
                                             ukr_11x32, ukr_12x32, ukr_13x32, ukr_14x32 };
+    static const sk_gemm_ukr_fn ukr_r[MR] = {
+        ukr_r_1x32, ukr_r_2x32, ukr_r_3x32, ukr_r_4x32, ukr_r_5x32, ukr_r_6x32, ukr_r_7x32,
+        ukr_r_8x32, ukr_r_9x32, ukr_r_10x32, ukr_r_11x32, ukr_r_12x32, ukr_r_13x32, ukr_r_14x32 };
     static const sk_gemm_ukr_t_fn ukr_t[MR] = {
         ukr_t_1x16, ukr_t_2x16, ukr_t_3x16, ukr_t_4x16, ukr_t_5x16, ukr_t_6x16, ukr_t_7x16,
         ukr_t_8x16, ukr_t_9x16, ukr_t_10x16, ukr_t_11x16, ukr_t_12x16, ukr_t_13x16, ukr_t_14x16 };
     for (int i = 0; i < SK_GEMM_MR_MAX; i++) d->ukr[i] = i < MR ? ukr[i] : NULL;
     d->gemv_n = gemv_n;
     d->gemv_t = gemv_t;
+    for (int i = 0; i < SK_GEMM_MR_MAX; i++) d->ukr_r[i] = i < MR ? ukr_r[i] : NULL;
     for (int i = 0; i < SK_GEMM_MR_MAX; i++) d->ukr_t[i] = i < MR ? ukr_t[i] : NULL;
     d->rows_nr = 16;
     d->mr = MR;

@@ -7,9 +7,9 @@
 #define MR 6
 #define NR 16
 
-/* r x 16 tile: A(i,p) = a[p*csa + i], B(p, 0..15) = b[p*rsb + 0..15]. */
+/* r x 16 tile: A(i,p) = a[p*csa + i] (ROWS: a[i*csa + p]), B(p, 0..15) = b[p*rsb + 0..15]. */
 static inline __attribute__((always_inline)) void
-ukr_body(const int R, size_t k, const float *a, size_t csa, const float *b, size_t rsb, float *c,
+ukr_body(const int R, const int ROWS, size_t k, const float *a, size_t csa, const float *b, size_t rsb, float *c,
          size_t ldc, float alpha, float beta)
 {
     __m256 c0[MR], c1[MR];
@@ -21,14 +21,16 @@ ukr_body(const int R, size_t k, const float *a, size_t csa, const float *b, size
     _Pragma("GCC unroll 4") for (size_t p = 0; p < k; p++) {                                       \
         const __m256 b0 = _mm256_loadu_ps(b), b1 = _mm256_loadu_ps(b + 8);                         \
         _Pragma("GCC unroll 6") for (int i = 0; i < R; i++) {                                      \
-            const __m256 ai = _mm256_broadcast_ss(a + i);                                          \
+            const __m256 ai = _mm256_broadcast_ss(ROWS ? a + i * csa : a + i);                                          \
             c0[i] = _mm256_fmadd_ps(ai, b0, c0[i]);                                                \
             c1[i] = _mm256_fmadd_ps(ai, b1, c1[i]);                                                \
         }                                                                                          \
         a += (CSA);                                                                                \
         b += (RSB);                                                                                \
     }
-    if (csa == MR && rsb == NR) { /* both packed: constant strides, immediate offsets */
+    if (ROWS) { /* A(i,p) = a[i*csa + p] */
+        LOOP(1, rsb)
+    } else if (csa == MR && rsb == NR) { /* both packed: constant strides, immediate offsets */
         LOOP(MR, NR)
     } else {
         LOOP(csa, rsb)
@@ -160,7 +162,12 @@ ukr_t_body(void (*loop)(size_t, const float *, size_t, const float *, size_t, fl
     static void ukr_##R##x16(size_t k, const float *a, size_t csa, const float *b, size_t rsb,   \
                              float *c, size_t ldc, float alpha, float beta)                       \
     {                                                                                              \
-        ukr_body(R, k, a, csa, b, rsb, c, ldc, alpha, beta);                                      \
+        ukr_body(R, 0, k, a, csa, b, rsb, c, ldc, alpha, beta);                                   \
+    }                                                                                              \
+    static void ukr_r_##R##x16(size_t k, const float *a, size_t rsa, const float *b, size_t rsb,  \
+                               float *c, size_t ldc, float alpha, float beta)                     \
+    {                                                                                              \
+        ukr_body(R, 1, k, a, rsa, b, rsb, c, ldc, alpha, beta);                                   \
     }                                                                                              \
     static __attribute__((noinline)) void ukr_t_loop_##R(size_t k, const float *a, size_t rsa,    \
                                                         const float *b, size_t rsb, float (*acc)[16]) \
@@ -266,9 +273,12 @@ static void gemv_t(size_t n, size_t k, float alpha, const float *a, const float 
 void sk_gemm_init_avx2(sk_gemm_dsp *d)
 {
     static const sk_gemm_ukr_fn ukr[MR] = { ukr_1x16, ukr_2x16, ukr_3x16, ukr_4x16, ukr_5x16, ukr_6x16 };
+    static const sk_gemm_ukr_fn ukr_r[MR] = { ukr_r_1x16, ukr_r_2x16, ukr_r_3x16,
+                                              ukr_r_4x16, ukr_r_5x16, ukr_r_6x16 };
     static const sk_gemm_ukr_t_fn ukr_t[MR] = { ukr_t_1x16, ukr_t_2x16, ukr_t_3x16,
                                                 ukr_t_4x16, ukr_t_5x16, ukr_t_6x16 };
     for (int i = 0; i < SK_GEMM_MR_MAX; i++) d->ukr[i] = i < MR ? ukr[i] : NULL;
+    for (int i = 0; i < SK_GEMM_MR_MAX; i++) d->ukr_r[i] = i < MR ? ukr_r[i] : NULL;
     for (int i = 0; i < SK_GEMM_MR_MAX; i++) d->ukr_t[i] = i < MR ? ukr_t[i] : NULL;
     d->rows_nr = 16;
     d->gemv_n = gemv_n;
