@@ -104,6 +104,30 @@ sk_status sk_mhca_forward(const sk_mhca *layer, size_t n_dec, const float *dec, 
                           float *weights /* NULL or n_heads x n_dec x n_enc */,
                           void *workspace /* NULL: allocated inside */);
 
+/* ==== ADDED (issue 5): decoder-step API — encoder K/V projected once, reused at every step ====
+   An inference engine decodes one target position (or a few) at a time while the source sequence,
+   hence K = enc W_k and V = enc W_v, stays the same. Project them once into a caller buffer:
+     kv = [K (n_enc x d_model) | V (n_enc x d_model)], row-major, sk_mhca_kv_size() bytes;
+   then run any number of sk_mhca_forward_kv() calls (any n_dec; typically 1 per step) on it. The
+   result equals sk_mhca_forward() on the same rows up to rounding (both run the same kernels;
+   sk_mhca_forward is implemented as project_kv + forward_kv). Same error rules: SK_EINVAL and
+   nothing written on bad input (a bad layer, NULL with nonzero sizes); zero sizes return SK_OK. */
+
+/* Bytes of the kv buffer for n_enc encoder positions (2 * n_enc * d_model floats); 0 for a bad layer. */
+size_t    sk_mhca_kv_size(const sk_mhca *layer, size_t n_enc);
+/* kv = [enc W_k | enc W_v] (see above). kv: sk_mhca_kv_size(layer, n_enc) bytes. */
+sk_status sk_mhca_project_kv(const sk_mhca *layer, size_t n_enc, const float *enc, float *kv);
+/* Bytes of workspace sk_mhca_forward_kv needs for n_dec rows; 0 for a bad layer. */
+size_t    sk_mhca_forward_kv_workspace_size(const sk_mhca *layer, size_t n_dec);
+/* out = concat_h(softmax(Q_h K_h^T / sqrt(d_head) + mask) V_h) W_o with Q = dec W_q and K, V taken
+   from kv (sk_mhca_project_kv of the n_enc encoder rows). enc_mask NULL or [n_enc] (nonzero =
+   attend); a fully padded source gives a zero output. weights NULL or n_heads x n_dec x n_enc.
+   workspace NULL (allocated inside) or sk_mhca_forward_kv_workspace_size(layer, n_dec) bytes. */
+sk_status sk_mhca_forward_kv(const sk_mhca *layer, size_t n_dec, const float *dec, size_t n_enc,
+                             const float *kv, const uint8_t *enc_mask, float *out, float *weights,
+                             void *workspace);
+/* ==== end ADDED (issue 5) ==== */
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,4 +1,16 @@
-/* Attention: sk_attention, sk_mha and the table init. (Stub cores: issue 5 replaces them.) */
+/* Attention: sk_attention, sk_mha and the table init.
+ *
+ * weights == NULL: the fused core. For each block of up to SK_ATTN_BQ query rows, Q^T is packed once
+ * (ISA paths), then key blocks of bk = SK_ATTN_TILE / bq keys stream by: score tile (transposed, see
+ * attn.h), mask, online-softmax update (running max / sum, rescale factor), P·V accumulated into the
+ * output rows with the rescale folded in; the rows are normalised at the end (a row whose keys are all
+ * masked stays zero). Causal masks end the key loop at the last key any row of the block attends to;
+ * key blocks whose KEYS mask is all zero are skipped. Scratch: a fixed stack frame of
+ * (SK_ATTN_BQ * SK_ATTN_DMAX + SK_ATTN_TILE + 3 * SK_ATTN_BQ) floats (~41 KB), whatever n_q / n_kv;
+ * no allocation.
+ *
+ * weights != NULL: the scores go straight into `weights`, the softmax family's scale_mask_softmax
+ * turns them into the contract's weights (exactly its semantics), and out = weights · V (GEMM). */
 #include <math.h>
 #include <string.h>
 #include "dsp.h"
@@ -6,8 +18,36 @@
 
 void sk_attn_dsp_init(sk_attn_dsp *d, sk_isa isa)
 {
+    d->pack_q = NULL;
+    d->score = sk_attn_score_scalar;
+    d->online = sk_attn_online_scalar;
+    d->pv = sk_attn_pv_scalar;
+    d->dmax = 0;
+#if SK_HAVE_AVX2
+    if (isa < SK_ISA_AVX2 || isa == SK_ISA_NEON) return;
+    d->pack_q = sk_attn_pack_q_avx2;
+    d->score = sk_attn_score_avx2;
+    d->online = sk_attn_online_avx2;
+    d->pv = sk_attn_pv_avx2;
+    d->dmax = SK_ATTN_DMAX;
+#endif
+#if SK_HAVE_AVX512
+    if (isa < SK_ISA_AVX512 || isa == SK_ISA_NEON) return;
+    d->pack_q = sk_attn_pack_q_avx512;
+    d->score = sk_attn_score_avx512;
+    d->online = sk_attn_online_avx512;
+    d->pv = sk_attn_pv_avx512;
+    d->dmax = SK_ATTN_DMAX;
+#endif
+#if SK_HAVE_NEON && SK_ATTN_TMP
+    if (isa != SK_ISA_NEON) return;
+    d->pack_q = sk_attn_pack_q_neon;
+    d->score = sk_attn_score_neon;
+    d->online = sk_attn_online_neon;
+    d->pv = sk_attn_pv_neon;
+    d->dmax = SK_ATTN_DMAX;
+#endif
     (void)isa;
-    d->reserved = 0;
 }
 
 static sk_status check_args(size_t n_q, size_t n_kv, size_t d_k, size_t d_v, const float *q,
@@ -20,56 +60,134 @@ static sk_status check_args(size_t n_q, size_t n_kv, size_t d_k, size_t d_v, con
     return sk_mask_check(mask, n_q, n_kv);
 }
 
-/* Naive reference-style core: one query row at a time through the softmax row kernel. */
+/* Mask the transposed tile st (bk keys x bq rows) of rows [r0, r0+bq), keys [c0, c0+bk). */
+static void mask_tile(const sk_mask *m, size_t r0, size_t bq, size_t c0, size_t bk, float *st)
+{
+    switch (m->kind) {
+    case SK_MASK_KEYS: {
+        const uint8_t *kb = (const uint8_t *)m->data + c0;
+        for (size_t j = 0; j < bk; j++)
+            if (!kb[j])
+                for (size_t r = 0; r < bq; r++) st[j * bq + r] = -INFINITY;
+        break;
+    }
+    case SK_MASK_BOOL: {
+        const uint8_t *b = (const uint8_t *)m->data + r0 * m->ld + c0;
+        for (size_t r = 0; r < bq; r++)
+            for (size_t j = 0; j < bk; j++)
+                if (!b[r * m->ld + j]) st[j * bq + r] = -INFINITY;
+        break;
+    }
+    case SK_MASK_ADD: {
+        const float *a = (const float *)m->data + r0 * m->ld + c0;
+        for (size_t r = 0; r < bq; r++)
+            for (size_t j = 0; j < bk; j++) {
+                const float x = a[r * m->ld + j];
+                st[j * bq + r] = x == -INFINITY ? -INFINITY : st[j * bq + r] + x;
+            }
+        break;
+    }
+    case SK_MASK_CAUSAL: /* row r attends c <= r + offset */
+        for (size_t r = 0; r < bq; r++) {
+            const ptrdiff_t last = (ptrdiff_t)(r0 + r) + m->offset; /* last attended key */
+            for (size_t j = 0; j < bk; j++)
+                if ((ptrdiff_t)(c0 + j) > last) st[j * bq + r] = -INFINITY;
+        }
+        break;
+    default:
+        break;
+    }
+}
+
+/* 1 when keys [c0, c0+bk) are all padded out by a KEYS mask */
+static int keys_all_masked(const sk_mask *m, size_t c0, size_t bk)
+{
+    const uint8_t *kb = (const uint8_t *)m->data + c0;
+    for (size_t j = 0; j < bk; j++)
+        if (kb[j]) return 0;
+    return 1;
+}
+
+/* The fused core: no weights. Arguments validated, n_q, n_kv > 0. */
+static void attention_fused(const sk_dsp *dsp, size_t n_q, size_t n_kv, size_t d_k, size_t d_v,
+                            const float *q, size_t ldq, const float *k, size_t ldk, const float *v,
+                            size_t ldv, float scale, const sk_mask *mask, float *out, size_t ldo)
+{
+    SK_ALIGN(64) float qt[SK_ATTN_BQ * SK_ATTN_DMAX];
+    SK_ALIGN(64) float st[SK_ATTN_TILE];
+    SK_ALIGN(64) float mrow[SK_ATTN_BQ], lrow[SK_ATTN_BQ], corr[SK_ATTN_BQ];
+    const sk_attn_dsp *a = &dsp->attn;
+    /* the packed-Q pair takes d_k <= dmax; beyond, the portable (GEMM) score */
+    const int packed = a->pack_q && d_k <= a->dmax;
+    void (*score)(const struct sk_dsp *, size_t, size_t, size_t, float, const float *, size_t,
+                  const float *, size_t, const float *, float *) = packed ? a->score : sk_attn_score_scalar;
+    if (mask && mask->kind == SK_MASK_NONE) mask = NULL;
+
+    for (size_t r0 = 0; r0 < n_q; r0 += SK_ATTN_BQ) {
+        const size_t bq = n_q - r0 < SK_ATTN_BQ ? n_q - r0 : SK_ATTN_BQ;
+        size_t bk_max = (SK_ATTN_TILE / bq) & ~(size_t)15;
+        float *o = out + r0 * ldo;
+        for (size_t r = 0; r < bq; r++) {
+            memset(o + r * ldo, 0, d_v * sizeof(float));
+            mrow[r] = -INFINITY;
+            lrow[r] = 0.f;
+        }
+        /* keys this block can attend to: all, or up to the causal limit of its last row */
+        size_t kv_end = n_kv;
+        if (mask && mask->kind == SK_MASK_CAUSAL) {
+            const ptrdiff_t last = (ptrdiff_t)(r0 + bq - 1) + mask->offset;
+            kv_end = last < 0 ? 0 : ((size_t)last + 1 < n_kv ? (size_t)last + 1 : n_kv);
+        }
+        if (kv_end == 0) continue; /* every row fully masked: zero rows */
+        if (packed) a->pack_q(bq, d_k, q + r0 * ldq, ldq, qt);
+        for (size_t c0 = 0; c0 < kv_end; c0 += bk_max) {
+            const size_t bk = kv_end - c0 < bk_max ? kv_end - c0 : bk_max;
+            if (mask && mask->kind == SK_MASK_KEYS && keys_all_masked(mask, c0, bk)) continue;
+            score(dsp, bk, bq, d_k, scale, k + c0 * ldk, ldk, q + r0 * ldq, ldq, qt, st);
+            if (mask) mask_tile(mask, r0, bq, c0, bk, st);
+            a->online(dsp, bk, bq, st, mrow, lrow, corr);
+            if (d_v) a->pv(dsp, bq, bk, d_v, st, v + c0 * ldv, ldv, corr, o, ldo);
+        }
+        for (size_t r = 0; r < bq; r++) {
+            float *orow = o + r * ldo;
+            if (lrow[r] == 0.f) continue; /* fully masked: stays zero */
+            const float inv = 1.f / lrow[r];
+            for (size_t c = 0; c < d_v; c++) orow[c] *= inv;
+        }
+    }
+}
+
+/* weights != NULL: weights (n_q x n_kv, stride n_kv) exactly per the softmax contract, then out. */
+static void attention_weights(const sk_dsp *dsp, size_t n_q, size_t n_kv, size_t d_k, size_t d_v,
+                              const float *q, size_t ldq, const float *k, size_t ldk, const float *v,
+                              size_t ldv, float scale, const sk_mask *mask, float *out, size_t ldo,
+                              float *weights)
+{
+    sk_gemm_run(&dsp->gemm, SK_NOTRANS, SK_TRANS, n_q, n_kv, d_k, 1.f, q, ldq, k, ldk, 0.f, weights, n_kv);
+    dsp->math.scale_mask_softmax(n_q, n_kv, scale, weights, n_kv, mask, weights, n_kv);
+    sk_gemm_run(&dsp->gemm, SK_NOTRANS, SK_NOTRANS, n_q, d_v, n_kv, 1.f, weights, n_kv, v, ldv, 0.f, out, ldo);
+}
+
+/* One head, validated, n_q > 0. */
 static void attention_core(const sk_dsp *dsp, size_t n_q, size_t n_kv, size_t d_k, size_t d_v,
                            const float *q, size_t ldq, const float *k, size_t ldk, const float *v,
                            size_t ldv, float scale, const sk_mask *mask, float *out, size_t ldo,
                            float *weights)
 {
-    for (size_t r = 0; r < n_q; r++) {
-        float *o = out + r * ldo;
-        memset(o, 0, d_v * sizeof *o);
-        if (n_kv == 0) continue;
-        sk_mask tmp;
-        const sk_mask *mr = sk_mask_sub(mask, r, 0, &tmp);
-        float *w = weights ? weights + r * n_kv : NULL;
-        /* online softmax over keys, accumulating into o */
-        float m = -INFINITY, l = 0.f;
-        for (size_t j = 0; j < n_kv; j++) {
-            int att = 1;
-            float add = 0.f;
-            if (mr) switch (mr->kind) {
-                case SK_MASK_KEYS: att = ((const uint8_t *)mr->data)[j] != 0; break;
-                case SK_MASK_BOOL: att = ((const uint8_t *)mr->data)[j] != 0; break;
-                case SK_MASK_ADD: add = ((const float *)mr->data)[j]; att = add != -INFINITY; break;
-                case SK_MASK_CAUSAL: att = (ptrdiff_t)j <= mr->offset; break;
-                default: break;
-            }
-            if (!att) continue;
-            float s = 0.f;
-            for (size_t p = 0; p < d_k; p++) s += q[r * ldq + p] * k[j * ldk + p];
-            s = s * scale + add;
-            if (s > m) {
-                const float c = expf(m - s);
-                for (size_t p = 0; p < d_v; p++) o[p] *= c;
-                l *= c;
-                m = s;
-            }
-            const float e = expf(s - m);
-            l += e;
-            for (size_t p = 0; p < d_v; p++) o[p] += e * v[j * ldv + p];
-        }
-        if (l == 0.f) memset(o, 0, d_v * sizeof *o);
-        else for (size_t p = 0; p < d_v; p++) o[p] /= l;
-        if (w) {
-            for (size_t j = 0; j < n_kv; j++) {
-                float s = 0.f;
-                for (size_t p = 0; p < d_k; p++) s += q[r * ldq + p] * k[j * ldk + p];
-                w[j] = s;
-            }
-            dsp->math.scale_mask_softmax(1, n_kv, scale, w, n_kv, mr, w, n_kv);
-        }
+    if (d_v == 0 && !weights) return;
+    if (n_kv == 0) { /* nothing to attend to */
+        for (size_t r = 0; r < n_q; r++) memset(out + r * ldo, 0, d_v * sizeof(float));
+        return;
     }
+    if (weights) {
+        if (d_k == 0) { /* every score is 0 (+ mask) */
+            for (size_t i = 0; i < n_q * n_kv; i++) weights[i] = 0.f;
+        }
+        attention_weights(dsp, n_q, n_kv, d_k, d_v, q, ldq, k, ldk, v, ldv, scale, mask, out, ldo,
+                          weights);
+        return;
+    }
+    attention_fused(dsp, n_q, n_kv, d_k, d_v, q, ldq, k, ldk, v, ldv, scale, mask, out, ldo);
 }
 
 sk_status sk_attention(size_t n_q, size_t n_kv, size_t d_k, size_t d_v,

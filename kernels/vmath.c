@@ -1,83 +1,40 @@
-/* exp / softmax: argument checks and the table init. (Stub cores: issue 4 replaces them.) */
-#include <math.h>
+/* exp / softmax: argument checks and the table init. The cores live in kernels/scalar, kernels/x86
+ * and kernels/arm, one file per kernel and ISA. */
 #include "dsp.h"
 #include "common.h"
 
-static void exp_libm(size_t n, const float *x, float *y)
-{
-    for (size_t i = 0; i < n; i++) y[i] = expf(x[i]);
-}
-
-static float max_c(size_t n, const float *x)
-{
-    float m = -INFINITY;
-    for (size_t i = 0; i < n; i++) {
-        if (isnan(x[i])) return x[i];
-        if (x[i] > m) m = x[i];
-    }
-    return m;
-}
-
-static float expsum_c(size_t n, const float *x, float bias, float *y)
-{
-    float s = 0.f;
-    for (size_t i = 0; i < n; i++) s += (y[i] = expf(x[i] - bias));
-    return s;
-}
-
-/* 1 when column c of row r is attended. */
-static int attended(const sk_mask *m, size_t r, size_t c)
-{
-    if (!m) return 1;
-    switch (m->kind) {
-    case SK_MASK_KEYS: return ((const uint8_t *)m->data)[c] != 0;
-    case SK_MASK_BOOL: return ((const uint8_t *)m->data)[r * m->ld + c] != 0;
-    case SK_MASK_ADD: return ((const float *)m->data)[r * m->ld + c] != -INFINITY;
-    case SK_MASK_CAUSAL: return (ptrdiff_t)c <= (ptrdiff_t)r + m->offset;
-    default: return 1;
-    }
-}
-
-static void scale_mask_softmax_c(size_t rows, size_t cols, float scale, const float *x, size_t ldx,
-                                 const sk_mask *mask, float *y, size_t ldy)
-{
-    for (size_t r = 0; r < rows; r++) {
-        const float *xr = x + r * ldx;
-        float *yr = y + r * ldy;
-        float m = -INFINITY;
-        int nan = 0;
-        for (size_t c = 0; c < cols; c++) {
-            float v = -INFINITY;
-            if (attended(mask, r, c)) {
-                v = scale * xr[c];
-                if (mask && mask->kind == SK_MASK_ADD) v += ((const float *)mask->data)[r * mask->ld + c];
-                if (isnan(v)) nan = 1;
-                if (v > m) m = v;
-            }
-            yr[c] = v;
-        }
-        if (nan) { for (size_t c = 0; c < cols; c++) yr[c] = NAN; continue; }
-        if (m == -INFINITY) { for (size_t c = 0; c < cols; c++) yr[c] = 0.f; continue; }
-        double s = 0;
-        for (size_t c = 0; c < cols; c++) s += (yr[c] = expf(yr[c] - m));
-        const float inv = (float)(1.0 / s);
-        for (size_t c = 0; c < cols; c++) yr[c] *= inv;
-    }
-}
-
-static void softmax_c(size_t rows, size_t cols, const float *x, size_t ldx, float *y, size_t ldy)
-{
-    scale_mask_softmax_c(rows, cols, 1.f, x, ldx, NULL, y, ldy);
-}
-
 void sk_math_dsp_init(sk_math_dsp *d, sk_isa isa)
 {
+    d->exp = sk_exp_scalar;
+    d->max = sk_max_scalar;
+    d->expsum = sk_expsum_scalar;
+    d->softmax = sk_softmax_scalar;
+    d->scale_mask_softmax = sk_scale_mask_softmax_scalar;
+#if SK_HAVE_AVX2
+    if (isa < SK_ISA_AVX2 || isa == SK_ISA_NEON) return;
+    d->exp = sk_exp_avx2;
+    d->max = sk_max_avx2;
+    d->expsum = sk_expsum_avx2;
+    d->softmax = sk_softmax_avx2;
+    d->scale_mask_softmax = sk_scale_mask_softmax_avx2;
+#endif
+#if SK_HAVE_AVX512
+    if (isa < SK_ISA_AVX512 || isa == SK_ISA_NEON) return;
+    d->exp = sk_exp_avx512;
+    d->max = sk_max_avx512;
+    d->expsum = sk_expsum_avx512;
+    d->softmax = sk_softmax_avx512;
+    d->scale_mask_softmax = sk_scale_mask_softmax_avx512;
+#endif
+#if SK_HAVE_NEON && SK_MATH_NEON_TODO
+    if (isa != SK_ISA_NEON) return;
+    d->exp = sk_exp_neon;
+    d->max = sk_max_neon;
+    d->expsum = sk_expsum_neon;
+    d->softmax = sk_softmax_neon;
+    d->scale_mask_softmax = sk_scale_mask_softmax_neon;
+#endif
     (void)isa;
-    d->exp = exp_libm;
-    d->max = max_c;
-    d->expsum = expsum_c;
-    d->softmax = softmax_c;
-    d->scale_mask_softmax = scale_mask_softmax_c;
 }
 
 sk_status sk_exp(size_t n, const float *x, float *y)

@@ -1,17 +1,25 @@
 /* Internal: the exp / softmax family (owner: issue 4). The row primitives below are also what the
- * attention family builds its online softmax from. */
+ * attention family builds its online softmax from.
+ *
+ * Shared vector exp cores for other families (static inline, include only from a file compiled with
+ * that ISA's flags): kernels/x86/exp_avx2.h (__m256), kernels/x86/exp_avx512.h (__m512),
+ * kernels/arm/exp_neon.h (float32x4_t). Each has a full-range exp (<= 1 ulp where the result is
+ * normal) and a softmax exp for x <= ~0 (no overflow path; NaN -> NaN, -inf -> 0, results below
+ * FLT_MIN may flush to 0). */
 #ifndef SK_VMATH_H
 #define SK_VMATH_H
 
+#include <stddef.h>
 #include "simdkern.h"
 
 typedef struct sk_math_dsp {
-    /* y = exp(x), full range, <= 1 ulp where the result is normal. */
+    /* y = exp(x), full range, <= 1 ulp where the result is normal. y may equal x. */
     void (*exp)(size_t n, const float *x, float *y);
     /* max of x[0..n): NaN if any element is NaN; -INFINITY when n == 0 or all are -inf. */
     float (*max)(size_t n, const float *x);
     /* y = exp(x - bias) for inputs with x - bias <= 0 (the softmax exp: no overflow path; -inf -> 0);
-       returns the sum of y. y may equal x. */
+       returns the sum of y (accumulated in blocks, relative error ~1e-6 up to 65536 terms).
+       y may equal x. */
     float (*expsum)(size_t n, const float *x, float bias, float *y);
     /* Row kernels, arguments already validated, sizes nonzero. */
     void (*softmax)(size_t rows, size_t cols, const float *x, size_t ldx, float *y, size_t ldy);
@@ -20,5 +28,35 @@ typedef struct sk_math_dsp {
 } sk_math_dsp;
 
 void sk_math_dsp_init(sk_math_dsp *d, sk_isa isa);
+
+/* Number of attended columns [0, n) of row r under a causal mask: clamp(r + offset + 1, 0, cols). */
+static inline size_t sk_causal_len(size_t r, size_t cols, ptrdiff_t offset)
+{
+    const ptrdiff_t lim = (ptrdiff_t)r + offset + 1;
+    return lim <= 0 ? 0 : ((size_t)lim > cols ? cols : (size_t)lim);
+}
+
+/* Per-ISA implementations (kernels/scalar, kernels/x86, kernels/arm). */
+double sk_exp_core_d(double x); /* exp for x in [-104, 89], double result (scalar reference core) */
+float sk_exp1_scalar(float x);
+void sk_exp_scalar(size_t n, const float *x, float *y);
+float sk_max_scalar(size_t n, const float *x);
+float sk_expsum_scalar(size_t n, const float *x, float bias, float *y);
+void sk_softmax_scalar(size_t rows, size_t cols, const float *x, size_t ldx, float *y, size_t ldy);
+void sk_scale_mask_softmax_scalar(size_t rows, size_t cols, float scale, const float *x, size_t ldx,
+                                  const sk_mask *mask, float *y, size_t ldy);
+
+#define SK_MATH_DECL(isa)                                                                         \
+    void sk_exp_##isa(size_t n, const float *x, float *y);                                       \
+    float sk_max_##isa(size_t n, const float *x);                                                \
+    float sk_expsum_##isa(size_t n, const float *x, float bias, float *y);                       \
+    void sk_softmax_##isa(size_t rows, size_t cols, const float *x, size_t ldx, float *y,        \
+                          size_t ldy);                                                           \
+    void sk_scale_mask_softmax_##isa(size_t rows, size_t cols, float scale, const float *x,      \
+                                     size_t ldx, const sk_mask *mask, float *y, size_t ldy);
+SK_MATH_DECL(avx2)
+SK_MATH_DECL(avx512)
+SK_MATH_DECL(neon)
+#undef SK_MATH_DECL
 
 #endif

@@ -1,6 +1,234 @@
-/* checkasm: the softmax family. (Placeholder: its issue fills it in.) */
+/* checkasm: sk_softmax and sk_scale_mask_softmax against a double-precision reference written
+ * here (bound |y - exact| <= 1e-5 exact + 1e-9, masked entries exactly 0, NaN rules), against the
+ * scalar path, and against hand-computed values. Every mask kind, fully masked rows, ld > cols with
+ * poisoned padding in x and y, in place, scales, 65536-column rows. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "checkasm.h"
+
+static int attended(const sk_mask *m, size_t r, size_t c)
+{
+    if (!m) return 1;
+    switch (m->kind) {
+    case SK_MASK_KEYS: return ((const uint8_t *)m->data)[c] != 0;
+    case SK_MASK_BOOL: return ((const uint8_t *)m->data)[r * m->ld + c] != 0;
+    case SK_MASK_ADD: return ((const float *)m->data)[r * m->ld + c] != -INFINITY;
+    case SK_MASK_CAUSAL: return (ptrdiff_t)c <= (ptrdiff_t)r + m->offset;
+    default: return 1;
+    }
+}
+
+/* exact softmax of one row in double; returns 1 if the row must be NaN, 2 if fully masked. */
+static int exact_row(size_t r, size_t cols, float scale, const float *x, const sk_mask *m, double *e)
+{
+    double mx = -INFINITY;
+    for (size_t c = 0; c < cols; c++) {
+        e[c] = -INFINITY;
+        if (!attended(m, r, c)) continue;
+        double v = (double)scale * x[c];
+        if (m && m->kind == SK_MASK_ADD) v += ((const float *)m->data)[r * m->ld + c];
+        if (isnan(v)) return 1;
+        e[c] = v;
+        if (v > mx) mx = v;
+    }
+    if (mx == -INFINITY) return 2;
+    double s = 0;
+    for (size_t c = 0; c < cols; c++) s += (e[c] = exp(e[c] - mx));
+    for (size_t c = 0; c < cols; c++) e[c] /= s;
+    return 0;
+}
+
+/* Checks y (rows x cols, stride ldy) for input x (stride ldx). */
+static int check_rows(size_t rows, size_t cols, float scale, const float *x, size_t ldx,
+                      const sk_mask *m, const float *y, size_t ldy, const char *what)
+{
+    double *e = malloc(cols * sizeof(double));
+    int ok = 1;
+    for (size_t r = 0; r < rows && ok; r++) {
+        const int k = exact_row(r, cols, scale, x + r * ldx, m, e);
+        for (size_t c = 0; c < cols && ok; c++) {
+            const float v = y[r * ldy + c];
+            if (k == 1) {
+                if (!isnan(v)) ok = ck_fail("%s: row %zu must be NaN, y[%zu] = %a", what, r, c, v);
+            } else if (k == 2 || !attended(m, r, c)) {
+                if (v != 0.f) ok = ck_fail("%s: masked y[%zu,%zu] = %a, want 0", what, r, c, v);
+            } else if (!(fabs(v - e[c]) <= 1e-5 * e[c] + 1e-9)) {
+                ok = ck_fail("%s: y[%zu,%zu] = %.9g, exact %.9g", what, r, c, v, e[c]);
+            }
+        }
+    }
+    free(e);
+    return ok;
+}
+
+typedef struct {
+    sk_mask m;
+    void *data;
+} mask_buf;
+
+static void make_mask(mask_buf *mb, sk_mask_kind kind, size_t rows, size_t cols)
+{
+    memset(mb, 0, sizeof *mb);
+    mb->m.kind = kind;
+    const size_t ld = cols + ck_rand_u32(3);
+    const int all_off = ck_rand_u32(5) == 0; /* now and then a fully masked row */
+    switch (kind) {
+    case SK_MASK_KEYS: {
+        uint8_t *d = malloc(cols + 1);
+        for (size_t c = 0; c < cols; c++) d[c] = all_off ? 0 : (ck_rand_u32(10) < 7 ? (uint8_t)(1 + ck_rand_u32(255)) : 0);
+        mb->data = d;
+        break;
+    }
+    case SK_MASK_BOOL: {
+        uint8_t *d = malloc(rows * ld + 1);
+        for (size_t i = 0; i < rows * ld; i++) d[i] = ck_rand_u32(10) < 7 ? (uint8_t)(1 + ck_rand_u32(255)) : 0;
+        if (all_off) memset(d, 0, cols); /* row 0 fully masked */
+        mb->data = d;
+        mb->m.ld = ld;
+        break;
+    }
+    case SK_MASK_ADD: {
+        float *d = malloc((rows * ld + 1) * sizeof(float));
+        for (size_t i = 0; i < rows * ld; i++) d[i] = ck_rand_u32(10) < 3 ? -INFINITY : ck_randf(-4.f, 4.f);
+        if (all_off) for (size_t c = 0; c < cols; c++) d[c] = -INFINITY;
+        mb->data = d;
+        mb->m.ld = ld;
+        break;
+    }
+    case SK_MASK_CAUSAL:
+        mb->m.offset = (ptrdiff_t)ck_rand_u32(5) - 2 + (ck_rand_u32(4) == 0 ? (ptrdiff_t)cols / 2 : 0);
+        break;
+    default:
+        break;
+    }
+    mb->m.data = mb->data;
+}
+
+static const char *kind_name(sk_mask_kind k)
+{
+    static const char *n[] = { "none", "keys", "bool", "add", "causal" };
+    return n[k];
+}
+
+/* One case: random x, ref and new, double check, padding and guard checks, in place. */
+static void run_case(size_t rows, size_t cols, size_t ldx, size_t ldy, float scale, sk_mask_kind kind,
+                     int nan_mode)
+{
+    ck_func("%s %zux%zu ldx=%zu ldy=%zu scale=%g nan=%d", kind_name(kind), rows, cols, ldx, ldy,
+            scale, nan_mode);
+    mask_buf mb;
+    make_mask(&mb, kind, rows, cols);
+    const sk_mask *m = kind == SK_MASK_NONE ? (ck_rand_u32(2) ? &mb.m : NULL) : &mb.m;
+    float *x = ck_buf_alloc(rows * ldx), *yr = ck_buf_alloc(rows * ldy), *yn = ck_buf_alloc(rows * ldy);
+    for (size_t i = 0; i < rows * ldx; i++) x[i] = 3.f * ck_randn();
+    ck_mat_poison_pad(x, rows, cols, ldx);   /* NaN padding: reading it would poison a row */
+    ck_mat_poison_pad(yr, rows, cols, ldy);
+    ck_mat_poison_pad(yn, rows, cols, ldy);
+    if (nan_mode) { /* a NaN in a random position of some rows: attended -> NaN row, else no leak */
+        for (size_t r = 0; r < rows; r++)
+            if (ck_rand_u32(2)) x[r * ldx + ck_rand_u32((uint32_t)cols)] = NAN;
+    }
+    ck_ref();
+    sk_scale_mask_softmax(rows, cols, scale, x, ldx, m, yr, ldy);
+    ck_new();
+    if (sk_scale_mask_softmax(rows, cols, scale, x, ldx, m, yn, ldy) != SK_OK) ck_fail("status");
+    check_rows(rows, cols, scale, x, ldx, m, yn, ldy, "new vs exact");
+    if (ck_isa() != SK_ISA_SCALAR) check_rows(rows, cols, scale, x, ldx, m, yr, ldy, "ref vs exact");
+    for (size_t r = 0; r < rows; r++)
+        for (size_t c = 0; c < cols; c++) {
+            const float a = yr[r * ldy + c], b = yn[r * ldy + c];
+            if (!ck_same_nan(a, b) || fabsf(a - b) > 2e-5f * fabsf(a) + 2e-9f) {
+                ck_fail("ref %a new %a at (%zu,%zu)", a, b, r, c);
+                r = rows;
+                break;
+            }
+        }
+    ck_buf_check(yn, "y");
+    ck_mat_pad_check(yn, rows, cols, ldy, "y");
+    if (kind == SK_MASK_NONE && !m && scale == 1.f) { /* sk_softmax is the same thing */
+        float *ys = ck_buf_alloc(rows * ldy);
+        sk_softmax(rows, cols, x, ldx, ys, ldy);
+        for (size_t r = 0; r < rows; r++)
+            if (memcmp(ys + r * ldy, yn + r * ldy, cols * sizeof(float))) { ck_fail("sk_softmax differs"); break; }
+        ck_buf_free(ys);
+    }
+    /* in place (ldx is the stride of both) */
+    float *xi = ck_buf_alloc(rows * ldx);
+    memcpy(xi, x, rows * ldx * sizeof(float));
+    sk_scale_mask_softmax(rows, cols, scale, xi, ldx, m, xi, ldx);
+    check_rows(rows, cols, scale, x, ldx, m, xi, ldx, "in place");
+    ck_mat_pad_check(xi, rows, cols, ldx, "in place");
+    ck_buf_check(xi, "in place");
+    ck_buf_free(xi);
+    ck_buf_free(x); ck_buf_free(yr); ck_buf_free(yn);
+    free(mb.data);
+}
+
+static void test_hand(void)
+{
+    ck_func("softmax [0, ln2, ln3]");
+    const float x[3] = { 0.f, 0.69314718f, 1.09861229f };
+    float y[3];
+    sk_softmax(1, 3, x, 3, y, 3);
+    for (int i = 0; i < 3; i++)
+        if (fabsf(y[i] - (float)(i + 1) / 6.f) > 1e-6f) ck_fail("y[%d] = %.9g, want %d/6", i, y[i], i + 1);
+    ck_func("causal 3x3");
+    const float z[9] = { 0 };
+    float w[9];
+    const sk_mask cm = { SK_MASK_CAUSAL, NULL, 0, 0 };
+    sk_scale_mask_softmax(3, 3, 1.f, z, 3, &cm, w, 3);
+    const float want[9] = { 1, 0, 0, 0.5f, 0.5f, 0, 1.f / 3, 1.f / 3, 1.f / 3 };
+    for (int i = 0; i < 9; i++)
+        if (fabsf(w[i] - want[i]) > 1e-6f || (want[i] == 0 && w[i] != 0.f)) ck_fail("w[%d] = %.9g, want %.9g", i, w[i], want[i]);
+    ck_func("keys mask with NaN under the mask");
+    const float xn[4] = { 1.f, NAN, 1.f, INFINITY };
+    const uint8_t keys[4] = { 1, 0, 1, 0 };
+    const sk_mask km = { SK_MASK_KEYS, keys, 0, 0 };
+    float yn[4];
+    sk_scale_mask_softmax(1, 4, 0.125f, xn, 4, &km, yn, 4);
+    if (yn[0] != 0.5f || yn[1] != 0.f || yn[2] != 0.5f || yn[3] != 0.f)
+        ck_fail("got %g %g %g %g", yn[0], yn[1], yn[2], yn[3]);
+}
+
+static void test_long_rows(void)
+{
+    const size_t cols = 65536;
+    for (int k = 0; k < 2; k++) {
+        ck_func("1x%zu %s", cols, k ? "keys" : "none");
+        float *x = ck_buf_alloc(cols), *y = ck_buf_alloc(cols);
+        /* many terms of similar size: the hard case for the running sum */
+        for (size_t i = 0; i < cols; i++) x[i] = k ? ck_randf(-2.f, 2.f) : ck_randf(-0.5f, 0.f);
+        uint8_t *keys = malloc(cols);
+        for (size_t i = 0; i < cols; i++) keys[i] = ck_rand_u32(8) != 0;
+        const sk_mask km = { SK_MASK_KEYS, keys, 0, 0 };
+        const sk_mask *m = k ? &km : NULL;
+        sk_scale_mask_softmax(1, cols, k ? 3.f : 1.f, x, cols, m, y, cols);
+        check_rows(1, cols, k ? 3.f : 1.f, x, cols, m, y, cols, "long row");
+        ck_buf_check(y, "y");
+        free(keys);
+        ck_buf_free(x); ck_buf_free(y);
+    }
+}
 
 void ck_test_softmax(void)
 {
+    test_hand();
+    const size_t big[] = { 127, 128, 129, 255, 256, 257, 511, 1000, 1025, 4099 };
+    const size_t nbig = sizeof big / sizeof big[0];
+    const float scales[] = { 1.f, 0.125f, 2.5f };
+    for (size_t t = 0; t < 71 + nbig; t++) {
+        const size_t cols = t < 71 ? t + 1 - (t == 70) * 71 + (t == 70) * 71 : big[t - 71];
+        if (cols == 0) continue;
+        if (ck_quick() && t >= 71 && cols > 1100) continue;
+        const size_t rows = cols > 1000 ? 2 : 1 + ck_rand_u32(5);
+        for (int kind = SK_MASK_NONE; kind <= SK_MASK_CAUSAL; kind++) {
+            const size_t pad = ck_rand_u32(3) == 0 ? 0 : 1 + ck_rand_u32(17);
+            const float scale = kind == SK_MASK_NONE && ck_rand_u32(2) ? 1.f : scales[ck_rand_u32(3)];
+            run_case(rows, cols, cols + pad, cols + ck_rand_u32(5), scale, (sk_mask_kind)kind, 0);
+            run_case(rows, cols, cols + pad, cols + pad, scale, (sk_mask_kind)kind, 1);
+        }
+    }
+    test_long_rows();
 }

@@ -1,0 +1,85 @@
+/* Vector exp on __m256 (AVX2 + FMA), static inline so other families reuse the same core.
+ * Same reduction and polynomial as exp_avx512.h (constants shared from there are repeated here so
+ * this header stands alone). Without vscalefps, 2^n is built in the exponent bits: the shifter is
+ * 1.5 * 2^23 + 127, so the low bits of t = x log2e + shifter hold n + 127 and t << 23 is 2^n as a
+ * float. That is exact for n in [-126, 127] and gives 0.0 for n = -127; the full-range exp takes a
+ * slow path (2^n split in two factors) only for vectors holding some |x| > 87 or NaN. */
+#ifndef SK_EXP_AVX2_H
+#define SK_EXP_AVX2_H
+
+#include <immintrin.h>
+
+#define SK_EXPF2_SHIFT  0x1.8p23f
+#define SK_EXPF2_SHIFTB 12583039.f        /* 1.5 * 2^23 + 127 */
+#define SK_EXPF2_LOG2E  0x1.715476p0f
+#define SK_EXPF2_LN2HI  0x1.62e4p-1f
+#define SK_EXPF2_LN2LO  0x1.7f7d1cp-20f
+#define SK_EXPF2_C2     0x1.fffffep-2f
+#define SK_EXPF2_C3     0x1.555474p-3f
+#define SK_EXPF2_C4     0x1.555642p-5f
+#define SK_EXPF2_C5     0x1.124d2p-7f
+#define SK_EXPF2_C6     0x1.6c35acp-10f
+#define SK_EXPF2_FAST   87.f              /* |x| <= 87: n in [-126, 126], 2^n and the result normal */
+#define SK_EXPF2_NEGLO  -88.f             /* softmax exp clamp: n = -127 there, 2^n -> 0.0 */
+
+static inline __m256 sk_exp_poly_avx2(__m256 r)
+{
+    __m256 p = _mm256_fmadd_ps(_mm256_set1_ps(SK_EXPF2_C6), r, _mm256_set1_ps(SK_EXPF2_C5));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(SK_EXPF2_C4));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(SK_EXPF2_C3));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(SK_EXPF2_C2));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.f));
+    return _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.f));
+}
+
+/* exp(x) for |x| <= 88 (n = -127 flushes to 0.0; NaN gives NaN). */
+static inline __m256 sk_exp_fast_avx2(__m256 x)
+{
+    const __m256 shift = _mm256_set1_ps(SK_EXPF2_SHIFTB);
+    const __m256 t = _mm256_fmadd_ps(x, _mm256_set1_ps(SK_EXPF2_LOG2E), shift);
+    const __m256 n = _mm256_sub_ps(t, shift);
+    __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(SK_EXPF2_LN2HI), x);
+    r = _mm256_fnmadd_ps(n, _mm256_set1_ps(SK_EXPF2_LN2LO), r);
+    const __m256 s = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_castps_si256(t), 23)); /* 2^n */
+    return _mm256_mul_ps(sk_exp_poly_avx2(r), s);
+}
+
+/* Any x: clamp to [-104, 89] (NaN passes), 2^n = 2^n1 * 2^n2 with both factors normal, so the
+   only rounding of a subnormal result is the last multiply. */
+static inline __m256 sk_exp_slow_avx2(__m256 x)
+{
+    x = _mm256_max_ps(_mm256_set1_ps(-104.f), x);
+    x = _mm256_min_ps(_mm256_set1_ps(89.f), x);
+    const __m256 shift = _mm256_set1_ps(SK_EXPF2_SHIFT);
+    const __m256 t = _mm256_fmadd_ps(x, _mm256_set1_ps(SK_EXPF2_LOG2E), shift);
+    const __m256 n = _mm256_sub_ps(t, shift);
+    __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(SK_EXPF2_LN2HI), x);
+    r = _mm256_fnmadd_ps(n, _mm256_set1_ps(SK_EXPF2_LN2LO), r);
+    const __m256i ni = _mm256_cvtps_epi32(n);
+    const __m256i n1 = _mm256_srai_epi32(ni, 1), n2 = _mm256_sub_epi32(ni, n1);
+    const __m256i b = _mm256_set1_epi32(127);
+    const __m256 s1 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(n1, b), 23));
+    const __m256 s2 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(n2, b), 23));
+    return _mm256_mul_ps(_mm256_mul_ps(sk_exp_poly_avx2(r), s1), s2);
+}
+
+/* 1 when some lane needs the slow path (|x| > 87 or NaN). */
+static inline int sk_exp_need_slow_avx2(__m256 x)
+{
+    const __m256 ax = _mm256_andnot_ps(_mm256_set1_ps(-0.f), x);
+    return _mm256_movemask_ps(_mm256_cmp_ps(ax, _mm256_set1_ps(SK_EXPF2_FAST), _CMP_NLE_UQ));
+}
+
+/* Full-range exp: <= 1 ulp where the result is normal. */
+static inline __m256 sk_exp_ps_avx2(__m256 x)
+{
+    return sk_exp_need_slow_avx2(x) ? sk_exp_slow_avx2(x) : sk_exp_fast_avx2(x);
+}
+
+/* The softmax exp: x <= ~0, no overflow path; -inf -> 0, NaN -> NaN (max returns x when NaN). */
+static inline __m256 sk_exp_neg_ps_avx2(__m256 x)
+{
+    return sk_exp_fast_avx2(_mm256_max_ps(_mm256_set1_ps(SK_EXPF2_NEGLO), x));
+}
+
+#endif

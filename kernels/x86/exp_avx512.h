@@ -1,0 +1,61 @@
+/* Vector exp on __m512 (AVX-512F), static inline so other families reuse the same core.
+ * n = round(x log2 e) by the shifter trick in one FMA, r = x - n ln2 in two Cody-Waite steps
+ * (the first exact), exp(r) = 1 + r + r^2 q(r) with q a degree-4 minimax fit (relative error
+ * 0.09 * 2^-24 on |r| <= 0.35), then vscalefps multiplies by 2^n: it rounds once, gives inf on
+ * overflow and the (correctly scaled) subnormals and 0 below, so the only special-case work is two
+ * clamps. */
+#ifndef SK_EXP_AVX512_H
+#define SK_EXP_AVX512_H
+
+#include <immintrin.h>
+
+#define SK_EXPF_SHIFT  0x1.8p23f          /* 1.5 * 2^23: x + SHIFT rounds x to an integer */
+#define SK_EXPF_LOG2E  0x1.715476p0f
+#define SK_EXPF_LN2HI  0x1.62e4p-1f       /* ln2 to 17 bits: x - n LN2HI is exact for |n| <= 2^8 */
+#define SK_EXPF_LN2LO  0x1.7f7d1cp-20f    /* ln2 - LN2HI */
+#define SK_EXPF_C2     0x1.fffffep-2f     /* q(r) = C2 + C3 r + ... + C6 r^4 */
+#define SK_EXPF_C3     0x1.555474p-3f
+#define SK_EXPF_C4     0x1.555642p-5f
+#define SK_EXPF_C5     0x1.124d2p-7f
+#define SK_EXPF_C6     0x1.6c35acp-10f
+#define SK_EXPF_LO     -104.f             /* exp(-104) < 2^-150: rounds to 0 */
+#define SK_EXPF_HI     89.f               /* exp(89) > FLT_MAX: rounds to inf */
+
+/* exp(r) for |r| <= ~0.35 */
+static inline __m512 sk_exp_poly_avx512(__m512 r)
+{
+    __m512 p = _mm512_fmadd_ps(_mm512_set1_ps(SK_EXPF_C6), r, _mm512_set1_ps(SK_EXPF_C5));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(SK_EXPF_C4));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(SK_EXPF_C3));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(SK_EXPF_C2));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.f));
+    return _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.f));
+}
+
+/* exp(x) for x already in [LO, HI] (or NaN). */
+static inline __m512 sk_exp_core_avx512(__m512 x)
+{
+    const __m512 shift = _mm512_set1_ps(SK_EXPF_SHIFT);
+    const __m512 t = _mm512_fmadd_ps(x, _mm512_set1_ps(SK_EXPF_LOG2E), shift);
+    const __m512 n = _mm512_sub_ps(t, shift);
+    __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(SK_EXPF_LN2HI), x);
+    r = _mm512_fnmadd_ps(n, _mm512_set1_ps(SK_EXPF_LN2LO), r);
+    return _mm512_scalef_ps(sk_exp_poly_avx512(r), n);
+}
+
+/* Full-range exp: <= 1 ulp where the result is normal; NaN -> NaN, +-inf -> inf / 0. */
+static inline __m512 sk_exp_ps_avx512(__m512 x)
+{
+    /* max/min return the second operand when either is NaN: NaN passes through both clamps */
+    x = _mm512_max_ps(_mm512_set1_ps(SK_EXPF_LO), x);
+    x = _mm512_min_ps(_mm512_set1_ps(SK_EXPF_HI), x);
+    return sk_exp_core_avx512(x);
+}
+
+/* The softmax exp: x <= ~0 (e.g. x - rowmax), no overflow path; -inf -> 0, NaN -> NaN. */
+static inline __m512 sk_exp_neg_ps_avx512(__m512 x)
+{
+    return sk_exp_core_avx512(_mm512_max_ps(_mm512_set1_ps(SK_EXPF_LO), x));
+}
+
+#endif

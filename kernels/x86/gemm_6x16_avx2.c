@@ -1,0 +1,175 @@
+/* AVX2+FMA GEMM kernels: the 6x16 register tile (12 ymm accumulators, two B vectors, one broadcast
+ * of A per row) in 1..6-row variants, and the m == 1 matrix-vector kernels. */
+#include <immintrin.h>
+
+#include "gemm.h"
+
+#define MR 6
+#define NR 16
+
+/* r x 16 tile: A(i,p) = a[p*csa + i], B(p, 0..15) = b[p*rsb + 0..15]. */
+static inline __attribute__((always_inline)) void
+ukr_body(const int R, const int ROWS, size_t k, const float *a, size_t csa, const float *b, size_t rsb, float *c,
+         size_t ldc, float alpha, float beta)
+{
+    __m256 c0[MR], c1[MR];
+#pragma GCC unroll 6
+    for (int i = 0; i < R; i++) c0[i] = c1[i] = _mm256_setzero_ps();
+#pragma GCC unroll 6
+    for (int i = 0; i < R; i++) _mm_prefetch((const char *)(c + i * ldc), _MM_HINT_T0);
+#pragma GCC unroll 4
+    for (size_t p = 0; p < k; p++) {
+        const __m256 b0 = _mm256_loadu_ps(b), b1 = _mm256_loadu_ps(b + 8);
+#pragma GCC unroll 6
+        for (int i = 0; i < R; i++) {
+            const __m256 ai = _mm256_broadcast_ss(ROWS ? a + i * csa : a + i);
+            c0[i] = _mm256_fmadd_ps(ai, b0, c0[i]);
+            c1[i] = _mm256_fmadd_ps(ai, b1, c1[i]);
+        }
+        a += ROWS ? 1 : csa;
+        b += rsb;
+    }
+    const __m256 va = _mm256_set1_ps(alpha);
+    if (beta == 0.f) {
+#pragma GCC unroll 6
+        for (int i = 0; i < R; i++) {
+            _mm256_storeu_ps(c + i * ldc, _mm256_mul_ps(va, c0[i]));
+            _mm256_storeu_ps(c + i * ldc + 8, _mm256_mul_ps(va, c1[i]));
+        }
+    } else {
+        const __m256 vb = _mm256_set1_ps(beta);
+#pragma GCC unroll 6
+        for (int i = 0; i < R; i++) {
+            float *ci = c + i * ldc;
+            _mm256_storeu_ps(ci, _mm256_fmadd_ps(vb, _mm256_loadu_ps(ci), _mm256_mul_ps(va, c0[i])));
+            _mm256_storeu_ps(ci + 8, _mm256_fmadd_ps(vb, _mm256_loadu_ps(ci + 8), _mm256_mul_ps(va, c1[i])));
+        }
+    }
+}
+
+#define UKR(R)                                                                                     \
+    static void ukr_##R##x16(size_t k, const float *a, size_t csa, const float *b, size_t rsb,   \
+                             float *c, size_t ldc, float alpha, float beta)                       \
+    {                                                                                              \
+        ukr_body(R, 0, k, a, csa, b, rsb, c, ldc, alpha, beta);                                   \
+    }                                                                                              \
+    static void ukr_rows_##R##x16(size_t k, const float *a, size_t rsa, const float *b, size_t rsb,\
+                                  float *c, size_t ldc, float alpha, float beta)                  \
+    {                                                                                              \
+        ukr_body(R, 1, k, a, rsa, b, rsb, c, ldc, alpha, beta);                                   \
+    }
+UKR(1) UKR(2) UKR(3) UKR(4) UKR(5) UKR(6)
+
+/* Mask with the first n (0..8) lanes set. */
+static inline __m256i tail_mask(size_t n)
+{
+    return _mm256_cmpgt_epi32(_mm256_set1_epi32((int)n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+
+static inline __m256 finish(__m256 s, float alpha, float beta, __m256 cold)
+{
+    s = _mm256_mul_ps(_mm256_set1_ps(alpha), s);
+    return beta == 0.f ? s : _mm256_fmadd_ps(_mm256_set1_ps(beta), cold, s);
+}
+
+/* c[j] = alpha sum_p a[p] b[p*ldb + j] + beta c[j]: 64 columns (8 accumulators) at a time. */
+static void gemv_n(size_t n, size_t k, float alpha, const float *a, const float *b, size_t ldb,
+                   float beta, float *c)
+{
+    size_t j = 0;
+    for (; j + 64 <= n; j += 64) {
+        __m256 s[8];
+#pragma GCC unroll 8
+        for (int v = 0; v < 8; v++) s[v] = _mm256_setzero_ps();
+        const float *bp = b + j;
+        for (size_t p = 0; p < k; p++, bp += ldb) {
+            const __m256 ap = _mm256_broadcast_ss(a + p);
+#pragma GCC unroll 8
+            for (int v = 0; v < 8; v++) s[v] = _mm256_fmadd_ps(ap, _mm256_loadu_ps(bp + 8 * v), s[v]);
+        }
+#pragma GCC unroll 8
+        for (int v = 0; v < 8; v++)
+            _mm256_storeu_ps(c + j + 8 * v,
+                             finish(s[v], alpha, beta, beta == 0.f ? s[v] : _mm256_loadu_ps(c + j + 8 * v)));
+    }
+    for (; j < n; j += 8) { /* 8 columns at a time, the last masked */
+        const size_t w = n - j < 8 ? n - j : 8;
+        const __m256i msk = tail_mask(w);
+        __m256 s0 = _mm256_setzero_ps(), s1 = _mm256_setzero_ps();
+        const float *bp = b + j;
+        size_t p = 0;
+        for (; p + 2 <= k; p += 2, bp += 2 * ldb) {
+            s0 = _mm256_fmadd_ps(_mm256_broadcast_ss(a + p), _mm256_maskload_ps(bp, msk), s0);
+            s1 = _mm256_fmadd_ps(_mm256_broadcast_ss(a + p + 1), _mm256_maskload_ps(bp + ldb, msk), s1);
+        }
+        if (p < k) s0 = _mm256_fmadd_ps(_mm256_broadcast_ss(a + p), _mm256_maskload_ps(bp, msk), s0);
+        const __m256 s = _mm256_add_ps(s0, s1);
+        _mm256_maskstore_ps(c + j, msk,
+                            finish(s, alpha, beta, beta == 0.f ? s : _mm256_maskload_ps(c + j, msk)));
+    }
+}
+
+/* c[j] = alpha dot(a, b + j*ldb) + beta c[j]: four rows of B at a time, two accumulators each. */
+static void gemv_t(size_t n, size_t k, float alpha, const float *a, const float *b, size_t ldb,
+                   float beta, float *c)
+{
+    const size_t kt = k & 7;
+    const __m256i msk = tail_mask(kt);
+    size_t j = 0;
+    for (; j < n; j += 4) {
+        const size_t w = n - j < 4 ? n - j : 4;
+        const float *r[4];
+        for (size_t q = 0; q < 4; q++) r[q] = b + (j + (q < w ? q : 0)) * ldb;
+        __m256 s[4], t[4];
+#pragma GCC unroll 4
+        for (int q = 0; q < 4; q++) s[q] = t[q] = _mm256_setzero_ps();
+        size_t p = 0;
+        for (; p + 16 <= k; p += 16) {
+            const __m256 a0 = _mm256_loadu_ps(a + p), a1 = _mm256_loadu_ps(a + p + 8);
+#pragma GCC unroll 4
+            for (int q = 0; q < 4; q++) {
+                s[q] = _mm256_fmadd_ps(a0, _mm256_loadu_ps(r[q] + p), s[q]);
+                t[q] = _mm256_fmadd_ps(a1, _mm256_loadu_ps(r[q] + p + 8), t[q]);
+            }
+        }
+        if (p + 8 <= k) {
+            const __m256 a0 = _mm256_loadu_ps(a + p);
+#pragma GCC unroll 4
+            for (int q = 0; q < 4; q++) s[q] = _mm256_fmadd_ps(a0, _mm256_loadu_ps(r[q] + p), s[q]);
+            p += 8;
+        }
+        if (kt) {
+            const __m256 a0 = _mm256_maskload_ps(a + p, msk);
+#pragma GCC unroll 4
+            for (int q = 0; q < 4; q++) t[q] = _mm256_fmadd_ps(a0, _mm256_maskload_ps(r[q] + p, msk), t[q]);
+        }
+        /* reduce: lane q of the result = sum of s[q] + t[q] */
+        const __m256 h0 = _mm256_hadd_ps(_mm256_add_ps(s[0], t[0]), _mm256_add_ps(s[1], t[1]));
+        const __m256 h1 = _mm256_hadd_ps(_mm256_add_ps(s[2], t[2]), _mm256_add_ps(s[3], t[3]));
+        const __m256 h = _mm256_hadd_ps(h0, h1);
+        __m128 v = _mm_add_ps(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1));
+        v = _mm_mul_ps(_mm_set1_ps(alpha), v);
+        float out[4];
+        _mm_storeu_ps(out, v);
+        for (size_t q = 0; q < w; q++) c[j + q] = beta == 0.f ? out[q] : out[q] + beta * c[j + q];
+    }
+}
+
+void sk_gemm_init_avx2(sk_gemm_dsp *d)
+{
+    static const sk_gemm_ukr_fn ukr[MR] = { ukr_1x16, ukr_2x16, ukr_3x16, ukr_4x16, ukr_5x16, ukr_6x16 };
+    static const sk_gemm_ukr_fn ukr_rows[MR] = { ukr_rows_1x16, ukr_rows_2x16, ukr_rows_3x16,
+                                                 ukr_rows_4x16, ukr_rows_5x16, ukr_rows_6x16 };
+    for (int i = 0; i < SK_GEMM_MR_MAX; i++) d->ukr[i] = i < MR ? ukr[i] : NULL;
+    for (int i = 0; i < SK_GEMM_MR_MAX; i++) d->ukr_rows[i] = i < MR ? ukr_rows[i] : NULL;
+    d->rows_nr = 16;
+    d->gemv_n = gemv_n;
+    d->gemv_t = gemv_t;
+    d->mr = MR;
+    d->nr = NR;
+    /* Zen 5: L1d 48 KiB (B micro-panel KC x 16 = 16 KiB + A micro-panel 6 KiB), L2 1 MiB
+       (A block MC x KC = 168 KiB), L3 32 MiB (B block KC x NC = 4 MiB). */
+    d->kc = 256;
+    d->mc = 168;
+    d->nc = 4080;
+}

@@ -1,0 +1,227 @@
+/* Softmax family, AVX2 + FMA. Same three sweeps per row as softmax_avx512.c (max of scale*x (+
+ * mask); e = exp(scale*x - max) written to y and summed; y *= 1/sum), scale and mask fused, tails
+ * through _mm256_maskload_ps / _mm256_maskstore_ps and byte masks assembled without reading past
+ * the row end. */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+#include "exp_avx2.h"
+#include "vmath.h"
+#include "common.h"
+
+#define AI static inline __attribute__((always_inline))
+
+static const int32_t tail_tbl[16] = { -1, -1, -1, -1, -1, -1, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0 };
+
+AI __m256i tail8(size_t rem) { return _mm256_loadu_si256((const __m256i *)(tail_tbl + 8 - (rem > 8 ? 8 : rem))); }
+
+/* Attended lanes (all-ones) among the lanes of t at column c; (ADD) the additive mask values. */
+AI __m256 att8(int kind, const void *mrow, size_t c, size_t rem, __m256i t, __m256 *add)
+{
+    if (kind == SK_MASK_KEYS || kind == SK_MASK_BOOL) {
+        const uint8_t *p = (const uint8_t *)mrow + c;
+        __m128i b;
+        if (rem >= 8) {
+            b = _mm_loadl_epi64((const __m128i *)p);
+        } else {
+            uint64_t u = 0;
+            memcpy(&u, p, rem);
+            b = _mm_cvtsi64_si128((long long)u);
+        }
+        const __m256i z = _mm256_cmpeq_epi32(_mm256_cvtepu8_epi32(b), _mm256_setzero_si256());
+        return _mm256_castsi256_ps(_mm256_andnot_si256(z, t));
+    }
+    if (kind == SK_MASK_ADD) {
+        *add = _mm256_maskload_ps((const float *)mrow + c, t);
+        return _mm256_and_ps(_mm256_cmp_ps(*add, _mm256_set1_ps(-INFINITY), _CMP_NEQ_UQ),
+                             _mm256_castsi256_ps(t));
+    }
+    return _mm256_castsi256_ps(t);
+}
+
+AI float hmax8(__m256 v)
+{
+    __m128 a = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    a = _mm_max_ps(a, _mm_movehl_ps(a, a));
+    a = _mm_max_ss(a, _mm_movehdup_ps(a));
+    return _mm_cvtss_f32(a);
+}
+
+AI float hsum8(__m256 v)
+{
+    __m128 a = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    a = _mm_add_ps(a, _mm_movehl_ps(a, a));
+    a = _mm_add_ss(a, _mm_movehdup_ps(a));
+    return _mm_cvtss_f32(a);
+}
+
+AI __m256 scaled(int kind, __m256 vs, __m256 xv, __m256 add)
+{
+    return kind == SK_MASK_ADD ? _mm256_fmadd_ps(vs, xv, add) : _mm256_mul_ps(vs, xv);
+}
+
+AI void row8(size_t n, float scale, const float *x, int kind, const void *mrow, float *y)
+{
+    const __m256 vs = _mm256_set1_ps(scale), ninf = _mm256_set1_ps(-INFINITY);
+    const __m256i ones = _mm256_set1_epi32(-1);
+    __m256 add = _mm256_setzero_ps(), a1 = add;
+    __m256 m0 = ninf, m1 = ninf;
+    size_t c = 0;
+    for (; c + 16 <= n; c += 16) {
+        const __m256 k0 = att8(kind, mrow, c, 8, ones, &add);
+        const __m256 k1 = att8(kind, mrow, c + 8, 8, ones, &a1);
+        const __m256 v0 = scaled(kind, vs, _mm256_loadu_ps(x + c), add);
+        const __m256 v1 = scaled(kind, vs, _mm256_loadu_ps(x + c + 8), a1);
+        m0 = _mm256_max_ps(m0, _mm256_blendv_ps(ninf, v0, k0)); /* NaN in v: max returns it */
+        m1 = _mm256_max_ps(m1, _mm256_blendv_ps(ninf, v1, k1));
+    }
+    for (; c < n; c += 8) {
+        const __m256i t = tail8(n - c);
+        const __m256 k = att8(kind, mrow, c, n - c, t, &add);
+        const __m256 v = scaled(kind, vs, _mm256_maskload_ps(x + c, t), add);
+        m0 = _mm256_max_ps(m0, _mm256_blendv_ps(ninf, v, k));
+    }
+    const float m = hmax8(_mm256_max_ps(m0, m1));
+    if (m == -INFINITY) {
+        /* nothing attended, unless a NaN got lost in the max: rescan for it */
+        int nan = 0;
+        for (c = 0; c < n; c += 8) {
+            const __m256i t = tail8(n - c);
+            const __m256 k = att8(kind, mrow, c, n - c, t, &add);
+            const __m256 v = scaled(kind, vs, _mm256_maskload_ps(x + c, t), add);
+            nan |= _mm256_movemask_ps(_mm256_and_ps(k, _mm256_cmp_ps(v, v, _CMP_UNORD_Q)));
+        }
+        const __m256 fillv = _mm256_set1_ps(nan ? NAN : 0.f);
+        for (c = 0; c < n; c += 8) _mm256_maskstore_ps(y + c, tail8(n - c), fillv);
+        return;
+    }
+    const __m256 negm = _mm256_set1_ps(-m);
+    double sum = 0.0;
+    for (c = 0; c < n;) {
+        const size_t end = n - c > 512 ? c + 512 : n;
+        __m256 s0 = _mm256_setzero_ps(), s1 = s0;
+        for (; c + 16 <= end; c += 16) {
+            const __m256 k0 = att8(kind, mrow, c, 8, ones, &add);
+            const __m256 k1 = att8(kind, mrow, c + 8, 8, ones, &a1);
+            __m256 d0, d1;
+            if (kind == SK_MASK_ADD) {
+                d0 = _mm256_add_ps(_mm256_fmadd_ps(vs, _mm256_loadu_ps(x + c), add), negm);
+                d1 = _mm256_add_ps(_mm256_fmadd_ps(vs, _mm256_loadu_ps(x + c + 8), a1), negm);
+            } else {
+                d0 = _mm256_fmadd_ps(vs, _mm256_loadu_ps(x + c), negm);
+                d1 = _mm256_fmadd_ps(vs, _mm256_loadu_ps(x + c + 8), negm);
+            }
+            const __m256 e0 = _mm256_and_ps(k0, sk_exp_neg_ps_avx2(d0));
+            const __m256 e1 = _mm256_and_ps(k1, sk_exp_neg_ps_avx2(d1));
+            _mm256_storeu_ps(y + c, e0);
+            _mm256_storeu_ps(y + c + 8, e1);
+            s0 = _mm256_add_ps(s0, e0);
+            s1 = _mm256_add_ps(s1, e1);
+        }
+        for (; c < end; c += 8) {
+            const __m256i t = tail8(end - c);
+            const __m256 k = att8(kind, mrow, c, end - c, t, &add);
+            const __m256 xv = _mm256_maskload_ps(x + c, t);
+            const __m256 d = kind == SK_MASK_ADD ? _mm256_add_ps(_mm256_fmadd_ps(vs, xv, add), negm)
+                                                 : _mm256_fmadd_ps(vs, xv, negm);
+            const __m256 e = _mm256_and_ps(k, sk_exp_neg_ps_avx2(d));
+            _mm256_maskstore_ps(y + c, t, e);
+            s0 = _mm256_add_ps(s0, e);
+        }
+        sum += (double)hsum8(_mm256_add_ps(s0, s1));
+    }
+    const __m256 inv = _mm256_set1_ps((float)(1.0 / sum));
+    for (c = 0; c + 8 <= n; c += 8) _mm256_storeu_ps(y + c, _mm256_mul_ps(_mm256_loadu_ps(y + c), inv));
+    if (c < n) {
+        const __m256i t = tail8(n - c);
+        _mm256_maskstore_ps(y + c, t, _mm256_mul_ps(_mm256_maskload_ps(y + c, t), inv));
+    }
+}
+
+static void zero8(size_t n, float *y)
+{
+    for (size_t c = 0; c < n; c += 8) _mm256_maskstore_ps(y + c, tail8(n - c), _mm256_setzero_ps());
+}
+
+#define ROWS(KIND)                                                                                 \
+    for (size_t r = 0; r < rows; r++) {                                                            \
+        const void *mrow = KIND == SK_MASK_KEYS ? mask->data                                       \
+                         : KIND == SK_MASK_BOOL ? (const void *)((const uint8_t *)mask->data + r * mask->ld) \
+                         : KIND == SK_MASK_ADD  ? (const void *)((const float *)mask->data + r * mask->ld)   \
+                         : NULL;                                                                   \
+        row8(cols, scale, x + r * ldx, KIND, mrow, y + r * ldy);                                   \
+    }
+
+void sk_scale_mask_softmax_avx2(size_t rows, size_t cols, float scale, const float *x, size_t ldx,
+                                const sk_mask *mask, float *y, size_t ldy)
+{
+    switch (mask ? mask->kind : SK_MASK_NONE) {
+    case SK_MASK_KEYS: ROWS(SK_MASK_KEYS); break;
+    case SK_MASK_BOOL: ROWS(SK_MASK_BOOL); break;
+    case SK_MASK_ADD: ROWS(SK_MASK_ADD); break;
+    case SK_MASK_CAUSAL:
+        for (size_t r = 0; r < rows; r++) {
+            const size_t na = sk_causal_len(r, cols, mask->offset);
+            float *yr = y + r * ldy;
+            if (na) row8(na, scale, x + r * ldx, SK_MASK_NONE, NULL, yr);
+            if (na && yr[0] != yr[0]) /* NaN row: NaN everywhere */
+                for (size_t c = na; c < cols; c++) yr[c] = NAN;
+            else
+                zero8(cols - na, yr + na);
+        }
+        break;
+    default: ROWS(SK_MASK_NONE); break;
+    }
+}
+
+void sk_softmax_avx2(size_t rows, size_t cols, const float *x, size_t ldx, float *y, size_t ldy)
+{
+    for (size_t r = 0; r < rows; r++) row8(cols, 1.f, x + r * ldx, SK_MASK_NONE, NULL, y + r * ldy);
+}
+
+float sk_max_avx2(size_t n, const float *x)
+{
+    const __m256 ninf = _mm256_set1_ps(-INFINITY);
+    __m256 m0 = ninf, m1 = ninf, nan = _mm256_setzero_ps();
+    size_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        const __m256 a = _mm256_loadu_ps(x + i), b = _mm256_loadu_ps(x + i + 8);
+        nan = _mm256_or_ps(nan, _mm256_cmp_ps(a, b, _CMP_UNORD_Q));
+        m0 = _mm256_max_ps(m0, a);
+        m1 = _mm256_max_ps(m1, b);
+    }
+    for (; i < n; i += 8) {
+        const __m256i t = tail8(n - i);
+        const __m256 a = _mm256_blendv_ps(ninf, _mm256_maskload_ps(x + i, t), _mm256_castsi256_ps(t));
+        nan = _mm256_or_ps(nan, _mm256_cmp_ps(a, a, _CMP_UNORD_Q));
+        m0 = _mm256_max_ps(m0, a);
+    }
+    return _mm256_movemask_ps(nan) ? NAN : hmax8(_mm256_max_ps(m0, m1));
+}
+
+float sk_expsum_avx2(size_t n, const float *x, float bias, float *y)
+{
+    const __m256 nb = _mm256_set1_ps(-bias);
+    double sum = 0.0;
+    for (size_t i = 0; i < n;) {
+        const size_t end = n - i > 512 ? i + 512 : n;
+        __m256 s0 = _mm256_setzero_ps(), s1 = s0;
+        for (; i + 16 <= end; i += 16) {
+            const __m256 e0 = sk_exp_neg_ps_avx2(_mm256_add_ps(_mm256_loadu_ps(x + i), nb));
+            const __m256 e1 = sk_exp_neg_ps_avx2(_mm256_add_ps(_mm256_loadu_ps(x + i + 8), nb));
+            _mm256_storeu_ps(y + i, e0);
+            _mm256_storeu_ps(y + i + 8, e1);
+            s0 = _mm256_add_ps(s0, e0);
+            s1 = _mm256_add_ps(s1, e1);
+        }
+        for (; i < end; i += 8) {
+            const __m256i t = tail8(end - i);
+            const __m256 e = _mm256_and_ps(_mm256_castsi256_ps(t),
+                                           sk_exp_neg_ps_avx2(_mm256_add_ps(_mm256_maskload_ps(x + i, t), nb)));
+            _mm256_maskstore_ps(y + i, t, e);
+            s0 = _mm256_add_ps(s0, e);
+        }
+        sum += (double)hsum8(_mm256_add_ps(s0, s1));
+    }
+    return (float)sum;
+}
