@@ -1,11 +1,13 @@
 #!/bin/sh
 # Install test: `meson install --destdir` of the current build into a temporary directory, then
 # build tests/consumer/consumer.c against the staged install and run it.
-#   run.sh pkgconfig|cmake BUILD_ROOT SOURCE_DIR MESON CC PREFIX [EXTRA_CFLAGS]
-# Exits 77 (meson: skipped) when the tool it needs (pkg-config / cmake, a C compiler) is missing.
+#   run.sh pkgconfig|cmake|cross BUILD_ROOT SOURCE_DIR MESON CC PREFIX [EXTRA_CFLAGS]
+# Exits 77 (meson: skipped) when the tool it needs (pkg-config / cmake, a C compiler) is missing,
+# and in a cross build (mode "cross": the consumer could not run here).
 set -eu
 mode=$1 build=$2 src=$3 meson=$4 cc=$5 prefix=$6 extra=${7:-}
 skip() { echo "skipped: $*"; exit 77; }
+[ "$mode" = cross ] && skip "cross build"
 command -v "$cc" >/dev/null 2>&1 || skip "no C compiler ($cc)"
 case $mode in
   pkgconfig) command -v pkg-config >/dev/null 2>&1 || skip "no pkg-config" ;;
