@@ -39,7 +39,7 @@ void sk_attn_dsp_init(sk_attn_dsp *d, sk_isa isa)
     d->pv = sk_attn_pv_avx512;
     d->dmax = SK_ATTN_DMAX;
 #endif
-#if SK_HAVE_NEON && SK_ATTN_TMP
+#if SK_HAVE_NEON
     if (isa != SK_ISA_NEON) return;
     d->pack_q = sk_attn_pack_q_neon;
     d->score = sk_attn_score_neon;
@@ -190,6 +190,59 @@ static void attention_core(const sk_dsp *dsp, size_t n_q, size_t n_kv, size_t d_
     attention_fused(dsp, n_q, n_kv, d_k, d_v, q, ldq, k, ldk, v, ldv, scale, mask, out, ldo);
 }
 
+/* A decoder step (n_q == 1, no weights) over all heads: key blocks outer, heads inner, so each block
+   of K / V rows (all heads side by side) is consumed while it is in cache instead of being streamed
+   once per head with a stride of ldk. Per-head running state for up to SK_DEC_HG heads at a time. */
+enum { SK_DEC_HG = 64, SK_DEC_BK = 256 };
+
+static void mha_decode(const sk_dsp *dsp, size_t n_heads, size_t n_kv, size_t dh, const float *q,
+                       const float *k, size_t ldk, const float *v, size_t ldv, float scale,
+                       const sk_mask *mask, float *out)
+{
+    SK_ALIGN(64) float st[SK_DEC_BK];
+    float mrow[SK_DEC_HG], lrow[SK_DEC_HG], corr[SK_DEC_HG];
+    const sk_attn_dsp *a = &dsp->attn;
+    if (mask && mask->kind == SK_MASK_NONE) mask = NULL;
+    size_t kv_end = n_kv;
+    if (mask && mask->kind == SK_MASK_CAUSAL) /* row 0 attends c <= offset */
+        kv_end = mask->offset < 0 ? 0 : ((size_t)mask->offset + 1 < n_kv ? (size_t)mask->offset + 1 : n_kv);
+    /* software prefetch only when K and V are too big to stay in the outer caches between calls
+       (> 4 MB): below that it costs more load slots than it saves */
+    const int pf = (double)kv_end * (double)(ldk + ldv) * sizeof(float) > 4.0 * 1024 * 1024;
+    for (size_t h0 = 0; h0 < n_heads; h0 += SK_DEC_HG) {
+        const size_t hn = n_heads - h0 < SK_DEC_HG ? n_heads - h0 : SK_DEC_HG;
+        float *o = out + h0 * dh;
+        memset(o, 0, hn * dh * sizeof(float));
+        for (size_t h = 0; h < hn; h++) { mrow[h] = -INFINITY; lrow[h] = 0.f; }
+        for (size_t c0 = 0; c0 < kv_end; c0 += SK_DEC_BK) {
+            const size_t bk = kv_end - c0 < SK_DEC_BK ? kv_end - c0 : SK_DEC_BK;
+            if (mask && mask->kind == SK_MASK_KEYS && keys_all_masked(mask, c0, bk)) continue;
+            /* prefetch the next block's K and V rows (this head group's columns): streaming them
+               whole and early keeps the decoder step at memory bandwidth rather than latency */
+            const size_t nend = !pf ? 0 : c0 + 2 * bk < kv_end ? c0 + 2 * bk : kv_end;
+            for (size_t j = c0 + bk; j < nend; j++) {
+                const char *kr = (const char *)(k + j * ldk + h0 * dh), *vr = (const char *)(v + j * ldv + h0 * dh);
+                for (size_t b = 0; b < hn * dh * sizeof(float); b += 64) {
+                    __builtin_prefetch(kr + b);
+                    __builtin_prefetch(vr + b);
+                }
+            }
+            for (size_t h = 0; h < hn; h++) {
+                const size_t col = (h0 + h) * dh;
+                a->score(dsp, bk, 1, dh, scale, k + c0 * ldk + col, ldk, q + col, dh, NULL, st);
+                if (mask) mask_tile(mask, 0, 1, c0, bk, st);
+                a->online(dsp, bk, 1, st, mrow + h, lrow + h, corr + h);
+                a->pv(dsp, 1, bk, dh, st, v + c0 * ldv + col, ldv, corr + h, o + h * dh, dh);
+            }
+        }
+        for (size_t h = 0; h < hn; h++) {
+            if (lrow[h] == 0.f) continue; /* fully masked: stays zero */
+            const float inv = 1.f / lrow[h];
+            for (size_t c = 0; c < dh; c++) o[h * dh + c] *= inv;
+        }
+    }
+}
+
 sk_status sk_attention(size_t n_q, size_t n_kv, size_t d_k, size_t d_v,
                        const float *q, size_t ldq, const float *k, size_t ldk,
                        const float *v, size_t ldv, float scale, const sk_mask *mask,
@@ -214,6 +267,10 @@ sk_status sk_mha(size_t n_heads, size_t n_q, size_t n_kv, size_t d_head,
     if (st != SK_OK) return st;
     if (n_q == 0) return SK_OK;
     const sk_dsp *dsp = sk_dsp_get();
+    if (n_q == 1 && !weights && n_kv && d_head) {
+        mha_decode(dsp, n_heads, n_kv, d_head, q, k, ldk, v, ldv, scale, mask, out);
+        return SK_OK;
+    }
     for (size_t h = 0; h < n_heads; h++) {
         const size_t c0 = h * d_head;
         attention_core(dsp, n_q, n_kv, d_head, d_head, q ? q + c0 : q, ldq, k ? k + c0 : k, ldk,
