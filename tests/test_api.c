@@ -377,10 +377,8 @@ static void test_attention(void)
     /* d_v == 0: out has no columns; NULL v is fine */
     attn_args t = good; t.d_v = 0; t.v = NULL; t.ldv = t.ldo = 0;
     EXPECT(SK_OK, attention(t), "d_v=0");
-#ifdef SK_TEST_HAVE_MHCA_KV /* the issue-5 core; the foundation stub did memset(NULL, 0, 0) here */
     t.out = NULL;
     EXPECT(SK_OK, attention(t), "d_v=0, out NULL");
-#endif
 }
 
 static void test_mha(void)
@@ -401,10 +399,8 @@ static void test_mha(void)
     EXPECT(SK_EINVAL, mha(t), "n_heads*d_head overflow");
     t = good; t.d_k = 0; t.q = t.k = t.v = NULL;
     EXPECT(SK_OK, mha(t), "d_head=0");
-#ifdef SK_TEST_HAVE_MHCA_KV /* the issue-5 core; the foundation stub did memset(NULL + r*ldo, 0, 0) */
     t.out = NULL;
     EXPECT(SK_OK, mha(t), "d_head=0, out NULL");
-#endif
 }
 
 /* ---------------------------------------------------------------------------------------------- */
@@ -460,7 +456,6 @@ static void test_mhca(void)
     EXPECT(SK_OK, sk_mhca_forward(&empty, ND, NULL, NE, NULL, NULL, NULL, NULL, NULL), "d_model=0");
 }
 
-#ifdef SK_TEST_HAVE_MHCA_KV
 /* The decoder-step API (issue 5): K/V projected once, then any number of forward_kv calls. */
 static void test_mhca_kv(void)
 {
@@ -519,7 +514,6 @@ static void test_mhca_kv(void)
                   "step %d col %d: %g vs %g", r, c, step[c], all[r * D + c]);
     }
 }
-#endif
 
 /* ---------------------------------------------------------------------------------------------- */
 static void test_names(void)
@@ -697,9 +691,7 @@ int main(int argc, char **argv)
         test_attention();
         test_mha();
         test_mhca();
-#ifdef SK_TEST_HAVE_MHCA_KV
         test_mhca_kv();
-#endif
     }
     sk_isa_select(first);
     printf("test_api: %d checks, %d failures\n", g_checks, g_fail);
