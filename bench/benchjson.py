@@ -86,10 +86,14 @@ class Entry(object):
         self.error = None       # error message when the benchmark reported an error
         self.label = ""
 
+        self.merged_variant = False  # see Report.__init__
+
     @property
     def key(self):
-        """What pairs benchmarks of different contenders: family, variant, shape."""
-        return (self.family, self.variant, self.shape)
+        """What pairs benchmarks of different contenders: family, variant, shape. When the variant
+        only describes how a contender works (mha/avx512/fused/... vs
+        mha/composition-openblas-sleef/unfused/...), the variant is '*' and pairing is by shape."""
+        return (self.family, "*" if self.merged_variant else self.variant, self.shape)
 
     def metrics(self):
         """Available metrics in order of preference: rate counters, then 'time'."""
@@ -114,6 +118,15 @@ class Report(object):
         self.path = path
         self.context = context
         self.entries = entries  # normalized name -> Entry (in report order)
+        # A family whose every contender has one variant, different ones across contenders, has
+        # variants that name the contender's method: pair across them.
+        variants = {}
+        for e in entries.values():
+            variants.setdefault(e.family, {}).setdefault(e.contender, set()).add(e.variant)
+        for e in entries.values():
+            per = variants[e.family]
+            e.merged_variant = (len(per) > 1 and all(len(v) == 1 for v in per.values()) and
+                                len(set.union(*per.values())) > 1)
 
     def families(self):
         seen = []

@@ -39,8 +39,9 @@ const char *sk_isa_name(sk_isa isa);        /* "scalar", "avx2", "avx512", "neon
 int         sk_isa_available(sk_isa isa);   /* built in AND usable on this CPU and OS */
 sk_isa      sk_isa_active(void);            /* the path calls use now */
 sk_status   sk_isa_select(sk_isa isa);      /* force a path; SK_EUNSUPPORTED if not available */
-/* Environment: SIMDKERN_ISA=scalar|avx2|avx512|neon picks the path at first use. An unknown or
-   unavailable value is ignored: the best available path is used. */
+/* sk_isa_select returns SK_EINVAL for a value outside the enum.
+   Environment: SIMDKERN_ISA=scalar|avx2|avx512|neon (lower case, exact) picks the path at first use.
+   An unknown or unavailable value is ignored: the best available path is used. */
 
 /* ---- GEMM -------------------------------------------------------------------------------- */
 typedef enum sk_trans { SK_NOTRANS = 0, SK_TRANS = 1 } sk_trans;

@@ -11,8 +11,10 @@
  * columns past n in the last B panel are zero and that tile goes through a stack tile.
  * When the whole of m fits one MC block, B panels are packed one at a time right before use, and
  * for NN with few rows they are not packed at all (the kernel reads B in place, row stride ldb).
- * m == 1 goes to matrix-vector kernels. Packing buffers are per thread, grown on demand, freed at
- * thread exit; if they cannot be allocated the reference path runs instead. */
+ * m == 1 goes to matrix-vector kernels; NT with m <= rows_nr computes C^T = B A^T with B read in
+ * place. Packing buffers are per thread, grown on demand, freed at thread exit (pthread key
+ * destructor; atexit for the thread that calls exit); if they cannot be allocated the reference
+ * path runs instead. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,9 +55,18 @@ static void buf_destroy(void *p)
     t_cap = 0;
 }
 
+/* Key destructors do not run for the thread that calls exit(): free its buffer at exit. */
+static void buf_atexit(void)
+{
+    if (!t_buf) return;
+    pthread_setspecific(g_buf_key, NULL);
+    buf_destroy(t_buf);
+}
+
 static void buf_key_init(void)
 {
     g_buf_key_ok = pthread_key_create(&g_buf_key, buf_destroy) == 0;
+    if (g_buf_key_ok) atexit(buf_atexit);
 }
 
 #define BUF_MIN_FLOATS (64u << 10) /* 256 KiB: every small shape fits the first allocation */
@@ -175,8 +186,11 @@ static void gemm_blocked(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t 
     const size_t nkb = cdiv(k, d->kc), KC = cdiv(k, nkb); /* equal k blocks: no tiny last one */
     const int one_ic = m <= MC;                  /* B panels packed one at a time, right before use */
     const int direct_b = one_ic && !tb && m <= 4 * MR; /* NN, few rows: B read in place */
+    /* A read in place when m is one block, the kernels allow it (ukr_r) and rows of A do not
+       alias in L1 (a row stride that is a multiple of 4 KiB puts every row in one cache set) */
+    const int direct_a = one_ic && d->ukr_r[0] && lda % 1024 != 0;
     const size_t mcap = one_ic ? m : MC, ncap = n < NC ? n : NC;
-    const size_t a_sz = cdiv(mcap, MR) * MR * KC;
+    const size_t a_sz = direct_a ? 0 : cdiv(mcap, MR) * MR * KC;
     const size_t b_sz = (one_ic ? NR : cdiv(ncap, NR) * NR) * KC;
     float *abuf = buf_get(a_sz + b_sz);
     if (!abuf) { /* no memory for packing: the unpacked reference path */
@@ -201,7 +215,7 @@ static void gemm_blocked(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t 
                 /* row blocks: nrb blocks, the first `big` of them one row taller */
                 const size_t nrb = cdiv(mc, MR), rlo = mc / nrb, big = mc % nrb;
                 const float *asrc = ta ? a + pc * lda + ic : a + ic * lda + pc; /* op(A)(ic, pc) */
-                for (size_t q = 0, r0 = 0; q < nrb; q++) {
+                for (size_t q = 0, r0 = 0; q < nrb && !direct_a; q++) {
                     const size_t r = rlo + (q < big);
                     pack_a(ta, r, kc, ta ? asrc + r0 : asrc + r0 * lda, lda, abuf + q * MR * kc, MR);
                     r0 += r;
@@ -223,10 +237,17 @@ static void gemm_blocked(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t 
                     for (size_t q = 0, r0 = 0; q < nrb; q++) {
                         const size_t r = rlo + (q < big);
                         const float *ap = abuf + q * MR * kc;
+                        size_t csa = MR;
+                        sk_gemm_ukr_fn fn = d->ukr[r - 1];
+                        if (direct_a) {
+                            ap = ta ? asrc + r0 : asrc + r0 * lda;
+                            csa = lda;
+                            if (!ta) fn = d->ukr_r[r - 1];
+                        }
                         if (SK_LIKELY(nr == NR)) {
-                            d->ukr[r - 1](kc, ap, MR, bp, rsb, cj + r0 * ldc, ldc, alpha, be);
+                            fn(kc, ap, csa, bp, rsb, cj + r0 * ldc, ldc, alpha, be);
                         } else {
-                            d->ukr[r - 1](kc, ap, MR, bp, rsb, tile, NR, alpha, 0.f);
+                            fn(kc, ap, csa, bp, rsb, tile, NR, alpha, 0.f);
                             merge_tile(r, nr, tile, NR, be, cj + r0 * ldc, ldc);
                         }
                         r0 += r;
@@ -239,7 +260,8 @@ static void gemm_blocked(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t 
 
 /* op(B) = B^T with m <= rows_nr: C^T = B op(A)^T. op(A)^T is packed (kc x W, W = rows_nr, zero
    columns past m), the rows of B are the kernel's broadcast operand, read in place (no
-   transposition of B), and each r x W tile of C^T goes into C transposed. 0 if no buffer. */
+   transposition of B), and the kernel writes each r x W tile of C^T into C transposed. 0 if no
+   buffer. */
 static int gemm_nt_rows(const sk_gemm_dsp *d, sk_trans ta, size_t m, size_t n, size_t k, float alpha,
                         const float *a, size_t lda, const float *b, size_t ldb, float beta, float *c,
                         size_t ldc)
@@ -247,7 +269,6 @@ static int gemm_nt_rows(const sk_gemm_dsp *d, sk_trans ta, size_t m, size_t n, s
     const size_t W = d->rows_nr, MR = d->mr, nkb = cdiv(k, d->kc), KC = cdiv(k, nkb);
     float *at = buf_get(W * KC);
     if (!at) return 0;
-    SK_ALIGN(64) float tile[TILE_MAX], tt[TILE_MAX];
     for (size_t pc = 0; pc < k; pc += KC) {
         const size_t kc = k - pc < KC ? k - pc : KC;
         const float be = pc == 0 ? beta : 1.f;
@@ -256,13 +277,7 @@ static int gemm_nt_rows(const sk_gemm_dsp *d, sk_trans ta, size_t m, size_t n, s
             for (size_t p = 0; p < kc; p++) memset(at + p * W + m, 0, (W - m) * sizeof(float));
         for (size_t j0 = 0; j0 < n; j0 += MR) {
             const size_t r = n - j0 < MR ? n - j0 : MR;
-            d->ukr_rows[r - 1](kc, b + j0 * ldb + pc, ldb, at, W, tile, W, alpha, 0.f);
-            if (be == 0.f) { /* tile[q*W + i] -> C[i][j0 + q] */
-                pack_t(r, m, tile, W, c + j0, ldc);
-            } else {
-                pack_t(r, m, tile, W, tt, MR);
-                merge_tile(m, r, tt, MR, be, c + j0, ldc);
-            }
+            d->ukr_t[r - 1](kc, b + j0 * ldb + pc, ldb, at, W, m, c + j0, ldc, alpha, be);
         }
     }
     return 1;
@@ -323,7 +338,7 @@ void sk_gemm_run(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t m, size_
         gemm_row(d, ta, tb, n, k, alpha, a, lda, b, ldb, beta, c);
         return;
     }
-    if (tb && m <= d->rows_nr && d->ukr_rows[0] &&
+    if (tb && m <= d->rows_nr && d->ukr_t[0] &&
         gemm_nt_rows(d, ta, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc))
         return;
     gemm_blocked(d, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);

@@ -27,16 +27,22 @@ typedef void (*sk_gemm_ukr_fn)(size_t k, const float *a, size_t csa, const float
 typedef void (*sk_gemv_fn)(size_t n, size_t k, float alpha, const float *a, const float *b,
                            size_t ldb, float beta, float *c);
 
+/* Transposed-tile kernel for NT with few rows, C^T = B op(A)^T with the rows of B read in place:
+ * for q < r (r = 1..MR, one function per r) and i < w (w <= rows_nr),
+ *   C[i*ldc + q] = alpha * sum_p a[q*rsa + p] b[p*rsb + i] + beta * C[i*ldc + q]
+ * (beta == 0: C not read); b[p*rsb + 0..rows_nr-1] readable (packed op(A)^T). k >= 1. */
+typedef void (*sk_gemm_ukr_t_fn)(size_t k, const float *a, size_t rsa, const float *b, size_t rsb,
+                                 size_t w, float *c, size_t ldc, float alpha, float beta);
+
 #define SK_GEMM_MR_MAX 16
 
 typedef struct sk_gemm_dsp {
     sk_sgemm_fn sgemm;                  /* portable reference; used when ukr[0] is NULL */
     sk_gemm_ukr_fn ukr[SK_GEMM_MR_MAX]; /* ukr[r-1]: r rows; NULL past mr */
     sk_gemv_fn gemv_n, gemv_t;
-    /* Row-operand variants for NT with few rows (C^T = B A^T, B read in place): same contract as
-       ukr but A(i,p) = a[i*csa + p] (rows of B) and tiles rows_nr wide; NULL: none. */
-    sk_gemm_ukr_fn ukr_rows[SK_GEMM_MR_MAX];
-    unsigned rows_nr;
+    sk_gemm_ukr_fn ukr_r[SK_GEMM_MR_MAX]; /* as ukr with A(i,p) = a[i*csa + p] (A rows in place) */
+    sk_gemm_ukr_t_fn ukr_t[SK_GEMM_MR_MAX]; /* ukr_t[r-1]: r rows of B; NULL: none */
+    unsigned rows_nr;                   /* lanes of ukr_t: NT path for m <= rows_nr */
     unsigned mr, nr;                    /* register tile */
     unsigned mc, kc, nc;                /* cache blocks: A block mc x kc (L2), B block kc x nc (L3),
                                            B micro-panel kc x nr (L1) */

@@ -374,9 +374,11 @@ static void test_attention(void)
     const sk_mask keys = { SK_MASK_KEYS, g_u8 + 1, 0, 0 };
     const attn_args good = { 0, n_q, n_kv, d_k, d_v, g_a, 5, g_b, 4, g_c, 7, 0.5f, &keys, g_out, 8, NULL };
     attn_bad_common(attention, good, d_k, d_v);
-    /* d_v == 0: out has no columns; NULL v is fine (out: see the report on memset(NULL, 0, 0)) */
+    /* d_v == 0: out has no columns; NULL v is fine */
     attn_args t = good; t.d_v = 0; t.v = NULL; t.ldv = t.ldo = 0;
     EXPECT(SK_OK, attention(t), "d_v=0");
+    t.out = NULL;
+    EXPECT(SK_OK, attention(t), "d_v=0, out NULL");
 }
 
 static void test_mha(void)
@@ -395,8 +397,10 @@ static void test_mha(void)
     /* n_heads * d_head overflows size_t: must not wrap into a small width */
     t = good; t.n_heads = ((size_t)1 << (sizeof(size_t) * 8 - 2)) + 1; t.d_k = 4;
     EXPECT(SK_EINVAL, mha(t), "n_heads*d_head overflow");
-    t = good; t.d_k = 0; t.q = t.k = t.v = NULL; /* out NULL too: see the report */
+    t = good; t.d_k = 0; t.q = t.k = t.v = NULL;
     EXPECT(SK_OK, mha(t), "d_head=0");
+    t.out = NULL;
+    EXPECT(SK_OK, mha(t), "d_head=0, out NULL");
 }
 
 /* ---------------------------------------------------------------------------------------------- */
@@ -450,6 +454,65 @@ static void test_mhca(void)
     /* d_model == 0 is an empty layer: OK, nothing to do */
     const sk_mhca empty = { 0, 1, NULL, NULL, NULL, NULL };
     EXPECT(SK_OK, sk_mhca_forward(&empty, ND, NULL, NE, NULL, NULL, NULL, NULL, NULL), "d_model=0");
+}
+
+/* The decoder-step API (issue 5): K/V projected once, then any number of forward_kv calls. */
+static void test_mhca_kv(void)
+{
+    g_fn = "sk_mhca_kv";
+    enum { D = 8, H = 2, ND = 3, NE = 4 };
+    const sk_mhca good = { D, H, g_a, g_b, g_c, g_a + 64 };
+    const size_t kvb = sk_mhca_kv_size(&good, NE);
+    CHECK(kvb == 2 * NE * D * sizeof(float), "sk_mhca_kv_size = %zu", kvb);
+    CHECK(sk_mhca_kv_size(NULL, NE) == 0, "kv size of NULL layer");
+    CHECK(sk_mhca_forward_kv_workspace_size(NULL, ND) == 0, "workspace size of NULL layer");
+    CHECK(sk_mhca_forward_kv_workspace_size(&good, ND) <= sizeof g_ws, "workspace too big for the test");
+    static float kv[2 * NE * D];
+    poison();
+    CHECK(sk_mhca_project_kv(&good, NE, g_c, g_out) == SK_OK, "project_kv");
+    CHECK(!untouched(g_out, kvb) && untouched((char *)g_out + kvb, sizeof g_out - kvb), "project_kv extent");
+    memcpy(kv, g_out, sizeof kv);
+    sk_mhca L;
+#define KV_BAD(what, ...) EXPECT(SK_EINVAL, sk_mhca_project_kv(__VA_ARGS__), what)
+    KV_BAD("layer NULL", NULL, NE, g_c, g_out);
+    L = good; L.n_heads = 0; KV_BAD("n_heads=0", &L, NE, g_c, g_out);
+    CHECK(sk_mhca_kv_size(&L, NE) == 0, "kv size with n_heads=0");
+    L = good; L.n_heads = 3; KV_BAD("d_model %% n_heads", &L, NE, g_c, g_out);
+    L = good; L.w_k = NULL;  KV_BAD("w_k NULL", &L, NE, g_c, g_out);
+    L = good; L.w_v = NULL;  KV_BAD("w_v NULL", &L, NE, g_c, g_out);
+    KV_BAD("enc NULL", &good, NE, NULL, g_out);
+    KV_BAD("kv NULL", &good, NE, g_c, NULL);
+#undef KV_BAD
+    EXPECT(SK_OK, sk_mhca_project_kv(&good, 0, NULL, NULL), "n_enc=0");
+    for (int w = 0; w < 2; w++)
+        for (int ws = 0; ws < 2; ws++) {
+            float *wts = w ? g_w : NULL;
+            void *wsp = ws ? (void *)g_ws : NULL;
+            poison();
+            CHECK(sk_mhca_forward_kv(&good, ND, g_b, NE, kv, g_u8, g_out, wts, wsp) == SK_OK, "good call");
+            CHECK(!untouched(g_out, sizeof(float)), "good call wrote nothing");
+#define FKV_BAD(what, ...) EXPECT(SK_EINVAL, sk_mhca_forward_kv(__VA_ARGS__), what " (weights=%d ws=%d)", w, ws)
+            FKV_BAD("layer NULL", NULL, ND, g_b, NE, kv, g_u8, g_out, wts, wsp);
+            L = good; L.n_heads = 0; FKV_BAD("n_heads=0", &L, ND, g_b, NE, kv, g_u8, g_out, wts, wsp);
+            L = good; L.n_heads = 3; FKV_BAD("d_model %% n_heads", &L, ND, g_b, NE, kv, g_u8, g_out, wts, wsp);
+            L = good; L.w_q = NULL;  FKV_BAD("w_q NULL", &L, ND, g_b, NE, kv, g_u8, g_out, wts, wsp);
+            L = good; L.w_o = NULL;  FKV_BAD("w_o NULL", &L, ND, g_b, NE, kv, g_u8, g_out, wts, wsp);
+            FKV_BAD("dec NULL", &good, ND, NULL, NE, kv, g_u8, g_out, wts, wsp);
+            FKV_BAD("kv NULL", &good, ND, g_b, NE, NULL, g_u8, g_out, wts, wsp);
+            FKV_BAD("out NULL", &good, ND, g_b, NE, kv, g_u8, NULL, wts, wsp);
+#undef FKV_BAD
+            EXPECT(SK_OK, sk_mhca_forward_kv(&good, 0, NULL, NE, kv, g_u8, NULL, NULL, wsp), "n_dec=0");
+            CHECK(all_untouched(), "n_dec=0 wrote");
+        }
+    /* one step at a time gives the all-at-once rows (same kernels: equal up to rounding) */
+    static float all[ND * D], step[D];
+    CHECK(sk_mhca_forward(&good, ND, g_b, NE, g_c, g_u8, all, NULL, NULL) == SK_OK, "forward");
+    for (int r = 0; r < ND; r++) {
+        CHECK(sk_mhca_forward_kv(&good, 1, g_b + r * D, NE, kv, g_u8, step, NULL, NULL) == SK_OK, "step");
+        for (int c = 0; c < D; c++)
+            CHECK(fabsf(step[c] - all[r * D + c]) <= 1e-5f * (1.f + fabsf(all[r * D + c])),
+                  "step %d col %d: %g vs %g", r, c, step[c], all[r * D + c]);
+    }
 }
 
 /* ---------------------------------------------------------------------------------------------- */
@@ -628,6 +691,7 @@ int main(int argc, char **argv)
         test_attention();
         test_mha();
         test_mhca();
+        test_mhca_kv();
     }
     sk_isa_select(first);
     printf("test_api: %d checks, %d failures\n", g_checks, g_fail);

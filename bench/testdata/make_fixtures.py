@@ -67,6 +67,9 @@ def before():
     b += timed("misc/avx2/x/1", 100)
     b += timed("gone/avx2/x/1", 100)
     b += error("err/avx2/x/1")
+    # Variants naming the method (fused ISA paths vs an unfused composition): paired by shape.
+    b += agg_entries("mha/avx2/fused/8x1x512x64", "GFLOP/s", [40, 40, 40], 4 * 8 * 512 * 64)
+    b += agg_entries("mha/composition-openblas-sleef/unfused/8x1x512x64", "GFLOP/s", [20, 20, 20], 4 * 8 * 512 * 64)
     return b
 def after():
     fam_idx[0] = 0
@@ -84,6 +87,8 @@ def after():
     b += timed("misc/avx2/x/1", 80)
     b += timed("new/avx2/x/1", 100)
     b += error("err/avx2/x/1")
+    b += agg_entries("mha/avx2/fused/8x1x512x64", "GFLOP/s", [40, 40, 40], 4 * 8 * 512 * 64)
+    b += agg_entries("mha/composition-openblas-sleef/unfused/8x1x512x64", "GFLOP/s", [20, 20, 20], 4 * 8 * 512 * 64)
     return b
 d = sys.argv[1]
 json.dump({"context": ctx, "benchmarks": before()}, open(d + "/before.json", "w"), indent=1)

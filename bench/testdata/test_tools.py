@@ -61,9 +61,9 @@ def compare_files():
     check(ratio_of(out, "misc/scalar/x/1") == 1.0, "time units normalized", out)
     check(ratio_of(out, "misc/avx2/x/1") == 1.25, "time ratio is a speed ratio", out)
     gm, n = geomean_of(out)
-    want = math.exp((math.log(1.1) * 2 + math.log(0.9) + math.log(1.25)) / 11)
-    check(n == 11 and gm is not None and abs(gm - want) < 1e-3,
-          "geomean over 11 pairs = %.3f" % want, out)
+    want = math.exp((math.log(1.1) * 2 + math.log(0.9) + math.log(1.25)) / 13)
+    check(n == 13 and gm is not None and abs(gm - want) < 1e-3,
+          "geomean over 13 pairs = %.3f" % want, out)
     check(re.search(r"only in before\): 1\n  gone/avx2/x/1\n", out) is not None, "missing pair listed (before)", out)
     check(re.search(r"only in after\): 1\n  new/avx2/x/1\n", out) is not None, "missing pair listed (after)", out)
     check("err/avx2/x/1: sk_exp returned SK_EINVAL" in out, "errored benchmark listed", out)
@@ -76,7 +76,7 @@ def compare_files():
     rc, out, _ = run(COMPARE, BEFORE, AFTER, "--contender", "avx512", "--threshold", "5")
     check(rc == 1, "--threshold 5 fails a 10% regression", out)
     rc, out, _ = run(COMPARE, BEFORE, AFTER, "--fail-below", "1.0")
-    check(rc == 0, "--fail-below 1.0 passes geomean 1.028", out)
+    check(rc == 0, "--fail-below 1.0 passes geomean 1.024", out)
     rc, out, _ = run(COMPARE, BEFORE, AFTER, "--fail-below", "1.0", "--fail-any-below", "0.95")
     check(rc == 1 and "FAIL: sgemm/avx512/NN/64x64x64 ratio 0.900" in out,
           "--fail-any-below catches one regressed benchmark", out)
@@ -100,7 +100,11 @@ def compare_within():
     check(rc == 0 and ratio_of(out, "sgemm/*/NN/64x64x64") == 0.8 and
           "(avx512 vs openblas)" in out and ratio_of(out, "sgemm/*/NN/128x128x128") == 1.0,
           "within: best simdkern ISA vs a peer", out)
-    check(re.search(r"only in best\): 3\n", out) is not None, "within: unmatched listed", out)
+    check(re.search(r"only in best\): 4\n", out) is not None, "within: unmatched listed", out)
+    # mha: avx2/fused vs composition-openblas-sleef/unfused: the variant names the method.
+    rc, out, _ = run(COMPARE, "--within", BEFORE, "avx2", "composition-openblas-sleef")
+    check(rc == 0 and ratio_of(out, "mha/*/*/8x1x512x64") == 2.0 and geomean_of(out)[1] == 1,
+          "within: pairs across method variants", out)
 
 
 def compare_errors():
@@ -128,6 +132,8 @@ def report_from_json():
               and "**80 (1.00)**" in row[0] and "40 (0.50)" in row[0],
               "report: ratios vs best ISA and best ÷ peer", "\n".join(row) or md)
         check("best simdkern ÷ openblas **0.89×** (2 shapes)" in md, "report: headline geomean", md)
+        check("| * | 8x1x512x64 | **40 (1.00)** | 20 (0.50) | avx2 | 2.00× |" in md and
+              "composition-openblas-sleef (unfused)" in md, "report: method variants share a row", md)
         check("err/avx2/x/1" in md, "report: errored benchmark listed", md)
         svg = os.path.join(d, "plot-sgemm-NN.svg")
         check(os.path.exists(svg), "report: sgemm plot written")

@@ -20,18 +20,25 @@ ukr_body(const int R, const int NV, const int ROWS, size_t k, const float *a, si
         _mm_prefetch((const char *)(c + i * ldc), _MM_HINT_T0);
         if (NV > 1) _mm_prefetch((const char *)(c + i * ldc + 16), _MM_HINT_T0);
     }
-#pragma GCC unroll 2
-    for (size_t p = 0; p < k; p++) {
-        const __m512 b0 = _mm512_loadu_ps(b), b1 = NV > 1 ? _mm512_loadu_ps(b + 16) : b0;
-#pragma GCC unroll 14
-        for (int i = 0; i < R; i++) {
-            const __m512 ai = _mm512_set1_ps(ROWS ? a[i * csa] : a[i]);
-            c0[i] = _mm512_fmadd_ps(ai, b0, c0[i]);
-            if (NV > 1) c1[i] = _mm512_fmadd_ps(ai, b1, c1[i]);
-        }
-        a += ROWS ? 1 : csa;
-        b += rsb;
+#define LOOP(CSA, RSB)                                                                             \
+    _Pragma("GCC unroll 2") for (size_t p = 0; p < k; p++) {                                       \
+        const __m512 b0 = _mm512_loadu_ps(b), b1 = NV > 1 ? _mm512_loadu_ps(b + 16) : b0;          \
+        _Pragma("GCC unroll 14") for (int i = 0; i < R; i++) {                                     \
+            const __m512 ai = _mm512_set1_ps(ROWS ? a[i * csa] : a[i]);                                                \
+            c0[i] = _mm512_fmadd_ps(ai, b0, c0[i]);                                                \
+            if (NV > 1) c1[i] = _mm512_fmadd_ps(ai, b1, c1[i]);                                    \
+        }                                                                                          \
+        a += (CSA);                                                                                \
+        b += (RSB);                                                                                \
     }
+    if (ROWS) { /* A(i,p) = a[i*csa + p] */
+        LOOP(1, rsb)
+    } else if (csa == MR && rsb == NR) { /* both packed: constant strides, immediate offsets */
+        LOOP(MR, NR)
+    } else {
+        LOOP(csa, rsb)
+    }
+#undef LOOP
     const __m512 va = _mm512_set1_ps(alpha);
     if (beta == 0.f) {
 #pragma GCC unroll 14
@@ -51,16 +58,72 @@ ukr_body(const int R, const int NV, const int ROWS, size_t k, const float *a, si
     }
 }
 
+/* Transposed r x 16 tile (see sk_gemm_ukr_t_fn): row q of the accumulators = row q of B times the
+   16 columns of packed op(A)^T; a 16 x 16 in-register transpose (rows >= r zero) turns lane i into
+   the r contiguous values of C row i. */
+static inline __attribute__((always_inline)) void
+ukr_t_body(const int R, size_t k, const float *a, size_t rsa, const float *b, size_t rsb, size_t w,
+           float *c, size_t ldc, float alpha, float beta)
+{
+    __m512 x[16];
+#pragma GCC unroll 16
+    for (int i = 0; i < 16; i++) x[i] = _mm512_setzero_ps();
+#pragma GCC unroll 2
+    for (size_t p = 0; p < k; p++) {
+        const __m512 b0 = _mm512_loadu_ps(b);
+#pragma GCC unroll 14
+        for (int q = 0; q < R; q++) x[q] = _mm512_fmadd_ps(_mm512_set1_ps(a[q * rsa]), b0, x[q]);
+        a++;
+        b += rsb;
+    }
+    __m512 t[16], u[16];
+#pragma GCC unroll 8
+    for (int q = 0; q < 16; q += 2) { /* per 128-bit lane: [x0 y0 x1 y1], [x2 y2 x3 y3] */
+        t[q] = _mm512_unpacklo_ps(x[q], x[q + 1]);
+        t[q + 1] = _mm512_unpackhi_ps(x[q], x[q + 1]);
+    }
+#pragma GCC unroll 4
+    for (int g = 0; g < 16; g += 4) { /* u[g+e], lane L = column 4L+e of rows g..g+3 */
+        u[g] = _mm512_shuffle_ps(t[g], t[g + 2], 0x44);
+        u[g + 1] = _mm512_shuffle_ps(t[g], t[g + 2], 0xee);
+        u[g + 2] = _mm512_shuffle_ps(t[g + 1], t[g + 3], 0x44);
+        u[g + 3] = _mm512_shuffle_ps(t[g + 1], t[g + 3], 0xee);
+    }
+    const __mmask16 mr = (__mmask16)((1u << R) - 1u);
+    const __m512 va = _mm512_set1_ps(alpha), vb = _mm512_set1_ps(beta);
+#pragma GCC unroll 4
+    for (int e = 0; e < 4; e++) {
+        const __m512 v0 = _mm512_shuffle_f32x4(u[e], u[4 + e], 0x88), v1 = _mm512_shuffle_f32x4(u[e], u[4 + e], 0xdd);
+        const __m512 w0 = _mm512_shuffle_f32x4(u[8 + e], u[12 + e], 0x88), w1 = _mm512_shuffle_f32x4(u[8 + e], u[12 + e], 0xdd);
+        const __m512 col[4] = { _mm512_shuffle_f32x4(v0, w0, 0x88), _mm512_shuffle_f32x4(v1, w1, 0x88),
+                                _mm512_shuffle_f32x4(v0, w0, 0xdd), _mm512_shuffle_f32x4(v1, w1, 0xdd) };
+#pragma GCC unroll 4
+        for (int h = 0; h < 4; h++) { /* column i = 4h + e */
+            const size_t i = (size_t)(4 * h + e);
+            if (i >= w) continue;
+            float *ci = c + i * ldc;
+            __m512 o = _mm512_mul_ps(va, col[h]);
+            if (beta != 0.f) o = _mm512_fmadd_ps(vb, _mm512_maskz_loadu_ps(mr, ci), o);
+            _mm512_mask_storeu_ps(ci, mr, o);
+        }
+    }
+}
+
 #define UKR(R)                                                                                     \
     static void ukr_##R##x32(size_t k, const float *a, size_t csa, const float *b, size_t rsb,   \
                              float *c, size_t ldc, float alpha, float beta)                       \
     {                                                                                              \
         ukr_body(R, 2, 0, k, a, csa, b, rsb, c, ldc, alpha, beta);                                \
     }                                                                                              \
-    static void ukr_rows_##R##x16(size_t k, const float *a, size_t rsa, const float *b, size_t rsb,\
-                                  float *c, size_t ldc, float alpha, float beta)                  \
+    static void ukr_r_##R##x32(size_t k, const float *a, size_t rsa, const float *b, size_t rsb,  \
+                               float *c, size_t ldc, float alpha, float beta)                     \
     {                                                                                              \
-        ukr_body(R, 1, 1, k, a, rsa, b, rsb, c, ldc, alpha, beta);                                \
+        ukr_body(R, 2, 1, k, a, rsa, b, rsb, c, ldc, alpha, beta);                                \
+    }                                                                                              \
+    static void ukr_t_##R##x16(size_t k, const float *a, size_t rsa, const float *b, size_t rsb,  \
+                               size_t w, float *c, size_t ldc, float alpha, float beta)           \
+    {                                                                                              \
+        ukr_t_body(R, k, a, rsa, b, rsb, w, c, ldc, alpha, beta);                                 \
     }
 UKR(1) UKR(2) UKR(3) UKR(4) UKR(5) UKR(6) UKR(7) UKR(8) UKR(9) UKR(10) UKR(11) UKR(12) UKR(13) UKR(14)
 
@@ -167,14 +230,17 @@ void sk_gemm_init_avx512(sk_gemm_dsp *d)
     static const sk_gemm_ukr_fn ukr[MR] = { ukr_1x32, ukr_2x32, ukr_3x32, ukr_4x32, ukr_5x32,
                                             ukr_6x32, ukr_7x32, ukr_8x32, ukr_9x32, ukr_10x32,
                                             ukr_11x32, ukr_12x32, ukr_13x32, ukr_14x32 };
-    static const sk_gemm_ukr_fn ukr_rows[MR] = {
-        ukr_rows_1x16, ukr_rows_2x16, ukr_rows_3x16, ukr_rows_4x16, ukr_rows_5x16, ukr_rows_6x16,
-        ukr_rows_7x16, ukr_rows_8x16, ukr_rows_9x16, ukr_rows_10x16, ukr_rows_11x16, ukr_rows_12x16,
-        ukr_rows_13x16, ukr_rows_14x16 };
+    static const sk_gemm_ukr_fn ukr_r[MR] = {
+        ukr_r_1x32, ukr_r_2x32, ukr_r_3x32, ukr_r_4x32, ukr_r_5x32, ukr_r_6x32, ukr_r_7x32,
+        ukr_r_8x32, ukr_r_9x32, ukr_r_10x32, ukr_r_11x32, ukr_r_12x32, ukr_r_13x32, ukr_r_14x32 };
+    static const sk_gemm_ukr_t_fn ukr_t[MR] = {
+        ukr_t_1x16, ukr_t_2x16, ukr_t_3x16, ukr_t_4x16, ukr_t_5x16, ukr_t_6x16, ukr_t_7x16,
+        ukr_t_8x16, ukr_t_9x16, ukr_t_10x16, ukr_t_11x16, ukr_t_12x16, ukr_t_13x16, ukr_t_14x16 };
     for (int i = 0; i < SK_GEMM_MR_MAX; i++) d->ukr[i] = i < MR ? ukr[i] : NULL;
     d->gemv_n = gemv_n;
     d->gemv_t = gemv_t;
-    for (int i = 0; i < SK_GEMM_MR_MAX; i++) d->ukr_rows[i] = i < MR ? ukr_rows[i] : NULL;
+    for (int i = 0; i < SK_GEMM_MR_MAX; i++) d->ukr_r[i] = i < MR ? ukr_r[i] : NULL;
+    for (int i = 0; i < SK_GEMM_MR_MAX; i++) d->ukr_t[i] = i < MR ? ukr_t[i] : NULL;
     d->rows_nr = 16;
     d->mr = MR;
     d->nr = NR;

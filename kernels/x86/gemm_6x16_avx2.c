@@ -7,7 +7,7 @@
 #define MR 6
 #define NR 16
 
-/* r x 16 tile: A(i,p) = a[p*csa + i], B(p, 0..15) = b[p*rsb + 0..15]. */
+/* r x 16 tile: A(i,p) = a[p*csa + i] (ROWS: a[i*csa + p]), B(p, 0..15) = b[p*rsb + 0..15]. */
 static inline __attribute__((always_inline)) void
 ukr_body(const int R, const int ROWS, size_t k, const float *a, size_t csa, const float *b, size_t rsb, float *c,
          size_t ldc, float alpha, float beta)
@@ -17,18 +17,25 @@ ukr_body(const int R, const int ROWS, size_t k, const float *a, size_t csa, cons
     for (int i = 0; i < R; i++) c0[i] = c1[i] = _mm256_setzero_ps();
 #pragma GCC unroll 6
     for (int i = 0; i < R; i++) _mm_prefetch((const char *)(c + i * ldc), _MM_HINT_T0);
-#pragma GCC unroll 4
-    for (size_t p = 0; p < k; p++) {
-        const __m256 b0 = _mm256_loadu_ps(b), b1 = _mm256_loadu_ps(b + 8);
-#pragma GCC unroll 6
-        for (int i = 0; i < R; i++) {
-            const __m256 ai = _mm256_broadcast_ss(ROWS ? a + i * csa : a + i);
-            c0[i] = _mm256_fmadd_ps(ai, b0, c0[i]);
-            c1[i] = _mm256_fmadd_ps(ai, b1, c1[i]);
-        }
-        a += ROWS ? 1 : csa;
-        b += rsb;
+#define LOOP(CSA, RSB)                                                                             \
+    _Pragma("GCC unroll 4") for (size_t p = 0; p < k; p++) {                                       \
+        const __m256 b0 = _mm256_loadu_ps(b), b1 = _mm256_loadu_ps(b + 8);                         \
+        _Pragma("GCC unroll 6") for (int i = 0; i < R; i++) {                                      \
+            const __m256 ai = _mm256_broadcast_ss(ROWS ? a + i * csa : a + i);                                          \
+            c0[i] = _mm256_fmadd_ps(ai, b0, c0[i]);                                                \
+            c1[i] = _mm256_fmadd_ps(ai, b1, c1[i]);                                                \
+        }                                                                                          \
+        a += (CSA);                                                                                \
+        b += (RSB);                                                                                \
     }
+    if (ROWS) { /* A(i,p) = a[i*csa + p] */
+        LOOP(1, rsb)
+    } else if (csa == MR && rsb == NR) { /* both packed: constant strides, immediate offsets */
+        LOOP(MR, NR)
+    } else {
+        LOOP(csa, rsb)
+    }
+#undef LOOP
     const __m256 va = _mm256_set1_ps(alpha);
     if (beta == 0.f) {
 #pragma GCC unroll 6
@@ -47,24 +54,132 @@ ukr_body(const int R, const int ROWS, size_t k, const float *a, size_t csa, cons
     }
 }
 
+/* Mask with the first n (0..8) lanes set. */
+static inline __m256i tail_mask(size_t n)
+{
+    return _mm256_cmpgt_epi32(_mm256_set1_epi32((int)n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+
+/* Transposed r x 16 tile (see sk_gemm_ukr_t_fn): row q of the accumulators = row q of B times the
+   16 columns of packed op(A)^T; two 8 x 8 in-register transposes (rows >= r zero) turn lane i
+   into the r contiguous values of C row i. The product loop is a separate (not inlined) function
+   that leaves its accumulators in acc: all 16 ymm serve the loop, none holds alpha or beta. */
+static inline __attribute__((always_inline)) void
+ukr_t_loop(const int R, size_t k, const float *a, size_t rsa, const float *b, size_t rsb, float (*acc)[16])
+{
+    __m256 x0[MR], x1[MR];
+#pragma GCC unroll 6
+    for (int q = 0; q < R; q++) x0[q] = x1[q] = _mm256_setzero_ps();
+#pragma GCC unroll 4
+    for (size_t p = 0; p < k; p++) {
+        const __m256 b0 = _mm256_loadu_ps(b), b1 = _mm256_loadu_ps(b + 8);
+#pragma GCC unroll 6
+        for (int q = 0; q < R; q++) {
+            const __m256 aq = _mm256_broadcast_ss(a + q * rsa);
+            x0[q] = _mm256_fmadd_ps(aq, b0, x0[q]);
+            x1[q] = _mm256_fmadd_ps(aq, b1, x1[q]);
+        }
+        a++;
+        b += rsb;
+    }
+#pragma GCC unroll 8
+    for (int q = 0; q < 8; q++) {
+        _mm256_store_ps(acc[q], q < R ? x0[q] : _mm256_setzero_ps());
+        _mm256_store_ps(acc[q] + 8, q < R ? x1[q] : _mm256_setzero_ps());
+    }
+}
+
+/* The first R (1..8) lanes of v to / from p without masked moves (slow stores on AMD). */
+static inline __attribute__((always_inline)) void store_r(const int R, float *p, __m256 v)
+{
+    __m128 lo = _mm256_castps256_ps128(v);
+    if (R >= 4) {
+        _mm_storeu_ps(p, lo);
+        if (R == 8) { _mm_storeu_ps(p + 4, _mm256_extractf128_ps(v, 1)); return; }
+        p += 4;
+        lo = _mm256_extractf128_ps(v, 1);
+    }
+    const int r = R & 3;
+    if (r >= 2) _mm_storel_pi((__m64 *)p, lo);
+    if (r == 3) _mm_store_ss(p + 2, _mm_movehl_ps(lo, lo));
+    if (r == 1) _mm_store_ss(p, lo);
+}
+
+static inline __attribute__((always_inline)) __m256 load_r(const int R, const float *p)
+{
+    if (R == 8) return _mm256_loadu_ps(p);
+    const int r = R & 3;
+    __m128 t = _mm_setzero_ps();
+    const float *q = R >= 4 ? p + 4 : p;
+    if (r >= 2) t = _mm_loadl_pi(t, (const __m64 *)q);
+    if (r == 3) t = _mm_movelh_ps(t, _mm_load_ss(q + 2));
+    if (r == 1) t = _mm_load_ss(q);
+    return R >= 4 ? _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(p)), t, 1)
+                  : _mm256_castps128_ps256(t);
+}
+
+static inline __attribute__((always_inline)) void
+ukr_t_body(void (*loop)(size_t, const float *, size_t, const float *, size_t, float (*)[16]), const int R,
+           size_t k, const float *a, size_t rsa, const float *b, size_t rsb, size_t w, float *c,
+           size_t ldc, float alpha, float beta)
+{
+    __attribute__((aligned(32))) float acc[8][16];
+    loop(k, a, rsa, b, rsb, acc);
+    const __m256 va = _mm256_set1_ps(alpha), vb = _mm256_set1_ps(beta);
+#pragma GCC unroll 2
+    for (int h = 0; h < 2; h++) {
+        __m256 x[8], t[8], u[8];
+#pragma GCC unroll 8
+        for (int q = 0; q < 8; q++) x[q] = _mm256_load_ps(acc[q] + 8 * h);
+#pragma GCC unroll 4
+        for (int q = 0; q < 8; q += 2) {
+            t[q] = _mm256_unpacklo_ps(x[q], x[q + 1]);
+            t[q + 1] = _mm256_unpackhi_ps(x[q], x[q + 1]);
+        }
+#pragma GCC unroll 2
+        for (int g = 0; g < 8; g += 4) { /* u[g+e], lane L = column 4L+e of rows g..g+3 */
+            u[g] = _mm256_shuffle_ps(t[g], t[g + 2], 0x44);
+            u[g + 1] = _mm256_shuffle_ps(t[g], t[g + 2], 0xee);
+            u[g + 2] = _mm256_shuffle_ps(t[g + 1], t[g + 3], 0x44);
+            u[g + 3] = _mm256_shuffle_ps(t[g + 1], t[g + 3], 0xee);
+        }
+#pragma GCC unroll 8
+        for (int i = 0; i < 8; i++) { /* column i of this half */
+            const size_t ci_idx = (size_t)(8 * h + i);
+            if (ci_idx >= w) continue;
+            const int e = i & 3;
+            const __m256 col = i < 4 ? _mm256_permute2f128_ps(u[e], u[4 + e], 0x20)
+                                     : _mm256_permute2f128_ps(u[e], u[4 + e], 0x31);
+            float *ci = c + ci_idx * ldc;
+            __m256 o = _mm256_mul_ps(va, col);
+            if (beta != 0.f) o = _mm256_fmadd_ps(vb, load_r(R, ci), o);
+            store_r(R, ci, o);
+        }
+    }
+}
+
 #define UKR(R)                                                                                     \
     static void ukr_##R##x16(size_t k, const float *a, size_t csa, const float *b, size_t rsb,   \
                              float *c, size_t ldc, float alpha, float beta)                       \
     {                                                                                              \
         ukr_body(R, 0, k, a, csa, b, rsb, c, ldc, alpha, beta);                                   \
     }                                                                                              \
-    static void ukr_rows_##R##x16(size_t k, const float *a, size_t rsa, const float *b, size_t rsb,\
-                                  float *c, size_t ldc, float alpha, float beta)                  \
+    static void ukr_r_##R##x16(size_t k, const float *a, size_t rsa, const float *b, size_t rsb,  \
+                               float *c, size_t ldc, float alpha, float beta)                     \
     {                                                                                              \
         ukr_body(R, 1, k, a, rsa, b, rsb, c, ldc, alpha, beta);                                   \
+    }                                                                                              \
+    static __attribute__((noinline)) void ukr_t_loop_##R(size_t k, const float *a, size_t rsa,    \
+                                                        const float *b, size_t rsb, float (*acc)[16]) \
+    {                                                                                              \
+        ukr_t_loop(R, k, a, rsa, b, rsb, acc);                                                     \
+    }                                                                                              \
+    static void ukr_t_##R##x16(size_t k, const float *a, size_t rsa, const float *b, size_t rsb,  \
+                               size_t w, float *c, size_t ldc, float alpha, float beta)           \
+    {                                                                                              \
+        ukr_t_body(ukr_t_loop_##R, R, k, a, rsa, b, rsb, w, c, ldc, alpha, beta);                 \
     }
 UKR(1) UKR(2) UKR(3) UKR(4) UKR(5) UKR(6)
-
-/* Mask with the first n (0..8) lanes set. */
-static inline __m256i tail_mask(size_t n)
-{
-    return _mm256_cmpgt_epi32(_mm256_set1_epi32((int)n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-}
 
 static inline __m256 finish(__m256 s, float alpha, float beta, __m256 cold)
 {
@@ -158,10 +273,13 @@ static void gemv_t(size_t n, size_t k, float alpha, const float *a, const float 
 void sk_gemm_init_avx2(sk_gemm_dsp *d)
 {
     static const sk_gemm_ukr_fn ukr[MR] = { ukr_1x16, ukr_2x16, ukr_3x16, ukr_4x16, ukr_5x16, ukr_6x16 };
-    static const sk_gemm_ukr_fn ukr_rows[MR] = { ukr_rows_1x16, ukr_rows_2x16, ukr_rows_3x16,
-                                                 ukr_rows_4x16, ukr_rows_5x16, ukr_rows_6x16 };
+    static const sk_gemm_ukr_fn ukr_r[MR] = { ukr_r_1x16, ukr_r_2x16, ukr_r_3x16,
+                                              ukr_r_4x16, ukr_r_5x16, ukr_r_6x16 };
+    static const sk_gemm_ukr_t_fn ukr_t[MR] = { ukr_t_1x16, ukr_t_2x16, ukr_t_3x16,
+                                                ukr_t_4x16, ukr_t_5x16, ukr_t_6x16 };
     for (int i = 0; i < SK_GEMM_MR_MAX; i++) d->ukr[i] = i < MR ? ukr[i] : NULL;
-    for (int i = 0; i < SK_GEMM_MR_MAX; i++) d->ukr_rows[i] = i < MR ? ukr_rows[i] : NULL;
+    for (int i = 0; i < SK_GEMM_MR_MAX; i++) d->ukr_r[i] = i < MR ? ukr_r[i] : NULL;
+    for (int i = 0; i < SK_GEMM_MR_MAX; i++) d->ukr_t[i] = i < MR ? ukr_t[i] : NULL;
     d->rows_nr = 16;
     d->gemv_n = gemv_n;
     d->gemv_t = gemv_t;

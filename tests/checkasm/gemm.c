@@ -250,5 +250,14 @@ void ck_test_gemm(void)
                      g_alpha[ck_rand_u32(2)], g_beta[ck_rand_u32(3)], rand_pad(), rand_pad(), rand_pad());
         }
 
+    /* Row strides that are multiples of 4 KiB (A and B then go through the packed paths). */
+    for (int t = 0; t < 4; t++) {
+        const size_t m = 29, n = 37, k = 50;
+        run_case((sk_trans)(t >> 1), (sk_trans)(t & 1), m, n, k, 1.f, g_beta[t % 3],
+                 1024 - (t >> 1 ? m : k), 1024 - (t & 1 ? k : n), 0);
+        run_case((sk_trans)(t >> 1), (sk_trans)(t & 1), 7, n, k, -0.5f, g_beta[(t + 1) % 3],
+                 1024 - (t >> 1 ? 7 : k), 1024 - (t & 1 ? k : n), 0);
+    }
+
     threads();
 }
