@@ -80,7 +80,9 @@ sk_status sk_scale_mask_softmax(size_t rows, size_t cols, float scale, const flo
 /* ---- attention --------------------------------------------------------------------------- */
 /* One head: out[n_q x d_v] = softmax(scale * q k^T + mask) v. weights NULL: not written, and the
    n_q x n_kv score matrix is never formed whole; else weights[n_q x n_kv] (row stride n_kv).
-   The mask is indexed [query row, key column]. A fully masked query row gives a zero output row. */
+   The mask is indexed [query row, key column]. A fully masked query row gives a zero output row.
+   A masked key's row of v is multiplied by an exact zero weight, as in a GEMM: v rows of masked keys
+   must be finite (a NaN or Inf there reaches the output as 0·NaN), padding need not be zeroed. */
 sk_status sk_attention(size_t n_q, size_t n_kv, size_t d_k, size_t d_v,
                        const float *q, size_t ldq, const float *k, size_t ldk,
                        const float *v, size_t ldv, float scale, const sk_mask *mask,
