@@ -185,7 +185,8 @@ static void gemm_blocked(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t 
     const size_t MR = d->mr, NR = d->nr, MC = d->mc, NC = d->nc;
     const size_t nkb = cdiv(k, d->kc), KC = cdiv(k, nkb); /* equal k blocks: no tiny last one */
     const int one_ic = m <= MC;                  /* B panels packed one at a time, right before use */
-    const int direct_b = one_ic && !tb && m <= 4 * MR; /* NN, few rows: B read in place */
+    /* NN, few rows or a B that stays in L1: B read in place */
+    const int direct_b = one_ic && !tb && (m <= 4 * MR || (k * n <= 8192 && ldb % 1024 != 0));
     /* A read in place when m is one block, the kernels allow it (ukr_r) and rows of A do not
        alias in L1 (a row stride that is a multiple of 4 KiB puts every row in one cache set) */
     const int direct_a = one_ic && d->ukr_r[0] && lda % 1024 != 0;
