@@ -187,9 +187,12 @@ static void gemm_blocked(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t 
     const int one_ic = m <= MC;                  /* B panels packed one at a time, right before use */
     /* NN, few rows or a B that stays in L1: B read in place */
     const int direct_b = one_ic && !tb && (m <= 4 * MR || (k * n <= 8192 && ldb % 1024 != 0));
-    /* A read in place when m is one block, the kernels allow it (ukr_r) and rows of A do not
-       alias in L1 (a row stride that is a multiple of 4 KiB puts every row in one cache set) */
-    const int direct_a = one_ic && d->ukr_r[0] && lda % 1024 != 0;
+    /* A read in place when its packing would not pay (m is one block, or few NR strips reuse each
+       A block), the kernels allow it (ukr_r) and the rows the kernel walks do not pile up in one
+       L1 set (a row stride that is a multiple of 4 KiB maps every row to the same set: fine for up
+       to 8 rows of A walked side by side, not for the kc rows of a transposed A) */
+    const int alias_ok = lda % 1024 != 0 || (!ta && MR <= 8);
+    const int direct_a = (one_ic || n <= 4 * NR) && d->ukr_r[0] && alias_ok;
     const size_t mcap = one_ic ? m : MC, ncap = n < NC ? n : NC;
     const size_t a_sz = direct_a ? 0 : cdiv(mcap, MR) * MR * KC;
     const size_t b_sz = (one_ic ? NR : cdiv(ncap, NR) * NR) * KC;

@@ -257,6 +257,8 @@ void ck_test_gemm(void)
                  1024 - (t >> 1 ? m : k), 1024 - (t & 1 ? k : n), 0);
         run_case((sk_trans)(t >> 1), (sk_trans)(t & 1), 7, n, k, -0.5f, g_beta[(t + 1) % 3],
                  1024 - (t >> 1 ? 7 : k), 1024 - (t & 1 ? k : n), 0);
+        run_case((sk_trans)(t >> 1), (sk_trans)(t & 1), 200, 20, 40, 1.f, g_beta[(t + 2) % 3],
+                 1024 - (t >> 1 ? 200 : 40), 1024 - (t & 1 ? 40 : 20), 0);
     }
 
     threads();
