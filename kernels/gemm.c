@@ -270,7 +270,7 @@ static int gemm_nt_rows(const sk_gemm_dsp *d, sk_trans ta, size_t m, size_t n, s
                         const float *a, size_t lda, const float *b, size_t ldb, float beta, float *c,
                         size_t ldc)
 {
-    const size_t W = d->rows_nr, MR = d->mr, nkb = cdiv(k, d->kc), KC = cdiv(k, nkb);
+    const size_t W = d->rows_nr, MR = d->mr_t, nkb = cdiv(k, d->kc), KC = cdiv(k, nkb);
     float *at = buf_get(W * KC);
     if (!at) return 0;
     for (size_t pc = 0; pc < k; pc += KC) {

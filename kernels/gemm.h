@@ -42,7 +42,7 @@ typedef struct sk_gemm_dsp {
     sk_gemv_fn gemv_n, gemv_t;
     sk_gemm_ukr_fn ukr_r[SK_GEMM_MR_MAX]; /* as ukr with A(i,p) = a[i*csa + p] (A rows in place) */
     sk_gemm_ukr_t_fn ukr_t[SK_GEMM_MR_MAX]; /* ukr_t[r-1]: r rows of B; NULL: none */
-    unsigned rows_nr;                   /* lanes of ukr_t: NT path for m <= rows_nr */
+    unsigned rows_nr, mr_t;             /* lanes and rows of ukr_t: NT path for m <= rows_nr */
     unsigned mr, nr;                    /* register tile */
     unsigned mc, kc, nc;                /* cache blocks: A block mc x kc (L2), B block kc x nc (L3),
                                            B micro-panel kc x nr (L1) */

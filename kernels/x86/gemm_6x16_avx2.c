@@ -284,6 +284,7 @@ void sk_gemm_init_avx2(sk_gemm_dsp *d)
     d->gemv_n = gemv_n;
     d->gemv_t = gemv_t;
     d->mr = MR;
+    d->mr_t = MR;
     d->nr = NR;
     /* Zen 5: L1d 48 KiB (B micro-panel KC x 16 = 16 KiB + A micro-panel 6 KiB), L2 1 MiB
        (A block MC x KC = 168 KiB), L3 32 MiB (B block KC x NC = 4 MiB). */
