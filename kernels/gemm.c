@@ -126,6 +126,31 @@ static void pack_t(size_t w, size_t kc, const float *src, size_t lds, float *dst
             d[0] = s0[p]; d[1] = s1[p]; d[2] = s2[p]; d[3] = s3[p];
         }
     }
+    if (j + 2 <= w) { /* two rows: interleave pairs */
+        const float *s0 = src + j * lds, *s1 = s0 + lds;
+        float *d = dst + j;
+        size_t p = 0;
+        for (; p + 4 <= kc; p += 4, d += 4 * ld) {
+#if defined(__SSE2__)
+            const __m128 r0 = _mm_loadu_ps(s0 + p), r1 = _mm_loadu_ps(s1 + p);
+            const __m128 lo = _mm_unpacklo_ps(r0, r1), hi = _mm_unpackhi_ps(r0, r1);
+            _mm_storel_pi((__m64 *)d, lo);
+            _mm_storeh_pi((__m64 *)(d + ld), lo);
+            _mm_storel_pi((__m64 *)(d + 2 * ld), hi);
+            _mm_storeh_pi((__m64 *)(d + 3 * ld), hi);
+#else
+            const float32x4x2_t z = vzipq_f32(vld1q_f32(s0 + p), vld1q_f32(s1 + p));
+            vst1_f32(d, vget_low_f32(z.val[0]));
+            vst1_f32(d + ld, vget_high_f32(z.val[0]));
+            vst1_f32(d + 2 * ld, vget_low_f32(z.val[1]));
+            vst1_f32(d + 3 * ld, vget_high_f32(z.val[1]));
+#endif
+        }
+        for (; p < kc; p++, d += ld) {
+            d[0] = s0[p]; d[1] = s1[p];
+        }
+        j += 2;
+    }
 #endif
     for (; j < w; j++) {
         const float *sj = src + j * lds;
@@ -133,11 +158,23 @@ static void pack_t(size_t w, size_t kc, const float *src, size_t lds, float *dst
     }
 }
 
+/* d[0..n) = s[0..n): short rows (one micro-panel row), no call into memcpy. */
+static inline void copy_row(float *d, const float *s, size_t n)
+{
+    size_t j = 0;
+#if defined(__SSE2__)
+    for (; j + 4 <= n; j += 4) _mm_storeu_ps(d + j, _mm_loadu_ps(s + j));
+#elif defined(__aarch64__)
+    for (; j + 4 <= n; j += 4) vst1q_f32(d + j, vld1q_f32(s + j));
+#endif
+    for (; j < n; j++) d[j] = s[j];
+}
+
 /* Rows [0, r) x cols [0, kc) of op(A) (already offset) into a micro-panel dst[p*MR + i]. */
 static void pack_a(sk_trans ta, size_t r, size_t kc, const float *a, size_t lda, float *dst, size_t MR)
 {
     if (ta) /* A(i,p) = a[p*lda + i] */
-        for (size_t p = 0; p < kc; p++) memcpy(dst + p * MR, a + p * lda, r * sizeof(float));
+        for (size_t p = 0; p < kc; p++) copy_row(dst + p * MR, a + p * lda, r);
     else /* A(i,p) = a[i*lda + p] */
         pack_t(r, kc, a, lda, dst, MR);
 }
@@ -148,7 +185,7 @@ static void pack_b(sk_trans tb, size_t nr, size_t kc, const float *b, size_t ldb
 {
     if (!tb) { /* B(p,j) = b[p*ldb + j] */
         for (size_t p = 0; p < kc; p++) {
-            memcpy(dst + p * NR, b + p * ldb, nr * sizeof(float));
+            copy_row(dst + p * NR, b + p * ldb, nr);
             for (size_t j = nr; j < NR; j++) dst[p * NR + j] = 0.f;
         }
         return;
