@@ -10,7 +10,9 @@
  * into near-equal row blocks (e.g. 16 = 8 + 8 rather than 14 + 2) served by the r-row kernels;
  * columns past n in the last B panel are zero and that tile goes through a stack tile.
  * When the whole of m fits one MC block, B panels are packed one at a time right before use, and
- * for NN with few rows they are not packed at all (the kernel reads B in place, row stride ldb).
+ * for NN with few rows (or a B that fits L1) they are not packed at all (the kernel reads B in
+ * place, row stride ldb); A is read in place too (ukr_r: rows of A; ukr with csa = lda for op(A) =
+ * A^T) unless its row stride would pile the rows into one L1 set.
  * m == 1 goes to matrix-vector kernels; NT with m <= rows_nr computes C^T = B A^T with B read in
  * place. Packing buffers are per thread, grown on demand, freed at thread exit (pthread key
  * destructor; atexit for the thread that calls exit); if they cannot be allocated the reference
