@@ -9,10 +9,11 @@
  * Both transposes and any ld are absorbed by the packing. Rows of a partial mc block are split
  * into near-equal row blocks (e.g. 16 = 8 + 8 rather than 14 + 2) served by the r-row kernels;
  * columns past n in the last B panel are zero and that tile goes through a stack tile.
- * When the whole of m fits one MC block, B panels are packed one at a time right before use, and
- * for NN with few rows (or a B that fits L1) they are not packed at all (the kernel reads B in
- * place, row stride ldb); A is read in place too (ukr_r: rows of A; ukr with csa = lda for op(A) =
- * A^T) unless its row stride would pile the rows into one L1 set.
+ * NN packs the B block row by row (B streams in order); NT with one MC block packs each B panel
+ * right before use; NN with few rows (or a B that fits L1) does not pack B at all (the kernel
+ * reads B in place, row stride ldb). When m fits one MC block (or few NR strips reuse A), A is
+ * read in place too (ukr_r: rows of A; ukr with csa = lda for op(A) = A^T) unless its row stride
+ * would pile the rows into one L1 set.
  * m == 1 goes to matrix-vector kernels; NT with m <= rows_nr computes C^T = B A^T with B read in
  * place. Packing buffers are per thread, grown on demand, freed at thread exit (pthread key
  * destructor; atexit for the thread that calls exit); if they cannot be allocated the reference
@@ -234,7 +235,10 @@ static void gemm_blocked(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t 
     const int direct_a = (one_ic || n <= 4 * NR) && d->ukr_r[0] && alias_ok;
     const size_t mcap = one_ic ? m : MC, ncap = n < NC ? n : NC;
     const size_t a_sz = direct_a ? 0 : cdiv(mcap, MR) * MR * KC;
-    const size_t b_sz = (one_ic ? NR : cdiv(ncap, NR) * NR) * KC;
+    /* whole B block packed up front (NN: row by row, so that B streams in order), or one panel
+       at a time right before use (NT with one MC block; the last, partial panel of a direct B) */
+    const int whole_b = tb ? !one_ic : !direct_b;
+    const size_t b_sz = (whole_b ? cdiv(ncap, NR) * NR : NR) * KC;
     float *abuf = buf_get(a_sz + b_sz);
     if (!abuf) { /* no memory for packing: the unpacked reference path */
         sk_sgemm_ref(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
@@ -249,10 +253,20 @@ static void gemm_blocked(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t 
             const size_t kc = k - pc < KC ? k - pc : KC;
             const float be = pc == 0 ? beta : 1.f;
             const float *bsrc = tb ? b + jc * ldb + pc : b + pc * ldb + jc; /* op(B)(pc, jc) */
-            if (!one_ic)
+            if (whole_b && !tb) { /* row by row: B streams in order (prefetch-friendly) */
+                for (size_t p = 0; p < kc; p++) {
+                    const float *src = bsrc + p * ldb;
+                    for (size_t jr = 0; jr < nc; jr += NR) {
+                        const size_t nr = nc - jr < NR ? nc - jr : NR;
+                        float *dst = bbuf + jr * kc + p * NR;
+                        copy_row(dst, src + jr, nr);
+                        for (size_t j = nr; j < NR; j++) dst[j] = 0.f;
+                    }
+                }
+            } else if (whole_b) {
                 for (size_t jr = 0; jr < nc; jr += NR)
-                    pack_b(tb, nc - jr < NR ? nc - jr : NR, kc, tb ? bsrc + jr * ldb : bsrc + jr, ldb,
-                           bbuf + jr * kc, NR);
+                    pack_b(tb, nc - jr < NR ? nc - jr : NR, kc, bsrc + jr * ldb, ldb, bbuf + jr * kc, NR);
+            }
             for (size_t ic = 0; ic < m; ic += MC) {
                 const size_t mc = m - ic < MC ? m - ic : MC;
                 /* row blocks: nrb blocks, the first `big` of them one row taller */
@@ -267,7 +281,7 @@ static void gemm_blocked(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t 
                     const size_t nr = nc - jr < NR ? nc - jr : NR;
                     const float *bp = bbuf + jr * kc;
                     size_t rsb = NR;
-                    if (one_ic) {
+                    if (!whole_b) {
                         if (direct_b && nr == NR) {
                             bp = bsrc + jr;
                             rsb = ldb;
