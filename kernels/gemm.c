@@ -184,8 +184,13 @@ static void pack_a(sk_trans ta, size_t r, size_t kc, const float *a, size_t lda,
 
 /* Cols [0, nr) x rows [0, kc) of op(B) (already offset) into a micro-panel dst[p*NR + j], zero for
    nr <= j < NR. */
-static void pack_b(sk_trans tb, size_t nr, size_t kc, const float *b, size_t ldb, float *dst, size_t NR)
+static void pack_b(const sk_gemm_dsp *d, sk_trans tb, size_t nr, size_t kc, const float *b, size_t ldb,
+                   float *dst, size_t NR)
 {
+    if (tb && d->pack_bt) {
+        d->pack_bt(nr, kc, b, ldb, dst, NR);
+        return;
+    }
     if (!tb) { /* B(p,j) = b[p*ldb + j] */
         for (size_t p = 0; p < kc; p++) {
             copy_row(dst + p * NR, b + p * ldb, nr);
@@ -265,7 +270,7 @@ static void gemm_blocked(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t 
                 }
             } else if (whole_b) {
                 for (size_t jr = 0; jr < nc; jr += NR)
-                    pack_b(tb, nc - jr < NR ? nc - jr : NR, kc, bsrc + jr * ldb, ldb, bbuf + jr * kc, NR);
+                    pack_b(d, tb, nc - jr < NR ? nc - jr : NR, kc, bsrc + jr * ldb, ldb, bbuf + jr * kc, NR);
             }
             for (size_t ic = 0; ic < m; ic += MC) {
                 const size_t mc = m - ic < MC ? m - ic : MC;
@@ -287,7 +292,7 @@ static void gemm_blocked(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t 
                             rsb = ldb;
                         } else {
                             bp = bbuf;
-                            pack_b(tb, nr, kc, tb ? bsrc + jr * ldb : bsrc + jr, ldb, bbuf, NR);
+                            pack_b(d, tb, nr, kc, tb ? bsrc + jr * ldb : bsrc + jr, ldb, bbuf, NR);
                         }
                     }
                     float *cj = c + ic * ldc + jc + jr;

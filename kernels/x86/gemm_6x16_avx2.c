@@ -266,6 +266,45 @@ static void gemv_t(size_t n, size_t k, float alpha, const float *a, const float 
     }
 }
 
+/* Transposing B pack (see sk_gemm_pack_fn): 8 x 8 blocks through ymm registers. */
+static void pack_bt(size_t nr, size_t kc, const float *b, size_t ldb, float *dst, size_t ld)
+{
+    size_t j = 0;
+    for (; j + 8 <= nr; j += 8) {
+        const float *s = b + j * ldb;
+        float *d = dst + j;
+        size_t p = 0;
+        for (; p + 8 <= kc; p += 8, d += 8 * ld) {
+            __m256 r[8], t[8], u[8];
+#pragma GCC unroll 8
+            for (int q = 0; q < 8; q++) r[q] = _mm256_loadu_ps(s + q * ldb + p);
+#pragma GCC unroll 4
+            for (int q = 0; q < 8; q += 2) {
+                t[q] = _mm256_unpacklo_ps(r[q], r[q + 1]);
+                t[q + 1] = _mm256_unpackhi_ps(r[q], r[q + 1]);
+            }
+#pragma GCC unroll 2
+            for (int g = 0; g < 8; g += 4) {
+                u[g] = _mm256_shuffle_ps(t[g], t[g + 2], 0x44);
+                u[g + 1] = _mm256_shuffle_ps(t[g], t[g + 2], 0xee);
+                u[g + 2] = _mm256_shuffle_ps(t[g + 1], t[g + 3], 0x44);
+                u[g + 3] = _mm256_shuffle_ps(t[g + 1], t[g + 3], 0xee);
+            }
+#pragma GCC unroll 4
+            for (int e = 0; e < 4; e++) { /* column e and 4 + e of the 8 x 8 block */
+                _mm256_storeu_ps(d + e * ld, _mm256_permute2f128_ps(u[e], u[4 + e], 0x20));
+                _mm256_storeu_ps(d + (4 + e) * ld, _mm256_permute2f128_ps(u[e], u[4 + e], 0x31));
+            }
+        }
+        for (; p < kc; p++, d += ld)
+            for (int q = 0; q < 8; q++) d[q] = s[q * ldb + p];
+    }
+    for (; j < nr; j++)
+        for (size_t p = 0; p < kc; p++) dst[p * ld + j] = b[j * ldb + p];
+    for (; j < ld; j++)
+        for (size_t p = 0; p < kc; p++) dst[p * ld + j] = 0.f;
+}
+
 void sk_gemm_init_avx2(sk_gemm_dsp *d)
 {
     static const sk_gemm_ukr_fn ukr[MR] = { ukr_1x16, ukr_2x16, ukr_3x16, ukr_4x16, ukr_5x16, ukr_6x16 };
@@ -279,6 +318,7 @@ void sk_gemm_init_avx2(sk_gemm_dsp *d)
     d->rows_nr = 16;
     d->gemv_n = gemv_n;
     d->gemv_t = gemv_t;
+    d->pack_bt = pack_bt;
     d->mr = MR;
     d->mr_t = MR;
     d->nr = NR;
