@@ -9,8 +9,11 @@
  * Both transposes and any ld are absorbed by the packing. Rows of a partial mc block are split
  * into near-equal row blocks (e.g. 16 = 8 + 8 rather than 14 + 2) served by the r-row kernels;
  * columns past n in the last B panel are zero and that tile goes through a stack tile.
- * When the whole of m fits one MC block, B panels are packed one at a time right before use, and
- * for NN with few rows they are not packed at all (the kernel reads B in place, row stride ldb).
+ * NN packs the B block row by row (B streams in order); NT with one MC block packs each B panel
+ * right before use; NN with few rows (or a B that fits L1) does not pack B at all (the kernel
+ * reads B in place, row stride ldb). When m fits one MC block (or few NR strips reuse A), A is
+ * read in place too (ukr_r: rows of A; ukr with csa = lda for op(A) = A^T) unless its row stride
+ * would pile the rows into one L1 set.
  * m == 1 goes to matrix-vector kernels; NT with m <= rows_nr computes C^T = B A^T with B read in
  * place. Packing buffers are per thread, grown on demand, freed at thread exit (pthread key
  * destructor; atexit for the thread that calls exit); if they cannot be allocated the reference
@@ -126,6 +129,31 @@ static void pack_t(size_t w, size_t kc, const float *src, size_t lds, float *dst
             d[0] = s0[p]; d[1] = s1[p]; d[2] = s2[p]; d[3] = s3[p];
         }
     }
+    if (j + 2 <= w) { /* two rows: interleave pairs */
+        const float *s0 = src + j * lds, *s1 = s0 + lds;
+        float *d = dst + j;
+        size_t p = 0;
+        for (; p + 4 <= kc; p += 4, d += 4 * ld) {
+#if defined(__SSE2__)
+            const __m128 r0 = _mm_loadu_ps(s0 + p), r1 = _mm_loadu_ps(s1 + p);
+            const __m128 lo = _mm_unpacklo_ps(r0, r1), hi = _mm_unpackhi_ps(r0, r1);
+            _mm_storel_pi((__m64 *)d, lo);
+            _mm_storeh_pi((__m64 *)(d + ld), lo);
+            _mm_storel_pi((__m64 *)(d + 2 * ld), hi);
+            _mm_storeh_pi((__m64 *)(d + 3 * ld), hi);
+#else
+            const float32x4x2_t z = vzipq_f32(vld1q_f32(s0 + p), vld1q_f32(s1 + p));
+            vst1_f32(d, vget_low_f32(z.val[0]));
+            vst1_f32(d + ld, vget_high_f32(z.val[0]));
+            vst1_f32(d + 2 * ld, vget_low_f32(z.val[1]));
+            vst1_f32(d + 3 * ld, vget_high_f32(z.val[1]));
+#endif
+        }
+        for (; p < kc; p++, d += ld) {
+            d[0] = s0[p]; d[1] = s1[p];
+        }
+        j += 2;
+    }
 #endif
     for (; j < w; j++) {
         const float *sj = src + j * lds;
@@ -133,22 +161,39 @@ static void pack_t(size_t w, size_t kc, const float *src, size_t lds, float *dst
     }
 }
 
+/* d[0..n) = s[0..n): short rows (one micro-panel row), no call into memcpy. */
+static inline void copy_row(float *d, const float *s, size_t n)
+{
+    size_t j = 0;
+#if defined(__SSE2__)
+    for (; j + 4 <= n; j += 4) _mm_storeu_ps(d + j, _mm_loadu_ps(s + j));
+#elif defined(__aarch64__)
+    for (; j + 4 <= n; j += 4) vst1q_f32(d + j, vld1q_f32(s + j));
+#endif
+    for (; j < n; j++) d[j] = s[j];
+}
+
 /* Rows [0, r) x cols [0, kc) of op(A) (already offset) into a micro-panel dst[p*MR + i]. */
 static void pack_a(sk_trans ta, size_t r, size_t kc, const float *a, size_t lda, float *dst, size_t MR)
 {
     if (ta) /* A(i,p) = a[p*lda + i] */
-        for (size_t p = 0; p < kc; p++) memcpy(dst + p * MR, a + p * lda, r * sizeof(float));
+        for (size_t p = 0; p < kc; p++) copy_row(dst + p * MR, a + p * lda, r);
     else /* A(i,p) = a[i*lda + p] */
         pack_t(r, kc, a, lda, dst, MR);
 }
 
 /* Cols [0, nr) x rows [0, kc) of op(B) (already offset) into a micro-panel dst[p*NR + j], zero for
    nr <= j < NR. */
-static void pack_b(sk_trans tb, size_t nr, size_t kc, const float *b, size_t ldb, float *dst, size_t NR)
+static void pack_b(const sk_gemm_dsp *d, sk_trans tb, size_t nr, size_t kc, const float *b, size_t ldb,
+                   float *dst, size_t NR)
 {
+    if (tb && d->pack_bt) {
+        d->pack_bt(nr, kc, b, ldb, dst, NR);
+        return;
+    }
     if (!tb) { /* B(p,j) = b[p*ldb + j] */
         for (size_t p = 0; p < kc; p++) {
-            memcpy(dst + p * NR, b + p * ldb, nr * sizeof(float));
+            copy_row(dst + p * NR, b + p * ldb, nr);
             for (size_t j = nr; j < NR; j++) dst[p * NR + j] = 0.f;
         }
         return;
@@ -185,13 +230,20 @@ static void gemm_blocked(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t 
     const size_t MR = d->mr, NR = d->nr, MC = d->mc, NC = d->nc;
     const size_t nkb = cdiv(k, d->kc), KC = cdiv(k, nkb); /* equal k blocks: no tiny last one */
     const int one_ic = m <= MC;                  /* B panels packed one at a time, right before use */
-    const int direct_b = one_ic && !tb && m <= 4 * MR; /* NN, few rows: B read in place */
-    /* A read in place when m is one block, the kernels allow it (ukr_r) and rows of A do not
-       alias in L1 (a row stride that is a multiple of 4 KiB puts every row in one cache set) */
-    const int direct_a = one_ic && d->ukr_r[0] && lda % 1024 != 0;
+    /* NN, few rows or a B that stays in L1: B read in place */
+    const int direct_b = one_ic && !tb && (m <= 4 * MR || (k * n <= 8192 && ldb % 1024 != 0));
+    /* A read in place when its packing would not pay (m is one block, or few NR strips reuse each
+       A block), the kernels allow it (ukr_r) and the rows the kernel walks do not pile up in one
+       L1 set (a row stride that is a multiple of 4 KiB maps every row to the same set: fine for up
+       to 8 rows of A walked side by side, not for the kc rows of a transposed A) */
+    const int alias_ok = lda % 1024 != 0 || (!ta && MR <= 8);
+    const int direct_a = (one_ic || n <= 4 * NR) && d->ukr_r[0] && alias_ok;
     const size_t mcap = one_ic ? m : MC, ncap = n < NC ? n : NC;
     const size_t a_sz = direct_a ? 0 : cdiv(mcap, MR) * MR * KC;
-    const size_t b_sz = (one_ic ? NR : cdiv(ncap, NR) * NR) * KC;
+    /* whole B block packed up front (NN: row by row, so that B streams in order), or one panel
+       at a time right before use (NT with one MC block; the last, partial panel of a direct B) */
+    const int whole_b = tb ? !one_ic : !direct_b;
+    const size_t b_sz = (whole_b ? cdiv(ncap, NR) * NR : NR) * KC;
     float *abuf = buf_get(a_sz + b_sz);
     if (!abuf) { /* no memory for packing: the unpacked reference path */
         sk_sgemm_ref(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
@@ -206,10 +258,20 @@ static void gemm_blocked(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t 
             const size_t kc = k - pc < KC ? k - pc : KC;
             const float be = pc == 0 ? beta : 1.f;
             const float *bsrc = tb ? b + jc * ldb + pc : b + pc * ldb + jc; /* op(B)(pc, jc) */
-            if (!one_ic)
+            if (whole_b && !tb) { /* row by row: B streams in order (prefetch-friendly) */
+                for (size_t p = 0; p < kc; p++) {
+                    const float *src = bsrc + p * ldb;
+                    for (size_t jr = 0; jr < nc; jr += NR) {
+                        const size_t nr = nc - jr < NR ? nc - jr : NR;
+                        float *dst = bbuf + jr * kc + p * NR;
+                        copy_row(dst, src + jr, nr);
+                        for (size_t j = nr; j < NR; j++) dst[j] = 0.f;
+                    }
+                }
+            } else if (whole_b) {
                 for (size_t jr = 0; jr < nc; jr += NR)
-                    pack_b(tb, nc - jr < NR ? nc - jr : NR, kc, tb ? bsrc + jr * ldb : bsrc + jr, ldb,
-                           bbuf + jr * kc, NR);
+                    pack_b(d, tb, nc - jr < NR ? nc - jr : NR, kc, bsrc + jr * ldb, ldb, bbuf + jr * kc, NR);
+            }
             for (size_t ic = 0; ic < m; ic += MC) {
                 const size_t mc = m - ic < MC ? m - ic : MC;
                 /* row blocks: nrb blocks, the first `big` of them one row taller */
@@ -224,13 +286,13 @@ static void gemm_blocked(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t 
                     const size_t nr = nc - jr < NR ? nc - jr : NR;
                     const float *bp = bbuf + jr * kc;
                     size_t rsb = NR;
-                    if (one_ic) {
+                    if (!whole_b) {
                         if (direct_b && nr == NR) {
                             bp = bsrc + jr;
                             rsb = ldb;
                         } else {
                             bp = bbuf;
-                            pack_b(tb, nr, kc, tb ? bsrc + jr * ldb : bsrc + jr, ldb, bbuf, NR);
+                            pack_b(d, tb, nr, kc, tb ? bsrc + jr * ldb : bsrc + jr, ldb, bbuf, NR);
                         }
                     }
                     float *cj = c + ic * ldc + jc + jr;
@@ -266,7 +328,7 @@ static int gemm_nt_rows(const sk_gemm_dsp *d, sk_trans ta, size_t m, size_t n, s
                         const float *a, size_t lda, const float *b, size_t ldb, float beta, float *c,
                         size_t ldc)
 {
-    const size_t W = d->rows_nr, MR = d->mr, nkb = cdiv(k, d->kc), KC = cdiv(k, nkb);
+    const size_t W = d->rows_nr, MR = d->mr_t, nkb = cdiv(k, d->kc), KC = cdiv(k, nkb);
     float *at = buf_get(W * KC);
     if (!at) return 0;
     for (size_t pc = 0; pc < k; pc += KC) {

@@ -34,15 +34,20 @@ typedef void (*sk_gemv_fn)(size_t n, size_t k, float alpha, const float *a, cons
 typedef void (*sk_gemm_ukr_t_fn)(size_t k, const float *a, size_t rsa, const float *b, size_t rsb,
                                  size_t w, float *c, size_t ldc, float alpha, float beta);
 
+/* Transposing pack of a B panel (op(B) = B^T): dst[p*NR + j] = b[j*ldb + p] for j < nr, p < kc;
+ * zero for nr <= j < NR. */
+typedef void (*sk_gemm_pack_fn)(size_t nr, size_t kc, const float *b, size_t ldb, float *dst, size_t NR);
+
 #define SK_GEMM_MR_MAX 16
 
 typedef struct sk_gemm_dsp {
     sk_sgemm_fn sgemm;                  /* portable reference; used when ukr[0] is NULL */
     sk_gemm_ukr_fn ukr[SK_GEMM_MR_MAX]; /* ukr[r-1]: r rows; NULL past mr */
     sk_gemv_fn gemv_n, gemv_t;
+    sk_gemm_pack_fn pack_bt;            /* NULL: the portable one */
     sk_gemm_ukr_fn ukr_r[SK_GEMM_MR_MAX]; /* as ukr with A(i,p) = a[i*csa + p] (A rows in place) */
     sk_gemm_ukr_t_fn ukr_t[SK_GEMM_MR_MAX]; /* ukr_t[r-1]: r rows of B; NULL: none */
-    unsigned rows_nr;                   /* lanes of ukr_t: NT path for m <= rows_nr */
+    unsigned rows_nr, mr_t;             /* lanes and rows of ukr_t: NT path for m <= rows_nr */
     unsigned mr, nr;                    /* register tile */
     unsigned mc, kc, nc;                /* cache blocks: A block mc x kc (L2), B block kc x nc (L3),
                                            B micro-panel kc x nr (L1) */

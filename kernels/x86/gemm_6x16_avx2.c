@@ -1,5 +1,6 @@
 /* AVX2+FMA GEMM kernels: the 6x16 register tile (12 ymm accumulators, two B vectors, one broadcast
- * of A per row) in 1..6-row variants, and the m == 1 matrix-vector kernels. */
+ * of A per row) in 1..6-row variants (packed A or A rows in place), the 6x16 transposed tile for
+ * NT with few rows, and the m == 1 matrix-vector kernels. */
 #include <immintrin.h>
 
 #include "gemm.h"
@@ -224,50 +225,84 @@ static void gemv_n(size_t n, size_t k, float alpha, const float *a, const float 
     }
 }
 
-/* c[j] = alpha dot(a, b + j*ldb) + beta c[j]: four rows of B at a time, two accumulators each. */
+/* c[j] = alpha dot(a, b + j*ldb) + beta c[j]: eight rows of B at a time (eight FMA chains), one
+   horizontal-add tree for the eight sums. */
 static void gemv_t(size_t n, size_t k, float alpha, const float *a, const float *b, size_t ldb,
                    float beta, float *c)
 {
     const size_t kt = k & 7;
     const __m256i msk = tail_mask(kt);
-    size_t j = 0;
-    for (; j < n; j += 4) {
-        const size_t w = n - j < 4 ? n - j : 4;
-        const float *r[4];
-        for (size_t q = 0; q < 4; q++) r[q] = b + (j + (q < w ? q : 0)) * ldb;
-        __m256 s[4], t[4];
-#pragma GCC unroll 4
-        for (int q = 0; q < 4; q++) s[q] = t[q] = _mm256_setzero_ps();
+    for (size_t j = 0; j < n; j += 8) {
+        const size_t w = n - j < 8 ? n - j : 8;
+        const float *r[8];
+        for (size_t q = 0; q < 8; q++) r[q] = b + (j + (q < w ? q : 0)) * ldb;
+        __m256 s[8];
+#pragma GCC unroll 8
+        for (int q = 0; q < 8; q++) s[q] = _mm256_setzero_ps();
         size_t p = 0;
-        for (; p + 16 <= k; p += 16) {
-            const __m256 a0 = _mm256_loadu_ps(a + p), a1 = _mm256_loadu_ps(a + p + 8);
-#pragma GCC unroll 4
-            for (int q = 0; q < 4; q++) {
-                s[q] = _mm256_fmadd_ps(a0, _mm256_loadu_ps(r[q] + p), s[q]);
-                t[q] = _mm256_fmadd_ps(a1, _mm256_loadu_ps(r[q] + p + 8), t[q]);
-            }
-        }
-        if (p + 8 <= k) {
+        for (; p + 8 <= k; p += 8) {
             const __m256 a0 = _mm256_loadu_ps(a + p);
-#pragma GCC unroll 4
-            for (int q = 0; q < 4; q++) s[q] = _mm256_fmadd_ps(a0, _mm256_loadu_ps(r[q] + p), s[q]);
-            p += 8;
+#pragma GCC unroll 8
+            for (int q = 0; q < 8; q++) s[q] = _mm256_fmadd_ps(a0, _mm256_loadu_ps(r[q] + p), s[q]);
         }
         if (kt) {
             const __m256 a0 = _mm256_maskload_ps(a + p, msk);
-#pragma GCC unroll 4
-            for (int q = 0; q < 4; q++) t[q] = _mm256_fmadd_ps(a0, _mm256_maskload_ps(r[q] + p, msk), t[q]);
+#pragma GCC unroll 8
+            for (int q = 0; q < 8; q++) s[q] = _mm256_fmadd_ps(a0, _mm256_maskload_ps(r[q] + p, msk), s[q]);
         }
-        /* reduce: lane q of the result = sum of s[q] + t[q] */
-        const __m256 h0 = _mm256_hadd_ps(_mm256_add_ps(s[0], t[0]), _mm256_add_ps(s[1], t[1]));
-        const __m256 h1 = _mm256_hadd_ps(_mm256_add_ps(s[2], t[2]), _mm256_add_ps(s[3], t[3]));
-        const __m256 h = _mm256_hadd_ps(h0, h1);
-        __m128 v = _mm_add_ps(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1));
-        v = _mm_mul_ps(_mm_set1_ps(alpha), v);
-        float out[4];
-        _mm_storeu_ps(out, v);
-        for (size_t q = 0; q < w; q++) c[j + q] = beta == 0.f ? out[q] : out[q] + beta * c[j + q];
+        /* lane q of the result = sum of s[q] */
+        const __m256 h03 = _mm256_hadd_ps(_mm256_hadd_ps(s[0], s[1]), _mm256_hadd_ps(s[2], s[3]));
+        const __m256 h47 = _mm256_hadd_ps(_mm256_hadd_ps(s[4], s[5]), _mm256_hadd_ps(s[6], s[7]));
+        __m256 v = _mm256_add_ps(_mm256_permute2f128_ps(h03, h47, 0x20), _mm256_permute2f128_ps(h03, h47, 0x31));
+        v = _mm256_mul_ps(_mm256_set1_ps(alpha), v);
+        if (w == 8) {
+            if (beta != 0.f) v = _mm256_fmadd_ps(_mm256_set1_ps(beta), _mm256_loadu_ps(c + j), v);
+            _mm256_storeu_ps(c + j, v);
+        } else {
+            float out[8];
+            _mm256_storeu_ps(out, v);
+            for (size_t q = 0; q < w; q++) c[j + q] = beta == 0.f ? out[q] : out[q] + beta * c[j + q];
+        }
     }
+}
+
+/* Transposing B pack (see sk_gemm_pack_fn): 8 x 8 blocks through ymm registers. */
+static void pack_bt(size_t nr, size_t kc, const float *b, size_t ldb, float *dst, size_t ld)
+{
+    size_t j = 0;
+    for (; j + 8 <= nr; j += 8) {
+        const float *s = b + j * ldb;
+        float *d = dst + j;
+        size_t p = 0;
+        for (; p + 8 <= kc; p += 8, d += 8 * ld) {
+            __m256 r[8], t[8], u[8];
+#pragma GCC unroll 8
+            for (int q = 0; q < 8; q++) r[q] = _mm256_loadu_ps(s + q * ldb + p);
+#pragma GCC unroll 4
+            for (int q = 0; q < 8; q += 2) {
+                t[q] = _mm256_unpacklo_ps(r[q], r[q + 1]);
+                t[q + 1] = _mm256_unpackhi_ps(r[q], r[q + 1]);
+            }
+#pragma GCC unroll 2
+            for (int g = 0; g < 8; g += 4) {
+                u[g] = _mm256_shuffle_ps(t[g], t[g + 2], 0x44);
+                u[g + 1] = _mm256_shuffle_ps(t[g], t[g + 2], 0xee);
+                u[g + 2] = _mm256_shuffle_ps(t[g + 1], t[g + 3], 0x44);
+                u[g + 3] = _mm256_shuffle_ps(t[g + 1], t[g + 3], 0xee);
+            }
+#pragma GCC unroll 4
+            for (int e = 0; e < 4; e++) { /* column e and 4 + e of the 8 x 8 block */
+                _mm256_storeu_ps(d + e * ld, _mm256_permute2f128_ps(u[e], u[4 + e], 0x20));
+                _mm256_storeu_ps(d + (4 + e) * ld, _mm256_permute2f128_ps(u[e], u[4 + e], 0x31));
+            }
+        }
+        for (; p < kc; p++, d += ld)
+            for (int q = 0; q < 8; q++) d[q] = s[q * ldb + p];
+    }
+    for (; j < nr; j++)
+        for (size_t p = 0; p < kc; p++) dst[p * ld + j] = b[j * ldb + p];
+    for (; j < ld; j++)
+        for (size_t p = 0; p < kc; p++) dst[p * ld + j] = 0.f;
 }
 
 void sk_gemm_init_avx2(sk_gemm_dsp *d)
@@ -283,7 +318,9 @@ void sk_gemm_init_avx2(sk_gemm_dsp *d)
     d->rows_nr = 16;
     d->gemv_n = gemv_n;
     d->gemv_t = gemv_t;
+    d->pack_bt = pack_bt;
     d->mr = MR;
+    d->mr_t = MR;
     d->nr = NR;
     /* Zen 5: L1d 48 KiB (B micro-panel KC x 16 = 16 KiB + A micro-panel 6 KiB), L2 1 MiB
        (A block MC x KC = 168 KiB), L3 32 MiB (B block KC x NC = 4 MiB). */

@@ -1,8 +1,8 @@
 /* checkasm: the gemm family. sk_sgemm on the ISA under test against the scalar reference and
  * against a double-precision reference with the contract's bound
  *   |C - exact| <= 2 k 2^-24 (|alpha| |op(A)| |op(B)| + |beta| |C0|)   (elementwise),
- * over sizes around every tile edge of every ISA's kernel (MR x NR = 6x16 AVX2, 14x32 AVX-512,
- * 8x12 NEON) and cache block (KC 256, MC up to 168, NC up to 4080 -- keep in sync with gemm.c),
+ * over sizes around every tile edge of every ISA's kernel (MR x NR = 6x16 AVX2, 8x32 AVX-512,
+ * 8x12 NEON; transposed NT tiles 6x16 and 14x16) and cache block (KC 256, MC up to 168, NC up to 4080 -- keep in sync with gemm.c),
  * all four transposes, padded leading dimensions (poisoned padding must stay untouched), alpha in
  * {1, -0.5, 0}, beta in {0, 1, 0.25} (beta == 0 with C full of NaN: must not propagate), guard bands,
  * concurrent calls from several threads, bad arguments, and a hand-computed 2x2 case. */
@@ -257,6 +257,8 @@ void ck_test_gemm(void)
                  1024 - (t >> 1 ? m : k), 1024 - (t & 1 ? k : n), 0);
         run_case((sk_trans)(t >> 1), (sk_trans)(t & 1), 7, n, k, -0.5f, g_beta[(t + 1) % 3],
                  1024 - (t >> 1 ? 7 : k), 1024 - (t & 1 ? k : n), 0);
+        run_case((sk_trans)(t >> 1), (sk_trans)(t & 1), 200, 20, 40, 1.f, g_beta[(t + 2) % 3],
+                 1024 - (t >> 1 ? 200 : 40), 1024 - (t & 1 ? 40 : 20), 0);
     }
 
     threads();

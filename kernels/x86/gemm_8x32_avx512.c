@@ -1,10 +1,18 @@
-/* AVX-512 GEMM kernels: the 14x32 register tile (28 zmm accumulators, two B vectors, one broadcast
- * of A per row) in 1..14-row variants, and the m == 1 matrix-vector kernels (masked tails). */
+/* AVX-512 GEMM kernels: the 8x32 register tile (16 zmm accumulators, two B vectors, one broadcast
+ * of A per row) in 1..8-row variants, the 14x16 transposed tile for NT with few rows, and the
+ * m == 1 matrix-vector kernels (masked tails).
+ *
+ * Tile choice, measured side by side on this Zen 5 VM (sk_bench, avx512 / OpenBLAS auto): 8x32
+ * beat 14x32 and 12x32 (1024^3: 1.04 vs 1.01 and 0.85; 2048x2048x64: 1.32 vs 1.12 and 1.08). With
+ * 14 or 12 rows, a tile's C rows at a row stride that is a multiple of 4 KiB all fall in one L1 set
+ * (12 ways), and the VM runs one 512-bit FMA per cycle, so 16 accumulators already cover the FMA
+ * latency (2 pipes x 4 cycles on full-rate parts: 8 chains needed). */
 #include <immintrin.h>
 
 #include "gemm.h"
 
-#define MR 14
+#define MR 8 /* rows of the main tile (<= 14) */
+#define MR_T 14 /* rows of B per transposed tile */
 #define NR 32
 
 /* r x 16*NV tile: A(i,p) = a[p*csa + i] (ROWS: a[i*csa + p]), B(p, 0..16*NV-1) = b[p*rsb + ...]. */
@@ -23,7 +31,7 @@ ukr_body(const int R, const int NV, const int ROWS, size_t k, const float *a, si
 #define LOOP(CSA, RSB)                                                                             \
     _Pragma("GCC unroll 2") for (size_t p = 0; p < k; p++) {                                       \
         const __m512 b0 = _mm512_loadu_ps(b), b1 = NV > 1 ? _mm512_loadu_ps(b + 16) : b0;          \
-        _Pragma("GCC unroll 14") for (int i = 0; i < R; i++) {                                     \
+        _Pragma("GCC unroll 8") for (int i = 0; i < R; i++) {                                      \
             const __m512 ai = _mm512_set1_ps(ROWS ? a[i * csa] : a[i]);                                                \
             c0[i] = _mm512_fmadd_ps(ai, b0, c0[i]);                                                \
             if (NV > 1) c1[i] = _mm512_fmadd_ps(ai, b1, c1[i]);                                    \
@@ -119,13 +127,16 @@ ukr_t_body(const int R, size_t k, const float *a, size_t rsa, const float *b, si
                                float *c, size_t ldc, float alpha, float beta)                     \
     {                                                                                              \
         ukr_body(R, 2, 1, k, a, rsa, b, rsb, c, ldc, alpha, beta);                                \
-    }                                                                                              \
+    }
+#define UKRT(R)                                                                                    \
     static void ukr_t_##R##x16(size_t k, const float *a, size_t rsa, const float *b, size_t rsb,  \
                                size_t w, float *c, size_t ldc, float alpha, float beta)           \
     {                                                                                              \
         ukr_t_body(R, k, a, rsa, b, rsb, w, c, ldc, alpha, beta);                                 \
     }
-UKR(1) UKR(2) UKR(3) UKR(4) UKR(5) UKR(6) UKR(7) UKR(8) UKR(9) UKR(10) UKR(11) UKR(12) UKR(13) UKR(14)
+UKR(1) UKR(2) UKR(3) UKR(4) UKR(5) UKR(6) UKR(7) UKR(8)
+UKRT(1) UKRT(2) UKRT(3) UKRT(4) UKRT(5) UKRT(6) UKRT(7) UKRT(8) UKRT(9) UKRT(10) UKRT(11) UKRT(12)
+UKRT(13) UKRT(14)
 
 static inline __mmask16 tail16(size_t n) { return (__mmask16)((1u << n) - 1u); } /* n <= 16 */
 
@@ -227,24 +238,24 @@ static void gemv_t(size_t n, size_t k, float alpha, const float *a, const float 
 
 void sk_gemm_init_avx512(sk_gemm_dsp *d)
 {
-    static const sk_gemm_ukr_fn ukr[MR] = { ukr_1x32, ukr_2x32, ukr_3x32, ukr_4x32, ukr_5x32,
-                                            ukr_6x32, ukr_7x32, ukr_8x32, ukr_9x32, ukr_10x32,
-                                            ukr_11x32, ukr_12x32, ukr_13x32, ukr_14x32 };
-    static const sk_gemm_ukr_fn ukr_r[MR] = {
-        ukr_r_1x32, ukr_r_2x32, ukr_r_3x32, ukr_r_4x32, ukr_r_5x32, ukr_r_6x32, ukr_r_7x32,
-        ukr_r_8x32, ukr_r_9x32, ukr_r_10x32, ukr_r_11x32, ukr_r_12x32, ukr_r_13x32, ukr_r_14x32 };
-    static const sk_gemm_ukr_t_fn ukr_t[MR] = {
+    static const sk_gemm_ukr_fn ukr[MR] = { ukr_1x32, ukr_2x32, ukr_3x32, ukr_4x32,
+                                            ukr_5x32, ukr_6x32, ukr_7x32, ukr_8x32 };
+    static const sk_gemm_ukr_fn ukr_r[MR] = { ukr_r_1x32, ukr_r_2x32, ukr_r_3x32, ukr_r_4x32,
+                                              ukr_r_5x32, ukr_r_6x32, ukr_r_7x32, ukr_r_8x32 };
+    static const sk_gemm_ukr_t_fn ukr_t[MR_T] = {
         ukr_t_1x16, ukr_t_2x16, ukr_t_3x16, ukr_t_4x16, ukr_t_5x16, ukr_t_6x16, ukr_t_7x16,
         ukr_t_8x16, ukr_t_9x16, ukr_t_10x16, ukr_t_11x16, ukr_t_12x16, ukr_t_13x16, ukr_t_14x16 };
     for (int i = 0; i < SK_GEMM_MR_MAX; i++) d->ukr[i] = i < MR ? ukr[i] : NULL;
     d->gemv_n = gemv_n;
     d->gemv_t = gemv_t;
     for (int i = 0; i < SK_GEMM_MR_MAX; i++) d->ukr_r[i] = i < MR ? ukr_r[i] : NULL;
-    for (int i = 0; i < SK_GEMM_MR_MAX; i++) d->ukr_t[i] = i < MR ? ukr_t[i] : NULL;
+    for (int i = 0; i < SK_GEMM_MR_MAX; i++) d->ukr_t[i] = i < MR_T ? ukr_t[i] : NULL;
     d->rows_nr = 16;
     d->mr = MR;
+    d->mr_t = MR_T;
     d->nr = NR;
-    /* Zen 5: L1d 48 KiB (B micro-panel KC x 32 = 32 KiB), L2 1 MiB (A block MC x KC = 168 KiB... */
+    /* Zen 5: L1d 48 KiB (B micro-panel KC x 32 = 32 KiB + A micro-panel 8 KiB), L2 1 MiB
+       (A block MC x KC = 168 KiB), L3 32 MiB (B block KC x NC = 4 MiB). */
     d->kc = 256;
     d->mc = 168;
     d->nc = 4080;
