@@ -1,4 +1,273 @@
-// Benchmarks: the math family. (Placeholder: its issue fills it in.)
+// Benchmarks: the exp / softmax family.
+//   exp/<contender>/<L1|DRAM>/<n>            contender = each ISA, sleef-avx2, sleef-avx512
+//   softmax/<contender>/rows/<rows>x<cols>   contender = each ISA, sleef-avx2-3pass, sleef-avx512-3pass
+//   scale_mask_softmax/<contender>/keys/512x512 (scale 1/8, key padding mask) contender = each ISA,
+//       composition-sleef-<isa> (a scale loop, a mask loop, a 3-pass softmax with SLEEF exp)
+//   memcpy/memcpy/copy/<shape>               the same bytes copied (read + written)
+// Counters: "elem/s" and "GB/s" (bytes read + written, rates). Inputs random, never zeros.
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <vector>
+
 #include "bench_util.h"
 
-void sk_register_math_benchmarks() {}
+#ifdef SK_BENCH_HAVE_SLEEF
+#include <immintrin.h>
+#include <sleef.h>
+// sleef.h declares its AVX2 / AVX-512 entry points only when the including file is compiled with
+// those ISAs; this file is baseline, so declare the two used here with matching targets.
+extern "C" {
+__attribute__((target("avx2,fma"))) __m256 Sleef_expf8_u10avx2(__m256);
+__attribute__((target("avx512f"))) __m512 Sleef_expf16_u10avx512f(__m512);
+}
+#endif
+
+namespace {
+
+void set_counters(benchmark::State &st, double elems, double bytes)
+{
+    st.counters["elem/s"] = benchmark::Counter(elems, benchmark::Counter::kIsIterationInvariantRate);
+    st.counters["GB/s"] = benchmark::Counter(bytes * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+}
+
+std::string shape2(size_t r, size_t c) { return std::to_string(r) + "x" + std::to_string(c); }
+
+// exp: inputs in [-80, 80] (the normal range: the fast path of every contender).
+void run_exp(benchmark::State &st, sk_isa isa, size_t n)
+{
+    skb::IsaScope scope(isa);
+    skb::Buf x(n, -80.f, 80.f, 7), y(n);
+    for (auto _ : st) {
+        sk_exp(n, x.data(), y.data());
+        benchmark::DoNotOptimize(y.data());
+        benchmark::ClobberMemory();
+    }
+    set_counters(st, (double)n, 8.0 * (double)n);
+}
+
+void run_memcpy(benchmark::State &st, size_t n)
+{
+    skb::Buf x(n, -1.f, 1.f, 7), y(n);
+    for (auto _ : st) {
+        std::memcpy(y.data(), x.data(), n * sizeof(float));
+        benchmark::DoNotOptimize(y.data());
+        benchmark::ClobberMemory();
+    }
+    set_counters(st, (double)n, 8.0 * (double)n);
+}
+
+void run_softmax(benchmark::State &st, sk_isa isa, size_t rows, size_t cols)
+{
+    skb::IsaScope scope(isa);
+    skb::Buf x(rows * cols, -4.f, 4.f, 7), y(rows * cols);
+    for (auto _ : st) {
+        sk_softmax(rows, cols, x.data(), cols, y.data(), cols);
+        benchmark::DoNotOptimize(y.data());
+        benchmark::ClobberMemory();
+    }
+    set_counters(st, (double)(rows * cols), 8.0 * (double)(rows * cols));
+}
+
+std::vector<uint8_t> key_mask(size_t cols)
+{
+    std::vector<uint8_t> k(cols, 1);
+    for (size_t c = cols - cols / 8; c < cols; c++) k[c] = 0; // the last 1/8 of keys are padding
+    return k;
+}
+
+void run_smsm(benchmark::State &st, sk_isa isa, size_t rows, size_t cols)
+{
+    skb::IsaScope scope(isa);
+    skb::Buf x(rows * cols, -16.f, 16.f, 7), y(rows * cols);
+    std::vector<uint8_t> keys = key_mask(cols);
+    const sk_mask m = { SK_MASK_KEYS, keys.data(), 0, 0 };
+    for (auto _ : st) {
+        sk_scale_mask_softmax(rows, cols, 0.125f, x.data(), cols, &m, y.data(), cols);
+        benchmark::DoNotOptimize(y.data());
+        benchmark::ClobberMemory();
+    }
+    set_counters(st, (double)(rows * cols), 8.0 * (double)(rows * cols));
+}
+
+#ifdef SK_BENCH_HAVE_SLEEF
+// GCC 12's AVX-512 intrinsics pass _mm512_undefined_ps() through and warn about it in C++.
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#define T_AVX2 __attribute__((target("avx2,fma")))
+#define T_AVX512 __attribute__((target("avx512f,avx512vl,avx2,fma")))
+
+T_AVX2 void sleef_exp_avx2(size_t n, const float *x, float *y)
+{
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) _mm256_storeu_ps(y + i, Sleef_expf8_u10avx2(_mm256_loadu_ps(x + i)));
+    for (; i < n; i++) y[i] = Sleef_expf_u10(x[i]);
+}
+
+T_AVX512 void sleef_exp_avx512(size_t n, const float *x, float *y)
+{
+    size_t i = 0;
+    for (; i + 16 <= n; i += 16) _mm512_storeu_ps(y + i, Sleef_expf16_u10avx512f(_mm512_loadu_ps(x + i)));
+    for (; i < n; i++) y[i] = Sleef_expf_u10(x[i]);
+}
+
+// The 3-pass softmax a user would write around SLEEF: max, exp + sum, scale.
+T_AVX2 void sleef_softmax_row_avx2(size_t n, const float *x, float *y)
+{
+    __m256 vm = _mm256_set1_ps(-INFINITY);
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) vm = _mm256_max_ps(vm, _mm256_loadu_ps(x + i));
+    float tmp[8], m = -INFINITY;
+    _mm256_storeu_ps(tmp, vm);
+    for (float t : tmp) m = t > m ? t : m;
+    for (; i < n; i++) m = x[i] > m ? x[i] : m;
+    const __m256 negm = _mm256_set1_ps(-m);
+    __m256 vs = _mm256_setzero_ps();
+    for (i = 0; i + 8 <= n; i += 8) {
+        const __m256 e = Sleef_expf8_u10avx2(_mm256_add_ps(_mm256_loadu_ps(x + i), negm));
+        _mm256_storeu_ps(y + i, e);
+        vs = _mm256_add_ps(vs, e);
+    }
+    _mm256_storeu_ps(tmp, vs);
+    float s = 0;
+    for (float t : tmp) s += t;
+    for (; i < n; i++) s += (y[i] = Sleef_expf_u10(x[i] - m));
+    const __m256 inv = _mm256_set1_ps(1.f / s);
+    for (i = 0; i + 8 <= n; i += 8) _mm256_storeu_ps(y + i, _mm256_mul_ps(_mm256_loadu_ps(y + i), inv));
+    for (; i < n; i++) y[i] *= 1.f / s;
+}
+
+T_AVX512 void sleef_softmax_row_avx512(size_t n, const float *x, float *y)
+{
+    __m512 vm = _mm512_set1_ps(-INFINITY);
+    size_t i = 0;
+    for (; i + 16 <= n; i += 16) vm = _mm512_max_ps(vm, _mm512_loadu_ps(x + i));
+    float m = _mm512_reduce_max_ps(vm);
+    for (; i < n; i++) m = x[i] > m ? x[i] : m;
+    const __m512 negm = _mm512_set1_ps(-m);
+    __m512 vs = _mm512_setzero_ps();
+    for (i = 0; i + 16 <= n; i += 16) {
+        const __m512 e = Sleef_expf16_u10avx512f(_mm512_add_ps(_mm512_loadu_ps(x + i), negm));
+        _mm512_storeu_ps(y + i, e);
+        vs = _mm512_add_ps(vs, e);
+    }
+    float s = _mm512_reduce_add_ps(vs);
+    for (; i < n; i++) s += (y[i] = Sleef_expf_u10(x[i] - m));
+    const __m512 inv = _mm512_set1_ps(1.f / s);
+    for (i = 0; i + 16 <= n; i += 16) _mm512_storeu_ps(y + i, _mm512_mul_ps(_mm512_loadu_ps(y + i), inv));
+    for (; i < n; i++) y[i] *= 1.f / s;
+}
+
+// The user's composition: scale loop, mask loop (masked -> -inf), then the SLEEF softmax (in place).
+T_AVX2 void composition_avx2(size_t rows, size_t cols, float scale, const float *x, const uint8_t *keys, float *y)
+{
+    for (size_t i = 0; i < rows * cols; i++) y[i] = scale * x[i];
+    for (size_t r = 0; r < rows; r++)
+        for (size_t c = 0; c < cols; c++) y[r * cols + c] = keys[c] ? y[r * cols + c] : -INFINITY;
+    for (size_t r = 0; r < rows; r++) sleef_softmax_row_avx2(cols, y + r * cols, y + r * cols);
+}
+
+T_AVX512 void composition_avx512(size_t rows, size_t cols, float scale, const float *x, const uint8_t *keys, float *y)
+{
+    for (size_t i = 0; i < rows * cols; i++) y[i] = scale * x[i];
+    for (size_t r = 0; r < rows; r++)
+        for (size_t c = 0; c < cols; c++) y[r * cols + c] = keys[c] ? y[r * cols + c] : -INFINITY;
+    for (size_t r = 0; r < rows; r++) sleef_softmax_row_avx512(cols, y + r * cols, y + r * cols);
+}
+
+void run_sleef_exp(benchmark::State &st, bool avx512, size_t n)
+{
+    skb::Buf x(n, -80.f, 80.f, 7), y(n);
+    for (auto _ : st) {
+        if (avx512) sleef_exp_avx512(n, x.data(), y.data());
+        else sleef_exp_avx2(n, x.data(), y.data());
+        benchmark::DoNotOptimize(y.data());
+        benchmark::ClobberMemory();
+    }
+    set_counters(st, (double)n, 8.0 * (double)n);
+}
+
+void run_sleef_softmax(benchmark::State &st, bool avx512, size_t rows, size_t cols)
+{
+    skb::Buf x(rows * cols, -4.f, 4.f, 7), y(rows * cols);
+    for (auto _ : st) {
+        for (size_t r = 0; r < rows; r++) {
+            if (avx512) sleef_softmax_row_avx512(cols, x.data() + r * cols, y.data() + r * cols);
+            else sleef_softmax_row_avx2(cols, x.data() + r * cols, y.data() + r * cols);
+        }
+        benchmark::DoNotOptimize(y.data());
+        benchmark::ClobberMemory();
+    }
+    set_counters(st, (double)(rows * cols), 8.0 * (double)(rows * cols));
+}
+
+void run_composition(benchmark::State &st, bool avx512, size_t rows, size_t cols)
+{
+    skb::Buf x(rows * cols, -16.f, 16.f, 7), y(rows * cols);
+    std::vector<uint8_t> keys = key_mask(cols);
+    for (auto _ : st) {
+        if (avx512) composition_avx512(rows, cols, 0.125f, x.data(), keys.data(), y.data());
+        else composition_avx2(rows, cols, 0.125f, x.data(), keys.data(), y.data());
+        benchmark::DoNotOptimize(y.data());
+        benchmark::ClobberMemory();
+    }
+    set_counters(st, (double)(rows * cols), 8.0 * (double)(rows * cols));
+}
+#endif
+
+struct RC {
+    size_t r, c;
+};
+const RC kRows[] = { { 1, 4096 }, { 64, 512 }, { 512, 512 }, { 4096, 4096 } };
+
+}  // namespace
+
+void sk_register_math_benchmarks()
+{
+    const size_t kL1 = 4096, kDram = 16777216; // 16 KiB and 64 MiB of input
+    const auto isas = skb::isas();
+    const bool has_avx2 = sk_isa_available(SK_ISA_AVX2), has_avx512 = sk_isa_available(SK_ISA_AVX512);
+    (void)has_avx2;
+    (void)has_avx512;
+    for (const auto &[tag, n] : { std::pair<const char *, size_t>{ "L1", kL1 }, { "DRAM", kDram } }) {
+        const std::string shape = std::string(tag) + "/" + std::to_string(n);
+        for (sk_isa isa : isas)
+            benchmark::RegisterBenchmark(("exp/" + std::string(sk_isa_name(isa)) + "/" + shape).c_str(),
+                                         run_exp, isa, n);
+#ifdef SK_BENCH_HAVE_SLEEF
+        if (has_avx2) benchmark::RegisterBenchmark(("exp/sleef-avx2/" + shape).c_str(), run_sleef_exp, false, n);
+        if (has_avx512) benchmark::RegisterBenchmark(("exp/sleef-avx512/" + shape).c_str(), run_sleef_exp, true, n);
+#endif
+        benchmark::RegisterBenchmark(("memcpy/memcpy/copy/" + shape).c_str(), run_memcpy, n);
+    }
+    for (const RC &s : kRows) {
+        const std::string shape = shape2(s.r, s.c);
+        for (sk_isa isa : isas)
+            benchmark::RegisterBenchmark(("softmax/" + std::string(sk_isa_name(isa)) + "/rows/" + shape).c_str(),
+                                         run_softmax, isa, s.r, s.c);
+#ifdef SK_BENCH_HAVE_SLEEF
+        if (has_avx2)
+            benchmark::RegisterBenchmark(("softmax/sleef-avx2-3pass/rows/" + shape).c_str(), run_sleef_softmax,
+                                         false, s.r, s.c);
+        if (has_avx512)
+            benchmark::RegisterBenchmark(("softmax/sleef-avx512-3pass/rows/" + shape).c_str(), run_sleef_softmax,
+                                         true, s.r, s.c);
+#endif
+        benchmark::RegisterBenchmark(("memcpy/memcpy/copy/" + shape).c_str(), run_memcpy, s.r * s.c);
+    }
+    {
+        const size_t r = 512, c = 512;
+        const std::string shape = shape2(r, c);
+        for (sk_isa isa : isas)
+            benchmark::RegisterBenchmark(("scale_mask_softmax/" + std::string(sk_isa_name(isa)) + "/keys/" + shape).c_str(),
+                                         run_smsm, isa, r, c);
+#ifdef SK_BENCH_HAVE_SLEEF
+        if (has_avx2)
+            benchmark::RegisterBenchmark(("scale_mask_softmax/composition-sleef-avx2/keys/" + shape).c_str(),
+                                         run_composition, false, r, c);
+        if (has_avx512)
+            benchmark::RegisterBenchmark(("scale_mask_softmax/composition-sleef-avx512/keys/" + shape).c_str(),
+                                         run_composition, true, r, c);
+#endif
+    }
+}

@@ -26,7 +26,7 @@ void sk_math_dsp_init(sk_math_dsp *d, sk_isa isa)
     d->softmax = sk_softmax_avx512;
     d->scale_mask_softmax = sk_scale_mask_softmax_avx512;
 #endif
-#if SK_HAVE_NEON && SK_MATH_NEON_TODO
+#if SK_HAVE_NEON
     if (isa != SK_ISA_NEON) return;
     d->exp = sk_exp_neon;
     d->max = sk_max_neon;

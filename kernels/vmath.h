@@ -1,11 +1,16 @@
 /* Internal: the exp / softmax family (owner: issue 4). The row primitives below are also what the
  * attention family builds its online softmax from.
  *
- * Shared vector exp cores for other families (static inline, include only from a file compiled with
- * that ISA's flags): kernels/x86/exp_avx2.h (__m256), kernels/x86/exp_avx512.h (__m512),
- * kernels/arm/exp_neon.h (float32x4_t). Each has a full-range exp (<= 1 ulp where the result is
- * normal) and a softmax exp for x <= ~0 (no overflow path; NaN -> NaN, -inf -> 0, results below
- * FLT_MIN may flush to 0). */
+ * Shared vector exp cores for other families (static inline; include only from a file compiled with
+ * that ISA's flags):
+ *   kernels/x86/exp_avx2.h    sk_exp_ps_avx2(__m256)       full range, <= 1 ulp where normal
+ *                             sk_exp_neg_ps_avx2(__m256)   softmax exp, see below
+ *   kernels/x86/exp_avx512.h  sk_exp_ps_avx512(__m512)     full range, <= 1 ulp where normal
+ *                             sk_exp_neg_ps_avx512(__m512), sk_exp_neg_maskz_avx512(k, __m512)
+ *   kernels/arm/exp_neon.h    sk_exp_ps_neon(float32x4_t), sk_exp_neg_ps_neon(float32x4_t)
+ * The softmax exp ("neg") is for x <= ~0 (x - rowmax): no overflow path, NaN -> NaN, -inf -> 0,
+ * results below FLT_MIN may flush to 0, relative error <= 4e-7 (a degree-5 polynomial on x86: ample
+ * for the softmax bound of 1e-5, cheaper than the <= 1 ulp exp). */
 #ifndef SK_VMATH_H
 #define SK_VMATH_H
 
@@ -17,9 +22,10 @@ typedef struct sk_math_dsp {
     void (*exp)(size_t n, const float *x, float *y);
     /* max of x[0..n): NaN if any element is NaN; -INFINITY when n == 0 or all are -inf. */
     float (*max)(size_t n, const float *x);
-    /* y = exp(x - bias) for inputs with x - bias <= 0 (the softmax exp: no overflow path; -inf -> 0);
-       returns the sum of y (accumulated in blocks, relative error ~1e-6 up to 65536 terms).
-       y may equal x. */
+    /* y = exp(x - bias) for inputs with x - bias <= 0 (the softmax exp: no overflow path; -inf -> 0,
+       NaN -> NaN, relative error <= 4e-7; x - bias is rounded to float first); returns the sum of y
+       (float lanes flushed into a double every 512-1024 terms: relative error ~1e-6 up to 65536
+       terms). y may equal x. */
     float (*expsum)(size_t n, const float *x, float bias, float *y);
     /* Row kernels, arguments already validated, sizes nonzero. */
     void (*softmax)(size_t rows, size_t cols, const float *x, size_t ldx, float *y, size_t ldy);

@@ -76,10 +76,28 @@ static inline __m256 sk_exp_ps_avx2(__m256 x)
     return sk_exp_need_slow_avx2(x) ? sk_exp_slow_avx2(x) : sk_exp_fast_avx2(x);
 }
 
-/* The softmax exp: x <= ~0, no overflow path; -inf -> 0, NaN -> NaN (max returns x when NaN). */
+/* The softmax exp: x <= ~0, no overflow path; -inf -> 0, NaN -> NaN (max returns x when NaN).
+   Degree-5 polynomial (q = S2 + S3 r + S4 r^2 + S5 r^3): relative error <= 2.5e-7, ample for the
+   softmax bound (1e-5), not the <= 1 ulp of sk_exp. */
+#define SK_EXPF2_S2     0x1.fffd42p-2f
+#define SK_EXPF2_S3     0x1.55548cp-3f
+#define SK_EXPF2_S4     0x1.576e1ep-5f
+#define SK_EXPF2_S5     0x1.1243ap-7f
 static inline __m256 sk_exp_neg_ps_avx2(__m256 x)
 {
-    return sk_exp_fast_avx2(_mm256_max_ps(_mm256_set1_ps(SK_EXPF2_NEGLO), x));
+    x = _mm256_max_ps(_mm256_set1_ps(SK_EXPF2_NEGLO), x);
+    const __m256 shift = _mm256_set1_ps(SK_EXPF2_SHIFTB);
+    const __m256 t = _mm256_fmadd_ps(x, _mm256_set1_ps(SK_EXPF2_LOG2E), shift);
+    const __m256 n = _mm256_sub_ps(t, shift);
+    __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(SK_EXPF2_LN2HI), x);
+    r = _mm256_fnmadd_ps(n, _mm256_set1_ps(SK_EXPF2_LN2LO), r);
+    __m256 p = _mm256_fmadd_ps(_mm256_set1_ps(SK_EXPF2_S5), r, _mm256_set1_ps(SK_EXPF2_S4));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(SK_EXPF2_S3));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(SK_EXPF2_S2));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.f));
+    const __m256 s = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_castps_si256(t), 23)); /* 2^n */
+    return _mm256_mul_ps(p, s);
 }
 
 #endif

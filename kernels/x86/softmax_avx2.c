@@ -16,8 +16,15 @@ static const int32_t tail_tbl[16] = { -1, -1, -1, -1, -1, -1, -1, -1, 0, 0, 0, 0
 AI __m256i tail8(size_t rem) { return _mm256_loadu_si256((const __m256i *)(tail_tbl + 8 - (rem > 8 ? 8 : rem))); }
 
 /* Attended lanes (all-ones) among the lanes of t at column c; (ADD) the additive mask values. */
+/* Internal kind: a key mask expanded once per call into 32-bit lane masks (0 / all ones). */
+#define KIND_LANES 16
+
 AI __m256 att8(int kind, const void *mrow, size_t c, size_t rem, __m256i t, __m256 *add)
 {
+    if (kind == KIND_LANES) {
+        const int32_t *p = (const int32_t *)mrow + c;
+        return _mm256_castsi256_ps(rem >= 8 ? _mm256_loadu_si256((const __m256i *)p) : _mm256_maskload_epi32(p, t));
+    }
     if (kind == SK_MASK_KEYS || kind == SK_MASK_BOOL) {
         const uint8_t *p = (const uint8_t *)mrow + c;
         __m128i b;
@@ -60,8 +67,10 @@ AI __m256 scaled(int kind, __m256 vs, __m256 xv, __m256 add)
     return kind == SK_MASK_ADD ? _mm256_fmadd_ps(vs, xv, add) : _mm256_mul_ps(vs, xv);
 }
 
-AI void row8(size_t n, float scale, const float *x, int kind, const void *mrow, float *y)
+/* Sweep 1: max of scale*x (+ add) over the attended columns of a row (-inf if none). */
+AI float rmax8(size_t n, float scale, const float *x, int kind, const void *mrow)
 {
+    const int raw = kind != SK_MASK_ADD && scale > 0.f;
     const __m256 vs = _mm256_set1_ps(scale), ninf = _mm256_set1_ps(-INFINITY);
     const __m256i ones = _mm256_set1_epi32(-1);
     __m256 add = _mm256_setzero_ps(), a1 = add;
@@ -70,39 +79,60 @@ AI void row8(size_t n, float scale, const float *x, int kind, const void *mrow, 
     for (; c + 16 <= n; c += 16) {
         const __m256 k0 = att8(kind, mrow, c, 8, ones, &add);
         const __m256 k1 = att8(kind, mrow, c + 8, 8, ones, &a1);
-        const __m256 v0 = scaled(kind, vs, _mm256_loadu_ps(x + c), add);
-        const __m256 v1 = scaled(kind, vs, _mm256_loadu_ps(x + c + 8), a1);
+        /* scale > 0 and no additive mask: max(RN(scale x)) = RN(scale max(x)), skip the multiply */
+        const __m256 v0 = raw ? _mm256_loadu_ps(x + c) : scaled(kind, vs, _mm256_loadu_ps(x + c), add);
+        const __m256 v1 = raw ? _mm256_loadu_ps(x + c + 8) : scaled(kind, vs, _mm256_loadu_ps(x + c + 8), a1);
         m0 = _mm256_max_ps(m0, _mm256_blendv_ps(ninf, v0, k0)); /* NaN in v: max returns it */
         m1 = _mm256_max_ps(m1, _mm256_blendv_ps(ninf, v1, k1));
     }
     for (; c < n; c += 8) {
         const __m256i t = tail8(n - c);
         const __m256 k = att8(kind, mrow, c, n - c, t, &add);
-        const __m256 v = scaled(kind, vs, _mm256_maskload_ps(x + c, t), add);
+        const __m256 xv = _mm256_maskload_ps(x + c, t);
+        const __m256 v = raw ? xv : scaled(kind, vs, xv, add);
         m0 = _mm256_max_ps(m0, _mm256_blendv_ps(ninf, v, k));
     }
     const float m = hmax8(_mm256_max_ps(m0, m1));
-    if (m == -INFINITY) {
-        /* nothing attended, unless a NaN got lost in the max: rescan for it */
-        int nan = 0;
-        for (c = 0; c < n; c += 8) {
-            const __m256i t = tail8(n - c);
-            const __m256 k = att8(kind, mrow, c, n - c, t, &add);
-            const __m256 v = scaled(kind, vs, _mm256_maskload_ps(x + c, t), add);
-            nan |= _mm256_movemask_ps(_mm256_and_ps(k, _mm256_cmp_ps(v, v, _CMP_UNORD_Q)));
-        }
-        const __m256 fillv = _mm256_set1_ps(nan ? NAN : 0.f);
-        for (c = 0; c < n; c += 8) _mm256_maskstore_ps(y + c, tail8(n - c), fillv);
-        return;
+    return raw ? scale * m : m;
+}
+
+/* A row whose max is -inf: all zeros, or all NaN if a NaN got lost in the max reduction. */
+AI void rnone8(size_t n, float scale, const float *x, int kind, const void *mrow, float *y)
+{
+    const __m256 vs = _mm256_set1_ps(scale);
+    __m256 add = _mm256_setzero_ps();
+    int nan = 0;
+    for (size_t c = 0; c < n; c += 8) {
+        const __m256i t = tail8(n - c);
+        const __m256 k = att8(kind, mrow, c, n - c, t, &add);
+        const __m256 v = scaled(kind, vs, _mm256_maskload_ps(x + c, t), add);
+        nan |= _mm256_movemask_ps(_mm256_and_ps(k, _mm256_cmp_ps(v, v, _CMP_UNORD_Q)));
     }
-    const __m256 negm = _mm256_set1_ps(-m);
+    const __m256 fillv = _mm256_set1_ps(nan ? NAN : 0.f);
+    for (size_t c = 0; c < n; c += 8) _mm256_maskstore_ps(y + c, tail8(n - c), fillv);
+}
+
+/* Sweep 2: y = exp(scale*x (+ add) - m) on attended columns, 0 elsewhere; returns the sum (float
+   lanes, flushed into a double every 512 columns). Vectors with nothing attended skip the exp. */
+AI double rexp8(size_t n, float scale, const float *x, int kind, const void *mrow, float m, float *y,
+                  const float *pf)
+{
+    const __m256 vs = _mm256_set1_ps(scale), negm = _mm256_set1_ps(-m);
+    const __m256i ones = _mm256_set1_epi32(-1);
+    __m256 add = _mm256_setzero_ps(), a1 = add;
     double sum = 0.0;
-    for (c = 0; c < n;) {
+    for (size_t c = 0; c < n;) {
         const size_t end = n - c > 512 ? c + 512 : n;
         __m256 s0 = _mm256_setzero_ps(), s1 = s0;
         for (; c + 16 <= end; c += 16) {
+            if (pf) _mm_prefetch((const char *)(pf + c), _MM_HINT_T0); /* next block's row */
             const __m256 k0 = att8(kind, mrow, c, 8, ones, &add);
             const __m256 k1 = att8(kind, mrow, c + 8, 8, ones, &a1);
+            if (kind != SK_MASK_NONE && _mm256_testz_ps(_mm256_or_ps(k0, k1), _mm256_or_ps(k0, k1))) {
+                _mm256_storeu_ps(y + c, _mm256_setzero_ps()); /* nothing attended, e.g. key padding */
+                _mm256_storeu_ps(y + c + 8, _mm256_setzero_ps());
+                continue;
+            }
             __m256 d0, d1;
             if (kind == SK_MASK_ADD) {
                 d0 = _mm256_add_ps(_mm256_fmadd_ps(vs, _mm256_loadu_ps(x + c), add), negm);
@@ -130,53 +160,96 @@ AI void row8(size_t n, float scale, const float *x, int kind, const void *mrow, 
         }
         sum += (double)hsum8(_mm256_add_ps(s0, s1));
     }
-    const __m256 inv = _mm256_set1_ps((float)(1.0 / sum));
-    for (c = 0; c + 8 <= n; c += 8) _mm256_storeu_ps(y + c, _mm256_mul_ps(_mm256_loadu_ps(y + c), inv));
+    return sum;
+}
+
+/* Sweep 3: y *= inv (a NaN inv turns the whole row NaN). */
+AI void rscale8(size_t n, float inv, float *y)
+{
+    const __m256 vi = _mm256_set1_ps(inv);
+    size_t c = 0;
+    for (; c + 8 <= n; c += 8) _mm256_storeu_ps(y + c, _mm256_mul_ps(_mm256_loadu_ps(y + c), vi));
     if (c < n) {
         const __m256i t = tail8(n - c);
-        _mm256_maskstore_ps(y + c, t, _mm256_mul_ps(_mm256_maskload_ps(y + c, t), inv));
+        _mm256_maskstore_ps(y + c, t, _mm256_mul_ps(_mm256_maskload_ps(y + c, t), vi));
     }
 }
 
-static void zero8(size_t n, float *y)
+/* Rows in blocks of up to 8 that stay in L1 together (see softmax_avx512.c). */
+AI void rows8(size_t rows, size_t cols, float scale, const float *x, size_t ldx, const sk_mask *mask,
+              int kind, float *y, size_t ldy)
 {
-    for (size_t c = 0; c < n; c += 8) _mm256_maskstore_ps(y + c, tail8(n - c), _mm256_setzero_ps());
-}
-
-#define ROWS(KIND)                                                                                 \
-    for (size_t r = 0; r < rows; r++) {                                                            \
-        const void *mrow = KIND == SK_MASK_KEYS ? mask->data                                       \
-                         : KIND == SK_MASK_BOOL ? (const void *)((const uint8_t *)mask->data + r * mask->ld) \
-                         : KIND == SK_MASK_ADD  ? (const void *)((const float *)mask->data + r * mask->ld)   \
-                         : NULL;                                                                   \
-        row8(cols, scale, x + r * ldx, KIND, mrow, y + r * ldy);                                   \
+    size_t rb = 24576 / (cols * 8 + 1); /* x and y rows of the block within ~24 KiB */
+    rb = rb < 1 ? 1 : (rb > 8 ? 8 : rb);
+    for (size_t r0 = 0; r0 < rows; r0 += rb) {
+        const size_t nb = rows - r0 < rb ? rows - r0 : rb;
+        const void *mr[8];
+        size_t len[8];
+        float m[8], inv[8];
+        for (size_t i = 0; i < nb; i++) {
+            const size_t r = r0 + i;
+            mr[i] = kind == SK_MASK_KEYS || kind == KIND_LANES ? mask->data
+                  : kind == SK_MASK_BOOL ? (const void *)((const uint8_t *)mask->data + r * mask->ld)
+                  : kind == SK_MASK_ADD ? (const void *)((const float *)mask->data + r * mask->ld)
+                  : NULL;
+            len[i] = mask && mask->kind == SK_MASK_CAUSAL ? sk_causal_len(r, cols, mask->offset) : cols;
+        }
+        for (size_t i = 0; i < nb; i++)
+            m[i] = len[i] ? rmax8(len[i], scale, x + (r0 + i) * ldx, kind, mr[i]) : -INFINITY;
+        for (size_t i = 0; i < nb; i++) {
+            const float *xr = x + (r0 + i) * ldx;
+            float *yr = y + (r0 + i) * ldy;
+            if (m[i] == -INFINITY) {
+                rnone8(len[i], scale, xr, kind, mr[i], yr);
+                inv[i] = 0.f;
+            } else {
+                const size_t rn = r0 + nb + i; /* prefetch target: row i of the next block */
+                const float *pf = rn < rows && len[i] <= cols ? x + rn * ldx : NULL;
+                inv[i] = (float)(1.0 / rexp8(len[i], scale, xr, kind, mr[i], m[i], yr, pf));
+            }
+        }
+        for (size_t i = 0; i < nb; i++) {
+            float *yr = y + (r0 + i) * ldy;
+            if (m[i] != -INFINITY) rscale8(len[i], inv[i], yr);
+            if (len[i] < cols) { /* causal tail: 0, or NaN for a NaN row */
+                const float fill = len[i] && yr[0] != yr[0] ? NAN : 0.f;
+                for (size_t c = len[i]; c < cols; c += 8)
+                    _mm256_maskstore_ps(yr + c, tail8(cols - c), _mm256_set1_ps(fill));
+            }
+        }
     }
+}
 
 void sk_scale_mask_softmax_avx2(size_t rows, size_t cols, float scale, const float *x, size_t ldx,
                                 const sk_mask *mask, float *y, size_t ldy)
 {
     switch (mask ? mask->kind : SK_MASK_NONE) {
-    case SK_MASK_KEYS: ROWS(SK_MASK_KEYS); break;
-    case SK_MASK_BOOL: ROWS(SK_MASK_BOOL); break;
-    case SK_MASK_ADD: ROWS(SK_MASK_ADD); break;
-    case SK_MASK_CAUSAL:
-        for (size_t r = 0; r < rows; r++) {
-            const size_t na = sk_causal_len(r, cols, mask->offset);
-            float *yr = y + r * ldy;
-            if (na) row8(na, scale, x + r * ldx, SK_MASK_NONE, NULL, yr);
-            if (na && yr[0] != yr[0]) /* NaN row: NaN everywhere */
-                for (size_t c = na; c < cols; c++) yr[c] = NAN;
-            else
-                zero8(cols - na, yr + na);
+    case SK_MASK_KEYS:
+        if (rows > 1 && cols <= 4096) { /* expand the key bytes once: one load per vector after */
+            int32_t lanes[4096] SK_ALIGN(32);
+            const __m256i ones = _mm256_set1_epi32(-1);
+            __m256 unused;
+            for (size_t c = 0; c < cols; c += 8) {
+                const size_t rem = cols - c;
+                const __m256 k = att8(SK_MASK_KEYS, mask->data, c, rem, rem >= 8 ? ones : tail8(rem), &unused);
+                if (rem >= 8) _mm256_storeu_ps((float *)(lanes + c), k);
+                else _mm256_maskstore_ps((float *)(lanes + c), tail8(rem), k);
+            }
+            const sk_mask lm = { SK_MASK_KEYS, lanes, 0, 0 };
+            rows8(rows, cols, scale, x, ldx, &lm, KIND_LANES, y, ldy);
+        } else {
+            rows8(rows, cols, scale, x, ldx, mask, SK_MASK_KEYS, y, ldy);
         }
         break;
-    default: ROWS(SK_MASK_NONE); break;
+    case SK_MASK_BOOL: rows8(rows, cols, scale, x, ldx, mask, SK_MASK_BOOL, y, ldy); break;
+    case SK_MASK_ADD: rows8(rows, cols, scale, x, ldx, mask, SK_MASK_ADD, y, ldy); break;
+    default: rows8(rows, cols, scale, x, ldx, mask, SK_MASK_NONE, y, ldy); break; /* NONE, CAUSAL */
     }
 }
 
 void sk_softmax_avx2(size_t rows, size_t cols, const float *x, size_t ldx, float *y, size_t ldy)
 {
-    for (size_t r = 0; r < rows; r++) row8(cols, 1.f, x + r * ldx, SK_MASK_NONE, NULL, y + r * ldy);
+    rows8(rows, cols, 1.f, x, ldx, NULL, SK_MASK_NONE, y, ldy);
 }
 
 float sk_max_avx2(size_t n, const float *x)

@@ -32,9 +32,10 @@ AI __mmask16 att16(int kind, const void *mrow, size_t c, __mmask16 k, __m512 *ad
 
 AI float hmax16(__m512 v) { return _mm512_reduce_max_ps(v); }
 
-/* One row of n attended-or-masked columns. */
-AI void row16(size_t n, float scale, const float *x, int kind, const void *mrow, float *y)
+/* Sweep 1: max of scale*x (+ add) over the attended columns of a row (-inf if none). */
+AI float rmax16(size_t n, float scale, const float *x, int kind, const void *mrow)
 {
+    const int raw = kind != SK_MASK_ADD && scale > 0.f;
     const __m512 vs = _mm512_set1_ps(scale);
     __m512 add = _mm512_setzero_ps();
     __m512 m0 = _mm512_set1_ps(-INFINITY), m1 = m0;
@@ -43,61 +44,78 @@ AI void row16(size_t n, float scale, const float *x, int kind, const void *mrow,
         __m512 a0 = add, a1 = add;
         const __mmask16 k0 = att16(kind, mrow, c, 0xffff, &a0);
         const __mmask16 k1 = att16(kind, mrow, c + 16, 0xffff, &a1);
-        __m512 v0 = _mm512_mul_ps(vs, _mm512_loadu_ps(x + c));
-        __m512 v1 = _mm512_mul_ps(vs, _mm512_loadu_ps(x + c + 16));
+        /* scale > 0 and no additive mask: max(RN(scale x)) = RN(scale max(x)), skip the multiply */
+        __m512 v0 = raw ? _mm512_loadu_ps(x + c) : _mm512_mul_ps(vs, _mm512_loadu_ps(x + c));
+        __m512 v1 = raw ? _mm512_loadu_ps(x + c + 16) : _mm512_mul_ps(vs, _mm512_loadu_ps(x + c + 16));
         if (kind == SK_MASK_ADD) {
             v0 = _mm512_fmadd_ps(vs, _mm512_loadu_ps(x + c), a0);
             v1 = _mm512_fmadd_ps(vs, _mm512_loadu_ps(x + c + 16), a1);
         }
-        m0 = _mm512_mask_max_ps(m0, k0, m0, v0);
+        m0 = _mm512_mask_max_ps(m0, k0, m0, v0); /* a NaN in v wins the max */
         m1 = _mm512_mask_max_ps(m1, k1, m1, v1);
     }
     for (; c < n; c += 16) {
         const __mmask16 t = tail16(n - c);
         const __mmask16 k = att16(kind, mrow, c, t, &add);
         const __m512 xv = _mm512_maskz_loadu_ps(t, x + c);
-        const __m512 v = kind == SK_MASK_ADD ? _mm512_fmadd_ps(vs, xv, add) : _mm512_mul_ps(vs, xv);
+        const __m512 v = kind == SK_MASK_ADD ? _mm512_fmadd_ps(vs, xv, add) : raw ? xv : _mm512_mul_ps(vs, xv);
         m0 = _mm512_mask_max_ps(m0, k, m0, v);
     }
     const float m = hmax16(_mm512_max_ps(m0, m1));
-    if (m == -INFINITY) {
-        /* nothing attended, unless a NaN got lost in the max: rescan for it */
-        int nan = 0;
-        for (c = 0; c < n; c += 16) {
-            const __mmask16 t = tail16(n - c);
-            const __mmask16 k = att16(kind, mrow, c, t, &add);
-            const __m512 xv = _mm512_maskz_loadu_ps(t, x + c);
-            const __m512 v = kind == SK_MASK_ADD ? _mm512_fmadd_ps(vs, xv, add) : _mm512_mul_ps(vs, xv);
-            nan |= _mm512_mask_cmp_ps_mask(k, v, v, _CMP_UNORD_Q) != 0;
-        }
-        const __m512 fillv = _mm512_set1_ps(nan ? NAN : 0.f);
-        for (c = 0; c < n; c += 16) _mm512_mask_storeu_ps(y + c, tail16(n - c), fillv);
-        return;
+    return raw ? scale * m : m;
+}
+
+/* A row whose max is -inf: all zeros, or all NaN if a NaN got lost in the max reduction. */
+AI void rnone16(size_t n, float scale, const float *x, int kind, const void *mrow, float *y)
+{
+    const __m512 vs = _mm512_set1_ps(scale);
+    __m512 add = _mm512_setzero_ps();
+    int nan = 0;
+    for (size_t c = 0; c < n; c += 16) {
+        const __mmask16 t = tail16(n - c);
+        const __mmask16 k = att16(kind, mrow, c, t, &add);
+        const __m512 xv = _mm512_maskz_loadu_ps(t, x + c);
+        const __m512 v = kind == SK_MASK_ADD ? _mm512_fmadd_ps(vs, xv, add) : _mm512_mul_ps(vs, xv);
+        nan |= _mm512_mask_cmp_ps_mask(k, v, v, _CMP_UNORD_Q) != 0;
     }
-    /* sweep 2: e = exp(scale*x - m) */
-    const __m512 negm = _mm512_set1_ps(-m);
+    const __m512 fillv = _mm512_set1_ps(nan ? NAN : 0.f);
+    for (size_t c = 0; c < n; c += 16) _mm512_mask_storeu_ps(y + c, tail16(n - c), fillv);
+}
+
+/* Sweep 2: y = exp(scale*x (+ add) - m) on attended columns, 0 elsewhere; returns the sum (float
+   lanes, flushed into a double every 1024 columns). Vectors with nothing attended skip the exp. */
+AI double rexp16(size_t n, float scale, const float *x, int kind, const void *mrow, float m, float *y,
+                  const float *pf)
+{
+    const __m512 vs = _mm512_set1_ps(scale), negm = _mm512_set1_ps(-m);
+    __m512 add = _mm512_setzero_ps();
     double sum = 0.0;
-    for (c = 0; c < n;) {
+    for (size_t c = 0; c < n;) {
         const size_t end = n - c > 1024 ? c + 1024 : n;
         __m512 s0 = _mm512_setzero_ps(), s1 = s0;
-        for (; c + 32 <= end; c += 32) {
-            __m512 a0 = add, a1 = add;
-            const __mmask16 k0 = att16(kind, mrow, c, 0xffff, &a0);
-            const __mmask16 k1 = att16(kind, mrow, c + 16, 0xffff, &a1);
-            __m512 d0, d1;
-            if (kind == SK_MASK_ADD) {
-                d0 = _mm512_add_ps(_mm512_fmadd_ps(vs, _mm512_loadu_ps(x + c), a0), negm);
-                d1 = _mm512_add_ps(_mm512_fmadd_ps(vs, _mm512_loadu_ps(x + c + 16), a1), negm);
-            } else {
-                d0 = _mm512_fmadd_ps(vs, _mm512_loadu_ps(x + c), negm);
-                d1 = _mm512_fmadd_ps(vs, _mm512_loadu_ps(x + c + 16), negm);
+        for (; c + 64 <= end; c += 64) {
+            if (pf) { /* the row of the next block: its sweep 1 then reads from cache */
+                _mm_prefetch((const char *)(pf + c), _MM_HINT_T0);
+                _mm_prefetch((const char *)(pf + c + 16), _MM_HINT_T0);
+                _mm_prefetch((const char *)(pf + c + 32), _MM_HINT_T0);
+                _mm_prefetch((const char *)(pf + c + 48), _MM_HINT_T0);
             }
-            const __m512 e0 = _mm512_maskz_mov_ps(k0, sk_exp_neg_ps_avx512(d0));
-            const __m512 e1 = _mm512_maskz_mov_ps(k1, sk_exp_neg_ps_avx512(d1));
-            _mm512_storeu_ps(y + c, e0);
-            _mm512_storeu_ps(y + c + 16, e1);
-            s0 = _mm512_add_ps(s0, e0);
-            s1 = _mm512_add_ps(s1, e1);
+            __m512 a[4] = { add, add, add, add }, e[4];
+            __mmask16 k[4];
+            for (int j = 0; j < 4; j++) k[j] = att16(kind, mrow, c + 16 * j, 0xffff, &a[j]);
+            if (kind != SK_MASK_NONE && !(k[0] | k[1] | k[2] | k[3])) { /* e.g. key padding */
+                for (int j = 0; j < 4; j++) _mm512_storeu_ps(y + c + 16 * j, _mm512_setzero_ps());
+                continue;
+            }
+            for (int j = 0; j < 4; j++) {
+                const __m512 xv = _mm512_loadu_ps(x + c + 16 * j);
+                const __m512 d = kind == SK_MASK_ADD ? _mm512_add_ps(_mm512_fmadd_ps(vs, xv, a[j]), negm)
+                                                     : _mm512_fmadd_ps(vs, xv, negm);
+                e[j] = sk_exp_neg_maskz_avx512(k[j], d);
+            }
+            for (int j = 0; j < 4; j++) _mm512_storeu_ps(y + c + 16 * j, e[j]);
+            s0 = _mm512_add_ps(s0, _mm512_add_ps(e[0], e[1]));
+            s1 = _mm512_add_ps(s1, _mm512_add_ps(e[2], e[3]));
         }
         for (; c < end; c += 16) {
             const __mmask16 t = tail16(end - c);
@@ -105,60 +123,134 @@ AI void row16(size_t n, float scale, const float *x, int kind, const void *mrow,
             const __m512 xv = _mm512_maskz_loadu_ps(t, x + c);
             const __m512 d = kind == SK_MASK_ADD ? _mm512_add_ps(_mm512_fmadd_ps(vs, xv, add), negm)
                                                  : _mm512_fmadd_ps(vs, xv, negm);
-            const __m512 e = _mm512_maskz_mov_ps(k, sk_exp_neg_ps_avx512(d));
+            const __m512 e = sk_exp_neg_maskz_avx512(k, d);
             _mm512_mask_storeu_ps(y + c, t, e);
             s0 = _mm512_add_ps(s0, e);
         }
         sum += (double)_mm512_reduce_add_ps(_mm512_add_ps(s0, s1));
     }
-    /* sweep 3: normalise (a NaN sum turns the whole row NaN) */
-    const __m512 inv = _mm512_set1_ps((float)(1.0 / sum));
-    for (c = 0; c + 16 <= n; c += 16) _mm512_storeu_ps(y + c, _mm512_mul_ps(_mm512_loadu_ps(y + c), inv));
+    return sum;
+}
+
+/* Sweep 3: y *= inv (a NaN inv turns the whole row NaN). */
+AI void rscale16(size_t n, float inv, float *y)
+{
+    const __m512 vi = _mm512_set1_ps(inv);
+    size_t c = 0;
+    for (; c + 16 <= n; c += 16) _mm512_storeu_ps(y + c, _mm512_mul_ps(_mm512_loadu_ps(y + c), vi));
     if (c < n) {
         const __mmask16 t = tail16(n - c);
-        _mm512_mask_storeu_ps(y + c, t, _mm512_mul_ps(_mm512_maskz_loadu_ps(t, y + c), inv));
+        _mm512_mask_storeu_ps(y + c, t, _mm512_mul_ps(_mm512_maskz_loadu_ps(t, y + c), vi));
     }
 }
 
-static void zero16(size_t n, float *y)
+/* Sweep 3 for outputs far larger than the caches: e was written to an L1 scratch row, y is written
+   once with non-temporal stores (no read-for-ownership of y: the bytes moved are those of a copy). */
+static void rstream16(size_t n, float inv, const float *e, float *y)
 {
-    for (size_t c = 0; c < n; c += 16) _mm512_mask_storeu_ps(y + c, tail16(n - c), _mm512_setzero_ps());
+    const __m512 vi = _mm512_set1_ps(inv);
+    size_t c = ((64 - ((uintptr_t)y & 63)) & 63) / 4; /* columns before y + c is 64-byte aligned */
+    if (c > n) c = n;
+    if (c) _mm512_mask_storeu_ps(y, tail16(c), _mm512_mul_ps(_mm512_maskz_loadu_ps(tail16(c), e), vi));
+    for (; c + 16 <= n; c += 16) _mm512_stream_ps(y + c, _mm512_mul_ps(_mm512_loadu_ps(e + c), vi));
+    if (c < n) {
+        const __mmask16 t = tail16(n - c);
+        _mm512_mask_storeu_ps(y + c, t, _mm512_mul_ps(_mm512_maskz_loadu_ps(t, e + c), vi));
+    }
 }
 
-#define ROWS(KIND)                                                                                 \
-    for (size_t r = 0; r < rows; r++) {                                                            \
-        const void *mrow = KIND == SK_MASK_KEYS ? mask->data                                       \
-                         : KIND == SK_MASK_BOOL ? (const void *)((const uint8_t *)mask->data + r * mask->ld) \
-                         : KIND == SK_MASK_ADD  ? (const void *)((const float *)mask->data + r * mask->ld)   \
-                         : NULL;                                                                   \
-        row16(cols, scale, x + r * ldx, KIND, mrow, y + r * ldy);                                  \
+#define STREAM_MIN_ELEMS (4u << 20) /* 16 MiB of output: well past L2, streaming pays */
+#define STREAM_MAX_COLS 4096        /* the scratch row: 16 KiB of stack */
+
+/* Rows in blocks of up to 8 that stay in L1 together: each sweep runs over the whole block, so the
+   horizontal reductions and the division of one row overlap the next row's sweep instead of
+   stalling the pipeline. rowlen(r) is the number of leading columns processed (causal), the rest
+   zeroed (or NaN for a NaN row). */
+AI void rows16(size_t rows, size_t cols, float scale, const float *x, size_t ldx, const sk_mask *mask,
+               int kind, float *y, size_t ldy)
+{
+    size_t rb = 24576 / (cols * 8 + 1); /* x and y rows of the block within ~24 KiB */
+    rb = rb < 1 ? 1 : (rb > 8 ? 8 : rb);
+    if (rb == 1 && cols <= STREAM_MAX_COLS && rows * cols >= STREAM_MIN_ELEMS && ((uintptr_t)y & 3) == 0) {
+        float scr[STREAM_MAX_COLS] SK_ALIGN(64);
+        for (size_t r = 0; r < rows; r++) {
+            const void *mr = kind == SK_MASK_KEYS ? mask->data
+                           : kind == SK_MASK_BOOL ? (const void *)((const uint8_t *)mask->data + r * mask->ld)
+                           : kind == SK_MASK_ADD ? (const void *)((const float *)mask->data + r * mask->ld)
+                           : NULL;
+            const size_t len = mask && mask->kind == SK_MASK_CAUSAL ? sk_causal_len(r, cols, mask->offset) : cols;
+            const float *xr = x + r * ldx;
+            float *yr = y + r * ldy;
+            const float m = len ? rmax16(len, scale, xr, kind, mr) : -INFINITY;
+            if (m == -INFINITY) {
+                rnone16(len, scale, xr, kind, mr, yr);
+            } else {
+                const float *pf = r + 1 < rows ? x + (r + 1) * ldx : NULL;
+                const float inv = (float)(1.0 / rexp16(len, scale, xr, kind, mr, m, scr, pf));
+                rstream16(len, inv, scr, yr);
+            }
+            if (len < cols) { /* causal tail: 0, or NaN for a NaN row */
+                const float fill = len && m != -INFINITY && yr[0] != yr[0] ? NAN : 0.f;
+                for (size_t c = len; c < cols; c += 16)
+                    _mm512_mask_storeu_ps(yr + c, tail16(cols - c), _mm512_set1_ps(fill));
+            }
+        }
+        _mm_sfence(); /* order the non-temporal stores before returning */
+        return;
     }
+    for (size_t r0 = 0; r0 < rows; r0 += rb) {
+        const size_t nb = rows - r0 < rb ? rows - r0 : rb;
+        const void *mr[8];
+        size_t len[8];
+        float m[8], inv[8];
+        for (size_t i = 0; i < nb; i++) {
+            const size_t r = r0 + i;
+            mr[i] = kind == SK_MASK_KEYS ? mask->data
+                  : kind == SK_MASK_BOOL ? (const void *)((const uint8_t *)mask->data + r * mask->ld)
+                  : kind == SK_MASK_ADD ? (const void *)((const float *)mask->data + r * mask->ld)
+                  : NULL;
+            len[i] = mask && mask->kind == SK_MASK_CAUSAL ? sk_causal_len(r, cols, mask->offset) : cols;
+        }
+        for (size_t i = 0; i < nb; i++)
+            m[i] = len[i] ? rmax16(len[i], scale, x + (r0 + i) * ldx, kind, mr[i]) : -INFINITY;
+        for (size_t i = 0; i < nb; i++) {
+            const float *xr = x + (r0 + i) * ldx;
+            float *yr = y + (r0 + i) * ldy;
+            if (m[i] == -INFINITY) {
+                rnone16(len[i], scale, xr, kind, mr[i], yr);
+                inv[i] = 0.f;
+            } else {
+                const size_t rn = r0 + nb + i; /* prefetch target: row i of the next block */
+                const float *pf = rn < rows && len[i] <= cols ? x + rn * ldx : NULL;
+                inv[i] = (float)(1.0 / rexp16(len[i], scale, xr, kind, mr[i], m[i], yr, pf));
+            }
+        }
+        for (size_t i = 0; i < nb; i++) {
+            float *yr = y + (r0 + i) * ldy;
+            if (m[i] != -INFINITY) rscale16(len[i], inv[i], yr);
+            if (len[i] < cols) { /* causal tail: 0, or NaN for a NaN row */
+                const float fill = len[i] && yr[0] != yr[0] ? NAN : 0.f;
+                for (size_t c = len[i]; c < cols; c += 16)
+                    _mm512_mask_storeu_ps(yr + c, tail16(cols - c), _mm512_set1_ps(fill));
+            }
+        }
+    }
+}
 
 void sk_scale_mask_softmax_avx512(size_t rows, size_t cols, float scale, const float *x, size_t ldx,
                                   const sk_mask *mask, float *y, size_t ldy)
 {
     switch (mask ? mask->kind : SK_MASK_NONE) {
-    case SK_MASK_KEYS: ROWS(SK_MASK_KEYS); break;
-    case SK_MASK_BOOL: ROWS(SK_MASK_BOOL); break;
-    case SK_MASK_ADD: ROWS(SK_MASK_ADD); break;
-    case SK_MASK_CAUSAL:
-        for (size_t r = 0; r < rows; r++) {
-            const size_t na = sk_causal_len(r, cols, mask->offset);
-            float *yr = y + r * ldy;
-            if (na) row16(na, scale, x + r * ldx, SK_MASK_NONE, NULL, yr);
-            if (na && yr[0] != yr[0]) /* NaN row: NaN everywhere */
-                for (size_t c = na; c < cols; c++) yr[c] = NAN;
-            else
-                zero16(cols - na, yr + na);
-        }
-        break;
-    default: ROWS(SK_MASK_NONE); break;
+    case SK_MASK_KEYS: rows16(rows, cols, scale, x, ldx, mask, SK_MASK_KEYS, y, ldy); break;
+    case SK_MASK_BOOL: rows16(rows, cols, scale, x, ldx, mask, SK_MASK_BOOL, y, ldy); break;
+    case SK_MASK_ADD: rows16(rows, cols, scale, x, ldx, mask, SK_MASK_ADD, y, ldy); break;
+    default: rows16(rows, cols, scale, x, ldx, mask, SK_MASK_NONE, y, ldy); break; /* NONE, CAUSAL */
     }
 }
 
 void sk_softmax_avx512(size_t rows, size_t cols, const float *x, size_t ldx, float *y, size_t ldy)
 {
-    for (size_t r = 0; r < rows; r++) row16(cols, 1.f, x + r * ldx, SK_MASK_NONE, NULL, y + r * ldy);
+    rows16(rows, cols, 1.f, x, ldx, NULL, SK_MASK_NONE, y, ldy);
 }
 
 float sk_max_avx512(size_t n, const float *x)
@@ -198,7 +290,7 @@ float sk_expsum_avx512(size_t n, const float *x, float bias, float *y)
         }
         for (; i < end; i += 16) {
             const __mmask16 t = tail16(end - i);
-            const __m512 e = _mm512_maskz_mov_ps(t, sk_exp_neg_ps_avx512(_mm512_add_ps(_mm512_maskz_loadu_ps(t, x + i), nb)));
+            const __m512 e = sk_exp_neg_maskz_avx512(t, _mm512_add_ps(_mm512_maskz_loadu_ps(t, x + i), nb));
             _mm512_mask_storeu_ps(y + i, t, e);
             s0 = _mm512_add_ps(s0, e);
         }

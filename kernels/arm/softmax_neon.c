@@ -1,0 +1,156 @@
+/* Softmax family, NEON. Same three sweeps per row as kernels/x86/softmax_avx512.c (max of scale*x
+ * (+ mask); e = exp(scale*x - max) written to y and summed; y *= 1/sum), scale and mask fused;
+ * tails (< 4 columns) through small stack copies, never past the row end. FMAX propagates NaN, so
+ * a NaN in an attended lane reaches the max and the whole row comes out NaN. */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+#include "exp_neon.h"
+#include "vmath.h"
+
+#define AI static inline __attribute__((always_inline))
+
+/* Loads lanes [c, c + rem) (rem <= 4) of x, mask and additive values; lanes past rem unattended. */
+AI float32x4_t load4(const float *p, size_t rem)
+{
+    if (rem >= 4) return vld1q_f32(p);
+    float t[4] = { 0.f, 0.f, 0.f, 0.f };
+    memcpy(t, p, rem * sizeof(float));
+    return vld1q_f32(t);
+}
+
+AI void store4(float *p, float32x4_t v, size_t rem)
+{
+    if (rem >= 4) { vst1q_f32(p, v); return; }
+    float t[4];
+    vst1q_f32(t, v);
+    memcpy(p, t, rem * sizeof(float));
+}
+
+AI uint32x4_t att4(int kind, const void *mrow, size_t c, size_t rem, float32x4_t *add)
+{
+    static const uint32_t tail[8] = { ~0u, ~0u, ~0u, ~0u, 0, 0, 0, 0 };
+    const uint32x4_t t = vld1q_u32(tail + 4 - (rem >= 4 ? 4 : rem));
+    if (kind == SK_MASK_KEYS || kind == SK_MASK_BOOL) {
+        uint32_t u = 0;
+        memcpy(&u, (const uint8_t *)mrow + c, rem >= 4 ? 4 : rem);
+        const uint16x8_t h = vmovl_u8(vcreate_u8((uint64_t)u));
+        const uint32x4_t w = vmovl_u16(vget_low_u16(h));
+        return vandq_u32(vtstq_u32(w, w), t);
+    }
+    if (kind == SK_MASK_ADD) {
+        *add = load4((const float *)mrow + c, rem);
+        return vandq_u32(vmvnq_u32(vceqq_f32(*add, vdupq_n_f32(-INFINITY))), t);
+    }
+    return t;
+}
+
+AI float32x4_t scaled(int kind, float32x4_t vs, float32x4_t xv, float32x4_t add)
+{
+    return kind == SK_MASK_ADD ? vfmaq_f32(add, vs, xv) : vmulq_f32(vs, xv);
+}
+
+AI void row4(size_t n, float scale, const float *x, int kind, const void *mrow, float *y)
+{
+    const float32x4_t vs = vdupq_n_f32(scale), ninf = vdupq_n_f32(-INFINITY);
+    float32x4_t add = vdupq_n_f32(0.f), m0 = ninf;
+    for (size_t c = 0; c < n; c += 4) {
+        const size_t rem = n - c;
+        const uint32x4_t k = att4(kind, mrow, c, rem, &add);
+        const float32x4_t v = scaled(kind, vs, load4(x + c, rem), add);
+        m0 = vmaxq_f32(m0, vbslq_f32(k, v, ninf));
+    }
+    const float m = vmaxvq_f32(m0); /* NaN if any attended lane is NaN */
+    if (m == -INFINITY) {
+        for (size_t c = 0; c < n; c += 4) store4(y + c, vdupq_n_f32(0.f), n - c);
+        return;
+    }
+    const float32x4_t negm = vdupq_n_f32(-m);
+    double sum = 0.0;
+    for (size_t c = 0; c < n;) {
+        const size_t end = n - c > 1024 ? c + 1024 : n;
+        float32x4_t s0 = vdupq_n_f32(0.f);
+        for (; c < end; c += 4) {
+            const size_t rem = end - c;
+            const uint32x4_t k = att4(kind, mrow, c, rem, &add);
+            const float32x4_t xv = load4(x + c, rem);
+            const float32x4_t d = kind == SK_MASK_ADD ? vaddq_f32(vfmaq_f32(add, vs, xv), negm)
+                                                      : vfmaq_f32(negm, vs, xv);
+            const float32x4_t e = vreinterpretq_f32_u32(vandq_u32(k, vreinterpretq_u32_f32(sk_exp_neg_ps_neon(d))));
+            store4(y + c, e, rem);
+            s0 = vaddq_f32(s0, e);
+        }
+        sum += (double)vaddvq_f32(s0);
+    }
+    const float32x4_t inv = vdupq_n_f32((float)(1.0 / sum));
+    for (size_t c = 0; c < n; c += 4) store4(y + c, vmulq_f32(load4(y + c, n - c), inv), n - c);
+}
+
+#define ROWS(KIND)                                                                                 \
+    for (size_t r = 0; r < rows; r++) {                                                            \
+        const void *mrow = KIND == SK_MASK_KEYS ? mask->data                                       \
+                         : KIND == SK_MASK_BOOL ? (const void *)((const uint8_t *)mask->data + r * mask->ld) \
+                         : KIND == SK_MASK_ADD  ? (const void *)((const float *)mask->data + r * mask->ld)   \
+                         : NULL;                                                                   \
+        row4(cols, scale, x + r * ldx, KIND, mrow, y + r * ldy);                                   \
+    }
+
+void sk_scale_mask_softmax_neon(size_t rows, size_t cols, float scale, const float *x, size_t ldx,
+                                const sk_mask *mask, float *y, size_t ldy)
+{
+    switch (mask ? mask->kind : SK_MASK_NONE) {
+    case SK_MASK_KEYS: ROWS(SK_MASK_KEYS); break;
+    case SK_MASK_BOOL: ROWS(SK_MASK_BOOL); break;
+    case SK_MASK_ADD: ROWS(SK_MASK_ADD); break;
+    case SK_MASK_CAUSAL:
+        for (size_t r = 0; r < rows; r++) {
+            const size_t na = sk_causal_len(r, cols, mask->offset);
+            float *yr = y + r * ldy;
+            if (na) row4(na, scale, x + r * ldx, SK_MASK_NONE, NULL, yr);
+            const float fill = na && yr[0] != yr[0] ? NAN : 0.f; /* NaN row: NaN everywhere */
+            for (size_t c = na; c < cols; c++) yr[c] = fill;
+        }
+        break;
+    default: ROWS(SK_MASK_NONE); break;
+    }
+}
+
+void sk_softmax_neon(size_t rows, size_t cols, const float *x, size_t ldx, float *y, size_t ldy)
+{
+    for (size_t r = 0; r < rows; r++) row4(cols, 1.f, x + r * ldx, SK_MASK_NONE, NULL, y + r * ldy);
+}
+
+float sk_max_neon(size_t n, const float *x)
+{
+    float32x4_t m0 = vdupq_n_f32(-INFINITY), m1 = m0;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        m0 = vmaxq_f32(m0, vld1q_f32(x + i));
+        m1 = vmaxq_f32(m1, vld1q_f32(x + i + 4));
+    }
+    float m = vmaxvq_f32(vmaxq_f32(m0, m1));
+    for (; i < n; i++) m = (x[i] != x[i] || m != m) ? NAN : (x[i] > m ? x[i] : m);
+    return m;
+}
+
+float sk_expsum_neon(size_t n, const float *x, float bias, float *y)
+{
+    const float32x4_t nb = vdupq_n_f32(-bias);
+    double sum = 0.0;
+    for (size_t i = 0; i < n;) {
+        const size_t end = n - i > 1024 ? i + 1024 : n;
+        float32x4_t s0 = vdupq_n_f32(0.f);
+        for (; i < end; i += 4) {
+            const size_t rem = end - i;
+            float32x4_t e = sk_exp_neg_ps_neon(vaddq_f32(load4(x + i, rem), nb));
+            if (rem < 4) {
+                static const uint32_t tail[8] = { ~0u, ~0u, ~0u, ~0u, 0, 0, 0, 0 };
+                e = vreinterpretq_f32_u32(vandq_u32(vld1q_u32(tail + 4 - rem), vreinterpretq_u32_f32(e)));
+            }
+            store4(y + i, e, rem);
+            s0 = vaddq_f32(s0, e);
+        }
+        sum += (double)vaddvq_f32(s0);
+    }
+    return (float)sum;
+}
