@@ -144,6 +144,10 @@ def report_from_json():
             labels = [t.text for t in root.iter(ns + "text")]
             check(len(lines) == 3 and all(c in labels for c in ("scalar", "avx2", "openblas")),
                   "report: one line per contender with >1 size", str(labels))
+        rc, out, err = run(COMPARE, "--within", d, "avx2", "scalar")
+        check(rc == 0 and geomean_of(out)[1] == 4, "compare reads a report directory", out + err)
+        rc, _, err = run(COMPARE, DATA, AFTER)
+        check(rc == 2 and "without report.json" in err, "compare: directory without report.json", err)
         rc, _, err = run(REPORT, "--from-json", os.path.join(DATA, "bad.json"), "--out-dir", d)
         check(rc == 2 and "not valid JSON" in err, "report: bad JSON exits 2", err)
         rc, _, err = run(REPORT, "--bench", os.path.join(d, "no_such_sk_bench"), "--out-dir", d)
