@@ -1,12 +1,13 @@
 // Benchmarks: the attention family.
 //
 //   mha/<isa>/fused/HxNQxNKVxD                    sk_mha, weights NULL (the fused flash-style core)
-//   mha/composition-simdkern/unfused/HxNQxNKVxD   per head: sk_sgemm Q K^T, sk_scale_mask_softmax,
+//   mha/composition-simdkern/fused/HxNQxNKVxD     per head: sk_sgemm Q K^T, sk_scale_mask_softmax,
 //                                                 sk_sgemm P V (best ISA)
-//   mha/composition-openblas-sleef/unfused/...    per head: cblas_sgemm Q K^T (alpha = scale),
+//   mha/composition-openblas-sleef/fused/...      per head: cblas_sgemm Q K^T (alpha = scale),
 //                                                 row softmax with SLEEF expf (AVX-512 or AVX2
 //                                                 variant), cblas_sgemm P V
-// Shapes: heads x n_q x n_kv x d_head; heads side by side in each row (ld = heads * d_head), as a
+// (The variant names the operation, out = softmax(scale Q K^T) V without weights, so that
+// bench/compare pairs the compositions with the fused call.) Shapes: heads x n_q x n_kv x d_head; heads side by side in each row (ld = heads * d_head), as a
 // model lays them out. Counters: GFLOP/s over 4 n_q n_kv d per head; "scratch_B" = bytes of
 // temporary memory the approach needs besides inputs and output (the fused core: its fixed stack
 // frame; the compositions: the n_q x n_kv score matrix, reused across heads).
@@ -54,8 +55,7 @@ struct Inputs {
 
 void set_counters(benchmark::State &st, const Shape &s, double scratch)
 {
-    st.counters["GFLOP/s"] = benchmark::Counter(s.flops() * (double)st.iterations() * 1e-9,
-                                                benchmark::Counter::kIsRate);
+    skb::set_rates(st, s.flops(), 0, 0);
     st.counters["scratch_B"] = scratch;
 }
 
@@ -97,6 +97,8 @@ void bm_comp_simdkern(benchmark::State &st, Shape s)
 }
 
 #if defined(SK_BENCH_HAVE_OPENBLAS) && defined(SK_BENCH_HAVE_SLEEF)
+// g++ 12's AVX-512 intrinsics trip -Wmaybe-uninitialized (their _mm512_undefined_ps operand)
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 // Row softmax in place, the way a user would write it with SLEEF: max, exp(x - max) + sum, scale.
 __attribute__((target("avx512f"))) void softmax_rows_sleef512(size_t rows, size_t cols, float *x)
 {
@@ -105,7 +107,10 @@ __attribute__((target("avx512f"))) void softmax_rows_sleef512(size_t rows, size_
         __m512 m = _mm512_set1_ps(-INFINITY);
         size_t j = 0;
         for (; j + 16 <= cols; j += 16) m = _mm512_max_ps(m, _mm512_loadu_ps(p + j));
-        float mx = _mm512_reduce_max_ps(m);
+        alignas(64) float t[16];
+        _mm512_store_ps(t, m);
+        float mx = -INFINITY;
+        for (float f : t) mx = f > mx ? f : mx;
         for (; j < cols; j++) mx = p[j] > mx ? p[j] : mx;
         const __m512 vm = _mm512_set1_ps(mx);
         __m512 s = _mm512_setzero_ps();
@@ -114,7 +119,9 @@ __attribute__((target("avx512f"))) void softmax_rows_sleef512(size_t rows, size_
             _mm512_storeu_ps(p + j, e);
             s = _mm512_add_ps(s, e);
         }
-        float sum = _mm512_reduce_add_ps(s);
+        _mm512_store_ps(t, s);
+        float sum = 0.f;
+        for (float f : t) sum += f;
         for (; j < cols; j++) sum += (p[j] = std::exp(p[j] - mx));
         const __m512 inv = _mm512_set1_ps(1.f / sum);
         for (j = 0; j + 16 <= cols; j += 16) _mm512_storeu_ps(p + j, _mm512_mul_ps(_mm512_loadu_ps(p + j), inv));
@@ -182,12 +189,12 @@ void sk_register_attention_benchmarks()
     const Shape shapes[] = { { 8, 512, 512, 64 }, { 8, 1, 512, 64 }, { 8, 1, 4096, 64 } };
     for (const Shape &s : shapes) {
         for (sk_isa isa : skb::isas())
-            benchmark::RegisterBenchmark(("mha/" + std::string(sk_isa_name(isa)) + "/fused/" + s.name()).c_str(),
+            benchmark::RegisterBenchmark(skb::case_name("mha", sk_isa_name(isa), "fused", s.name()).c_str(),
                                          bm_fused, isa, s);
-        benchmark::RegisterBenchmark(("mha/composition-simdkern/unfused/" + s.name()).c_str(), bm_comp_simdkern,
+        benchmark::RegisterBenchmark(skb::case_name("mha", "composition-simdkern", "fused", s.name()).c_str(), bm_comp_simdkern,
                                      s);
 #if defined(SK_BENCH_HAVE_OPENBLAS) && defined(SK_BENCH_HAVE_SLEEF)
-        benchmark::RegisterBenchmark(("mha/composition-openblas-sleef/unfused/" + s.name()).c_str(),
+        benchmark::RegisterBenchmark(skb::case_name("mha", "composition-openblas-sleef", "fused", s.name()).c_str(),
                                      bm_comp_openblas, s);
 #endif
     }

@@ -80,7 +80,9 @@ sk_status sk_scale_mask_softmax(size_t rows, size_t cols, float scale, const flo
 /* ---- attention --------------------------------------------------------------------------- */
 /* One head: out[n_q x d_v] = softmax(scale * q k^T + mask) v. weights NULL: not written, and the
    n_q x n_kv score matrix is never formed whole; else weights[n_q x n_kv] (row stride n_kv).
-   The mask is indexed [query row, key column]. A fully masked query row gives a zero output row. */
+   The mask is indexed [query row, key column]. A fully masked query row gives a zero output row.
+   A masked key's row of v is multiplied by an exact zero weight, as in a GEMM: v rows of masked keys
+   must be finite (a NaN or Inf there reaches the output as 0·NaN), padding need not be zeroed. */
 sk_status sk_attention(size_t n_q, size_t n_kv, size_t d_k, size_t d_v,
                        const float *q, size_t ldq, const float *k, size_t ldk,
                        const float *v, size_t ldv, float scale, const sk_mask *mask,
@@ -127,6 +129,10 @@ size_t    sk_mhca_forward_kv_workspace_size(const sk_mhca *layer, size_t n_dec);
 sk_status sk_mhca_forward_kv(const sk_mhca *layer, size_t n_dec, const float *dec, size_t n_enc,
                              const float *kv, const uint8_t *enc_mask, float *out, float *weights,
                              void *workspace);
+/* Memory of the attention calls (sk_attention / sk_mha with weights NULL, and the module's attention
+   step): no allocation; a fixed stack frame of about 41 KB of scratch (a 32-row block of Q^T and a
+   2048-float score tile), independent of n_q and n_kv. sk_mhca_forward / sk_mhca_forward_kv with
+   workspace NULL allocate their workspace (projections) once per call. */
 /* ==== end ADDED (issue 5) ==== */
 
 #ifdef __cplusplus

@@ -243,6 +243,12 @@ static void mha_decode(const sk_dsp *dsp, size_t n_heads, size_t n_kv, size_t dh
     }
 }
 
+/* Empty operands may be NULL (d_k == 0: q, k; d_v == 0: v, out; n_kv == 0: k, v). They are pointed
+   at a dummy so that the cores never offset a null pointer; nothing is read or written through it
+   (every access has a zero extent). */
+static float dummy_operand[1];
+#define NONNULL(p) ((p) ? (p) : dummy_operand)
+
 sk_status sk_attention(size_t n_q, size_t n_kv, size_t d_k, size_t d_v,
                        const float *q, size_t ldq, const float *k, size_t ldk,
                        const float *v, size_t ldv, float scale, const sk_mask *mask,
@@ -251,8 +257,8 @@ sk_status sk_attention(size_t n_q, size_t n_kv, size_t d_k, size_t d_v,
     sk_status st = check_args(n_q, n_kv, d_k, d_v, q, ldq, k, ldk, v, ldv, mask, out, ldo);
     if (st != SK_OK) return st;
     if (n_q == 0) return SK_OK;
-    attention_core(sk_dsp_get(), n_q, n_kv, d_k, d_v, q, ldq, k, ldk, v, ldv, scale, mask, out, ldo,
-                   weights);
+    attention_core(sk_dsp_get(), n_q, n_kv, d_k, d_v, NONNULL(q), ldq, NONNULL(k), ldk, NONNULL(v), ldv,
+                   scale, mask, NONNULL(out), ldo, weights);
     return SK_OK;
 }
 
@@ -267,14 +273,22 @@ sk_status sk_mha(size_t n_heads, size_t n_q, size_t n_kv, size_t d_head,
     if (st != SK_OK) return st;
     if (n_q == 0) return SK_OK;
     const sk_dsp *dsp = sk_dsp_get();
+    if (n_kv == 0) { /* nothing to attend to (k, v may be NULL): zero outputs */
+        for (size_t r = 0; r < n_q && w; r++) memset(out + r * ldo, 0, w * sizeof(float));
+        return SK_OK;
+    }
+    q = NONNULL(q);
+    k = NONNULL(k);
+    v = NONNULL(v);
+    out = NONNULL(out);
     if (n_q == 1 && !weights && n_kv && d_head) {
         mha_decode(dsp, n_heads, n_kv, d_head, q, k, ldk, v, ldv, scale, mask, out);
         return SK_OK;
     }
     for (size_t h = 0; h < n_heads; h++) {
         const size_t c0 = h * d_head;
-        attention_core(dsp, n_q, n_kv, d_head, d_head, q ? q + c0 : q, ldq, k ? k + c0 : k, ldk,
-                       v ? v + c0 : v, ldv, scale, mask, out + c0, ldo,
+        attention_core(dsp, n_q, n_kv, d_head, d_head, q + c0, ldq, k + c0, ldk, v + c0, ldv, scale, mask,
+                       out + c0, ldo,
                        weights ? weights + h * n_q * n_kv : NULL);
     }
     return SK_OK;

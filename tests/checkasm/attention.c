@@ -583,6 +583,18 @@ static void test_bad_input(void)
     ck_check(sk_attention(0, 3, 4, 4, q, 4, k, 4, v, 4, 1.f, NULL, o, 4, w) == SK_OK && untouched(o, 64),
              "n_q 0");
     ck_check(sk_mha(2, 0, 3, 2, q, 4, k, 4, v, 4, 1.f, NULL, o, 4, w) == SK_OK && untouched(o, 64), "mha n_q 0");
+    /* empty operands may be NULL: d_k == 0 gives uniform weights over the keys */
+    {
+        float w3[6], o2[4], vv[6] = { 1.f, 2.f, 3.f, 4.f, 5.f, 9.f };
+        ck_check(sk_attention(2, 3, 0, 0, NULL, 0, NULL, 0, NULL, 0, 1.f, NULL, NULL, 0, w3) == SK_OK &&
+                 fabsf(w3[0] - 1.f / 3) < 1e-6f && fabsf(w3[5] - 1.f / 3) < 1e-6f, "d_k = d_v = 0 with NULLs");
+        ck_check(sk_attention(2, 3, 0, 2, NULL, 0, NULL, 0, vv, 2, 1.f, NULL, o2, 2, NULL) == SK_OK &&
+                 fabsf(o2[0] - 3.f) < 1e-5f && fabsf(o2[3] - 5.f) < 1e-5f, "d_k = 0: mean of v (%g %g)", o2[0], o2[3]);
+        ck_check(sk_mha(2, 1, 3, 0, NULL, 0, NULL, 0, NULL, 0, 1.f, NULL, NULL, 0, NULL) == SK_OK, "mha d_head 0");
+        for (int i = 0; i < 4; i++) o2[i] = 7.f;
+        ck_check(sk_mha(2, 2, 0, 1, vv, 2, NULL, 2, NULL, 2, 1.f, NULL, o2, 2, NULL) == SK_OK && o2[0] == 0.f &&
+                 o2[3] == 0.f, "mha n_kv 0");
+    }
     /* n_kv 0: nothing to attend to, a zero output */
     ck_check(sk_attention(2, 0, 4, 4, q, 4, NULL, 4, NULL, 4, 1.f, NULL, o, 4, NULL) == SK_OK &&
              o[0] == 0.f && o[7] == 0.f && o[8] == 3.f, "n_kv 0");
