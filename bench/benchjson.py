@@ -12,6 +12,7 @@ else the median computed from the repetitions, else the single run).
 
 import json
 import math
+import os
 import re
 
 # Rate counters, in order of preference: the first one a pair of benchmarks shares is compared.
@@ -153,7 +154,12 @@ def _seconds(b):
 
 
 def load(path):
-    """Reads a Google Benchmark JSON report. Raises InputError with a readable message."""
+    """Reads a Google Benchmark JSON report (or the report.json of a bench/report directory).
+    Raises InputError with a readable message."""
+    if os.path.isdir(path):
+        if not os.path.isfile(os.path.join(path, "report.json")):
+            raise InputError("%s: a directory without report.json" % path)
+        path = os.path.join(path, "report.json")
     try:
         with open(path, "r") as f:
             text = f.read()

@@ -132,7 +132,7 @@ def report_from_json():
               and "**80 (1.00)**" in row[0] and "40 (0.50)" in row[0],
               "report: ratios vs best ISA and best ÷ peer", "\n".join(row) or md)
         check("best simdkern ÷ openblas **0.89×** (2 shapes)" in md, "report: headline geomean", md)
-        check("| * | 8x1x512x64 | **40 (1.00)** | 20 (0.50) | avx2 | 2.00× |" in md and
+        check("| - | 8x1x512x64 | **40 (1.00)** | 20 (0.50) | avx2 | 2.00× |" in md and
               "composition-openblas-sleef (unfused)" in md, "report: method variants share a row", md)
         check("err/avx2/x/1" in md, "report: errored benchmark listed", md)
         svg = os.path.join(d, "plot-sgemm-NN.svg")
@@ -144,6 +144,10 @@ def report_from_json():
             labels = [t.text for t in root.iter(ns + "text")]
             check(len(lines) == 3 and all(c in labels for c in ("scalar", "avx2", "openblas")),
                   "report: one line per contender with >1 size", str(labels))
+        rc, out, err = run(COMPARE, "--within", d, "avx2", "scalar")
+        check(rc == 0 and geomean_of(out)[1] == 4, "compare reads a report directory", out + err)
+        rc, _, err = run(COMPARE, DATA, AFTER)
+        check(rc == 2 and "without report.json" in err, "compare: directory without report.json", err)
         rc, _, err = run(REPORT, "--from-json", os.path.join(DATA, "bad.json"), "--out-dir", d)
         check(rc == 2 and "not valid JSON" in err, "report: bad JSON exits 2", err)
         rc, _, err = run(REPORT, "--bench", os.path.join(d, "no_such_sk_bench"), "--out-dir", d)
