@@ -66,6 +66,29 @@ inline std::string shape3(size_t m, size_t n, size_t k)
     return std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
 }
 
+// ---- Added for bench/report and bench/compare (issue 6) ------------------------------------------
+
+// "<family>/<contender>/<variant>/<shape>": the name bench/compare pairs on (same family, variant
+// and shape, different contender). Fields must not contain '/' except the shape.
+inline std::string case_name(const std::string &family, const std::string &contender,
+                             const std::string &variant, const std::string &shape)
+{
+    return family + "/" + contender + "/" + variant + "/" + shape;
+}
+
+// Sets the rate counters the reports know, per iteration of the timed loop: "GFLOP/s" from the
+// floating-point operations, "elem/s" from the elements produced, "GB/s" from the bytes read plus
+// written. A zero argument leaves that counter out.
+inline void set_rates(benchmark::State &st, double flops, double elems, double bytes)
+{
+    if (flops > 0)
+        st.counters["GFLOP/s"] = benchmark::Counter(flops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+    if (elems > 0)
+        st.counters["elem/s"] = benchmark::Counter(elems, benchmark::Counter::kIsIterationInvariantRate);
+    if (bytes > 0)
+        st.counters["GB/s"] = benchmark::Counter(bytes * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+}
+
 }  // namespace skb
 
 // Each family registers its cases from main (dynamic registration: only the ISAs and peers that

@@ -39,8 +39,9 @@ const char *sk_isa_name(sk_isa isa);        /* "scalar", "avx2", "avx512", "neon
 int         sk_isa_available(sk_isa isa);   /* built in AND usable on this CPU and OS */
 sk_isa      sk_isa_active(void);            /* the path calls use now */
 sk_status   sk_isa_select(sk_isa isa);      /* force a path; SK_EUNSUPPORTED if not available */
-/* Environment: SIMDKERN_ISA=scalar|avx2|avx512|neon picks the path at first use. An unknown or
-   unavailable value is ignored: the best available path is used. */
+/* sk_isa_select returns SK_EINVAL for a value outside the enum.
+   Environment: SIMDKERN_ISA=scalar|avx2|avx512|neon (lower case, exact) picks the path at first use.
+   An unknown or unavailable value is ignored: the best available path is used. */
 
 /* ---- GEMM -------------------------------------------------------------------------------- */
 typedef enum sk_trans { SK_NOTRANS = 0, SK_TRANS = 1 } sk_trans;
@@ -79,7 +80,9 @@ sk_status sk_scale_mask_softmax(size_t rows, size_t cols, float scale, const flo
 /* ---- attention --------------------------------------------------------------------------- */
 /* One head: out[n_q x d_v] = softmax(scale * q k^T + mask) v. weights NULL: not written, and the
    n_q x n_kv score matrix is never formed whole; else weights[n_q x n_kv] (row stride n_kv).
-   The mask is indexed [query row, key column]. A fully masked query row gives a zero output row. */
+   The mask is indexed [query row, key column]. A fully masked query row gives a zero output row.
+   A masked key's row of v is multiplied by an exact zero weight, as in a GEMM: v rows of masked keys
+   must be finite (a NaN or Inf there reaches the output as 0·NaN), padding need not be zeroed. */
 sk_status sk_attention(size_t n_q, size_t n_kv, size_t d_k, size_t d_v,
                        const float *q, size_t ldq, const float *k, size_t ldk,
                        const float *v, size_t ldv, float scale, const sk_mask *mask,
@@ -103,6 +106,34 @@ sk_status sk_mhca_forward(const sk_mhca *layer, size_t n_dec, const float *dec, 
                           float *out /* n_dec x d_model */,
                           float *weights /* NULL or n_heads x n_dec x n_enc */,
                           void *workspace /* NULL: allocated inside */);
+
+/* ==== ADDED (issue 5): decoder-step API — encoder K/V projected once, reused at every step ====
+   An inference engine decodes one target position (or a few) at a time while the source sequence,
+   hence K = enc W_k and V = enc W_v, stays the same. Project them once into a caller buffer:
+     kv = [K (n_enc x d_model) | V (n_enc x d_model)], row-major, sk_mhca_kv_size() bytes;
+   then run any number of sk_mhca_forward_kv() calls (any n_dec; typically 1 per step) on it. The
+   result equals sk_mhca_forward() on the same rows up to rounding (both run the same kernels;
+   sk_mhca_forward is implemented as project_kv + forward_kv). Same error rules: SK_EINVAL and
+   nothing written on bad input (a bad layer, NULL with nonzero sizes); zero sizes return SK_OK. */
+
+/* Bytes of the kv buffer for n_enc encoder positions (2 * n_enc * d_model floats); 0 for a bad layer. */
+size_t    sk_mhca_kv_size(const sk_mhca *layer, size_t n_enc);
+/* kv = [enc W_k | enc W_v] (see above). kv: sk_mhca_kv_size(layer, n_enc) bytes. */
+sk_status sk_mhca_project_kv(const sk_mhca *layer, size_t n_enc, const float *enc, float *kv);
+/* Bytes of workspace sk_mhca_forward_kv needs for n_dec rows; 0 for a bad layer. */
+size_t    sk_mhca_forward_kv_workspace_size(const sk_mhca *layer, size_t n_dec);
+/* out = concat_h(softmax(Q_h K_h^T / sqrt(d_head) + mask) V_h) W_o with Q = dec W_q and K, V taken
+   from kv (sk_mhca_project_kv of the n_enc encoder rows). enc_mask NULL or [n_enc] (nonzero =
+   attend); a fully padded source gives a zero output. weights NULL or n_heads x n_dec x n_enc.
+   workspace NULL (allocated inside) or sk_mhca_forward_kv_workspace_size(layer, n_dec) bytes. */
+sk_status sk_mhca_forward_kv(const sk_mhca *layer, size_t n_dec, const float *dec, size_t n_enc,
+                             const float *kv, const uint8_t *enc_mask, float *out, float *weights,
+                             void *workspace);
+/* Memory of the attention calls (sk_attention / sk_mha with weights NULL, and the module's attention
+   step): no allocation; a fixed stack frame of about 41 KB of scratch (a 32-row block of Q^T and a
+   2048-float score tile), independent of n_q and n_kv. sk_mhca_forward / sk_mhca_forward_kv with
+   workspace NULL allocate their workspace (projections) once per call. */
+/* ==== end ADDED (issue 5) ==== */
 
 #ifdef __cplusplus
 }

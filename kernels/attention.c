@@ -1,4 +1,16 @@
-/* Attention: sk_attention, sk_mha and the table init. (Stub cores: issue 5 replaces them.) */
+/* Attention: sk_attention, sk_mha and the table init.
+ *
+ * weights == NULL: the fused core. For each block of up to SK_ATTN_BQ query rows, Q^T is packed once
+ * (ISA paths), then key blocks of bk = SK_ATTN_TILE / bq keys stream by: score tile (transposed, see
+ * attn.h), mask, online-softmax update (running max / sum, rescale factor), P·V accumulated into the
+ * output rows with the rescale folded in; the rows are normalised at the end (a row whose keys are all
+ * masked stays zero). Causal masks end the key loop at the last key any row of the block attends to;
+ * key blocks whose KEYS mask is all zero are skipped. Scratch: a fixed stack frame of
+ * (SK_ATTN_BQ * SK_ATTN_DMAX + SK_ATTN_TILE + 3 * SK_ATTN_BQ) floats (~41 KB), whatever n_q / n_kv;
+ * no allocation.
+ *
+ * weights != NULL: the scores go straight into `weights`, the softmax family's scale_mask_softmax
+ * turns them into the contract's weights (exactly its semantics), and out = weights · V (GEMM). */
 #include <math.h>
 #include <string.h>
 #include "dsp.h"
@@ -6,8 +18,36 @@
 
 void sk_attn_dsp_init(sk_attn_dsp *d, sk_isa isa)
 {
+    d->pack_q = NULL;
+    d->score = sk_attn_score_scalar;
+    d->online = sk_attn_online_scalar;
+    d->pv = sk_attn_pv_scalar;
+    d->dmax = 0;
+#if SK_HAVE_AVX2
+    if (isa < SK_ISA_AVX2 || isa == SK_ISA_NEON) return;
+    d->pack_q = sk_attn_pack_q_avx2;
+    d->score = sk_attn_score_avx2;
+    d->online = sk_attn_online_avx2;
+    d->pv = sk_attn_pv_avx2;
+    d->dmax = SK_ATTN_DMAX;
+#endif
+#if SK_HAVE_AVX512
+    if (isa < SK_ISA_AVX512 || isa == SK_ISA_NEON) return;
+    d->pack_q = sk_attn_pack_q_avx512;
+    d->score = sk_attn_score_avx512;
+    d->online = sk_attn_online_avx512;
+    d->pv = sk_attn_pv_avx512;
+    d->dmax = SK_ATTN_DMAX;
+#endif
+#if SK_HAVE_NEON
+    if (isa != SK_ISA_NEON) return;
+    d->pack_q = sk_attn_pack_q_neon;
+    d->score = sk_attn_score_neon;
+    d->online = sk_attn_online_neon;
+    d->pv = sk_attn_pv_neon;
+    d->dmax = SK_ATTN_DMAX;
+#endif
     (void)isa;
-    d->reserved = 0;
 }
 
 static sk_status check_args(size_t n_q, size_t n_kv, size_t d_k, size_t d_v, const float *q,
@@ -20,57 +60,194 @@ static sk_status check_args(size_t n_q, size_t n_kv, size_t d_k, size_t d_v, con
     return sk_mask_check(mask, n_q, n_kv);
 }
 
-/* Naive reference-style core: one query row at a time through the softmax row kernel. */
+/* Mask the transposed tile st (bk keys x bq rows) of rows [r0, r0+bq), keys [c0, c0+bk). */
+static void mask_tile(const sk_mask *m, size_t r0, size_t bq, size_t c0, size_t bk, float *st)
+{
+    switch (m->kind) {
+    case SK_MASK_KEYS: {
+        const uint8_t *kb = (const uint8_t *)m->data + c0;
+        for (size_t j = 0; j < bk; j++)
+            if (!kb[j])
+                for (size_t r = 0; r < bq; r++) st[j * bq + r] = -INFINITY;
+        break;
+    }
+    case SK_MASK_BOOL: {
+        const uint8_t *b = (const uint8_t *)m->data + r0 * m->ld + c0;
+        for (size_t r = 0; r < bq; r++)
+            for (size_t j = 0; j < bk; j++)
+                if (!b[r * m->ld + j]) st[j * bq + r] = -INFINITY;
+        break;
+    }
+    case SK_MASK_ADD: {
+        const float *a = (const float *)m->data + r0 * m->ld + c0;
+        for (size_t r = 0; r < bq; r++)
+            for (size_t j = 0; j < bk; j++) {
+                const float x = a[r * m->ld + j];
+                st[j * bq + r] = x == -INFINITY ? -INFINITY : st[j * bq + r] + x;
+            }
+        break;
+    }
+    case SK_MASK_CAUSAL: /* row r attends c <= r + offset */
+        for (size_t r = 0; r < bq; r++) {
+            const ptrdiff_t last = (ptrdiff_t)(r0 + r) + m->offset; /* last attended key */
+            for (size_t j = 0; j < bk; j++)
+                if ((ptrdiff_t)(c0 + j) > last) st[j * bq + r] = -INFINITY;
+        }
+        break;
+    default:
+        break;
+    }
+}
+
+/* 1 when keys [c0, c0+bk) are all padded out by a KEYS mask */
+static int keys_all_masked(const sk_mask *m, size_t c0, size_t bk)
+{
+    const uint8_t *kb = (const uint8_t *)m->data + c0;
+    for (size_t j = 0; j < bk; j++)
+        if (kb[j]) return 0;
+    return 1;
+}
+
+/* The fused core: no weights. Arguments validated, n_q, n_kv > 0. */
+static void attention_fused(const sk_dsp *dsp, size_t n_q, size_t n_kv, size_t d_k, size_t d_v,
+                            const float *q, size_t ldq, const float *k, size_t ldk, const float *v,
+                            size_t ldv, float scale, const sk_mask *mask, float *out, size_t ldo)
+{
+    SK_ALIGN(64) float qt[SK_ATTN_BQ * SK_ATTN_DMAX];
+    SK_ALIGN(64) float st[SK_ATTN_TILE];
+    SK_ALIGN(64) float mrow[SK_ATTN_BQ], lrow[SK_ATTN_BQ], corr[SK_ATTN_BQ];
+    const sk_attn_dsp *a = &dsp->attn;
+    /* the packed-Q pair takes d_k <= dmax; beyond, the portable (GEMM) score */
+    const int packed = a->pack_q && d_k <= a->dmax;
+    void (*score)(const struct sk_dsp *, size_t, size_t, size_t, float, const float *, size_t,
+                  const float *, size_t, const float *, float *) = packed ? a->score : sk_attn_score_scalar;
+    if (mask && mask->kind == SK_MASK_NONE) mask = NULL;
+
+    for (size_t r0 = 0; r0 < n_q; r0 += SK_ATTN_BQ) {
+        const size_t bq = n_q - r0 < SK_ATTN_BQ ? n_q - r0 : SK_ATTN_BQ;
+        size_t bk_max = (SK_ATTN_TILE / bq) & ~(size_t)15;
+        float *o = out + r0 * ldo;
+        for (size_t r = 0; r < bq; r++) {
+            memset(o + r * ldo, 0, d_v * sizeof(float));
+            mrow[r] = -INFINITY;
+            lrow[r] = 0.f;
+        }
+        /* keys this block can attend to: all, or up to the causal limit of its last row */
+        size_t kv_end = n_kv;
+        if (mask && mask->kind == SK_MASK_CAUSAL) {
+            const ptrdiff_t last = (ptrdiff_t)(r0 + bq - 1) + mask->offset;
+            kv_end = last < 0 ? 0 : ((size_t)last + 1 < n_kv ? (size_t)last + 1 : n_kv);
+        }
+        if (kv_end == 0) continue; /* every row fully masked: zero rows */
+        if (packed) a->pack_q(bq, d_k, q + r0 * ldq, ldq, qt);
+        for (size_t c0 = 0; c0 < kv_end; c0 += bk_max) {
+            const size_t bk = kv_end - c0 < bk_max ? kv_end - c0 : bk_max;
+            if (mask && mask->kind == SK_MASK_KEYS && keys_all_masked(mask, c0, bk)) continue;
+            score(dsp, bk, bq, d_k, scale, k + c0 * ldk, ldk, q + r0 * ldq, ldq, qt, st);
+            if (mask) mask_tile(mask, r0, bq, c0, bk, st);
+            a->online(dsp, bk, bq, st, mrow, lrow, corr);
+            if (d_v) a->pv(dsp, bq, bk, d_v, st, v + c0 * ldv, ldv, corr, o, ldo);
+        }
+        for (size_t r = 0; r < bq; r++) {
+            float *orow = o + r * ldo;
+            if (lrow[r] == 0.f) continue; /* fully masked: stays zero */
+            const float inv = 1.f / lrow[r];
+            for (size_t c = 0; c < d_v; c++) orow[c] *= inv;
+        }
+    }
+}
+
+/* weights != NULL: weights (n_q x n_kv, stride n_kv) exactly per the softmax contract, then out. */
+static void attention_weights(const sk_dsp *dsp, size_t n_q, size_t n_kv, size_t d_k, size_t d_v,
+                              const float *q, size_t ldq, const float *k, size_t ldk, const float *v,
+                              size_t ldv, float scale, const sk_mask *mask, float *out, size_t ldo,
+                              float *weights)
+{
+    sk_gemm_run(&dsp->gemm, SK_NOTRANS, SK_TRANS, n_q, n_kv, d_k, 1.f, q, ldq, k, ldk, 0.f, weights, n_kv);
+    dsp->math.scale_mask_softmax(n_q, n_kv, scale, weights, n_kv, mask, weights, n_kv);
+    sk_gemm_run(&dsp->gemm, SK_NOTRANS, SK_NOTRANS, n_q, d_v, n_kv, 1.f, weights, n_kv, v, ldv, 0.f, out, ldo);
+}
+
+/* One head, validated, n_q > 0. */
 static void attention_core(const sk_dsp *dsp, size_t n_q, size_t n_kv, size_t d_k, size_t d_v,
                            const float *q, size_t ldq, const float *k, size_t ldk, const float *v,
                            size_t ldv, float scale, const sk_mask *mask, float *out, size_t ldo,
                            float *weights)
 {
-    for (size_t r = 0; r < n_q; r++) {
-        float *o = out + r * ldo;
-        memset(o, 0, d_v * sizeof *o);
-        if (n_kv == 0) continue;
-        sk_mask tmp;
-        const sk_mask *mr = sk_mask_sub(mask, r, 0, &tmp);
-        float *w = weights ? weights + r * n_kv : NULL;
-        /* online softmax over keys, accumulating into o */
-        float m = -INFINITY, l = 0.f;
-        for (size_t j = 0; j < n_kv; j++) {
-            int att = 1;
-            float add = 0.f;
-            if (mr) switch (mr->kind) {
-                case SK_MASK_KEYS: att = ((const uint8_t *)mr->data)[j] != 0; break;
-                case SK_MASK_BOOL: att = ((const uint8_t *)mr->data)[j] != 0; break;
-                case SK_MASK_ADD: add = ((const float *)mr->data)[j]; att = add != -INFINITY; break;
-                case SK_MASK_CAUSAL: att = (ptrdiff_t)j <= mr->offset; break;
-                default: break;
-            }
-            if (!att) continue;
-            float s = 0.f;
-            for (size_t p = 0; p < d_k; p++) s += q[r * ldq + p] * k[j * ldk + p];
-            s = s * scale + add;
-            if (s > m) {
-                const float c = expf(m - s);
-                for (size_t p = 0; p < d_v; p++) o[p] *= c;
-                l *= c;
-                m = s;
-            }
-            const float e = expf(s - m);
-            l += e;
-            for (size_t p = 0; p < d_v; p++) o[p] += e * v[j * ldv + p];
+    if (d_v == 0 && !weights) return;
+    if (n_kv == 0) { /* nothing to attend to */
+        for (size_t r = 0; r < n_q; r++) memset(out + r * ldo, 0, d_v * sizeof(float));
+        return;
+    }
+    if (weights) {
+        if (d_k == 0) { /* every score is 0 (+ mask) */
+            for (size_t i = 0; i < n_q * n_kv; i++) weights[i] = 0.f;
         }
-        if (l == 0.f) memset(o, 0, d_v * sizeof *o);
-        else for (size_t p = 0; p < d_v; p++) o[p] /= l;
-        if (w) {
-            for (size_t j = 0; j < n_kv; j++) {
-                float s = 0.f;
-                for (size_t p = 0; p < d_k; p++) s += q[r * ldq + p] * k[j * ldk + p];
-                w[j] = s;
+        attention_weights(dsp, n_q, n_kv, d_k, d_v, q, ldq, k, ldk, v, ldv, scale, mask, out, ldo,
+                          weights);
+        return;
+    }
+    attention_fused(dsp, n_q, n_kv, d_k, d_v, q, ldq, k, ldk, v, ldv, scale, mask, out, ldo);
+}
+
+/* A decoder step (n_q == 1, no weights) over all heads: key blocks outer, heads inner, so each block
+   of K / V rows (all heads side by side) is consumed while it is in cache instead of being streamed
+   once per head with a stride of ldk. Per-head running state for up to SK_DEC_HG heads at a time. */
+enum { SK_DEC_HG = 64, SK_DEC_BK = 256 };
+
+static void mha_decode(const sk_dsp *dsp, size_t n_heads, size_t n_kv, size_t dh, const float *q,
+                       const float *k, size_t ldk, const float *v, size_t ldv, float scale,
+                       const sk_mask *mask, float *out)
+{
+    SK_ALIGN(64) float st[SK_DEC_BK];
+    float mrow[SK_DEC_HG], lrow[SK_DEC_HG], corr[SK_DEC_HG];
+    const sk_attn_dsp *a = &dsp->attn;
+    if (mask && mask->kind == SK_MASK_NONE) mask = NULL;
+    size_t kv_end = n_kv;
+    if (mask && mask->kind == SK_MASK_CAUSAL) /* row 0 attends c <= offset */
+        kv_end = mask->offset < 0 ? 0 : ((size_t)mask->offset + 1 < n_kv ? (size_t)mask->offset + 1 : n_kv);
+    /* software prefetch only when K and V are too big to stay in the outer caches between calls
+       (> 4 MB): below that it costs more load slots than it saves */
+    const int pf = (double)kv_end * (double)(ldk + ldv) * sizeof(float) > 4.0 * 1024 * 1024;
+    for (size_t h0 = 0; h0 < n_heads; h0 += SK_DEC_HG) {
+        const size_t hn = n_heads - h0 < SK_DEC_HG ? n_heads - h0 : SK_DEC_HG;
+        float *o = out + h0 * dh;
+        memset(o, 0, hn * dh * sizeof(float));
+        for (size_t h = 0; h < hn; h++) { mrow[h] = -INFINITY; lrow[h] = 0.f; }
+        for (size_t c0 = 0; c0 < kv_end; c0 += SK_DEC_BK) {
+            const size_t bk = kv_end - c0 < SK_DEC_BK ? kv_end - c0 : SK_DEC_BK;
+            if (mask && mask->kind == SK_MASK_KEYS && keys_all_masked(mask, c0, bk)) continue;
+            /* prefetch the next block's K and V rows (this head group's columns): streaming them
+               whole and early keeps the decoder step at memory bandwidth rather than latency */
+            const size_t nend = !pf ? 0 : c0 + 2 * bk < kv_end ? c0 + 2 * bk : kv_end;
+            for (size_t j = c0 + bk; j < nend; j++) {
+                const char *kr = (const char *)(k + j * ldk + h0 * dh), *vr = (const char *)(v + j * ldv + h0 * dh);
+                for (size_t b = 0; b < hn * dh * sizeof(float); b += 64) {
+                    __builtin_prefetch(kr + b);
+                    __builtin_prefetch(vr + b);
+                }
             }
-            dsp->math.scale_mask_softmax(1, n_kv, scale, w, n_kv, mr, w, n_kv);
+            for (size_t h = 0; h < hn; h++) {
+                const size_t col = (h0 + h) * dh;
+                a->score(dsp, bk, 1, dh, scale, k + c0 * ldk + col, ldk, q + col, dh, NULL, st);
+                if (mask) mask_tile(mask, 0, 1, c0, bk, st);
+                a->online(dsp, bk, 1, st, mrow + h, lrow + h, corr + h);
+                a->pv(dsp, 1, bk, dh, st, v + c0 * ldv + col, ldv, corr + h, o + h * dh, dh);
+            }
+        }
+        for (size_t h = 0; h < hn; h++) {
+            if (lrow[h] == 0.f) continue; /* fully masked: stays zero */
+            const float inv = 1.f / lrow[h];
+            for (size_t c = 0; c < dh; c++) o[h * dh + c] *= inv;
         }
     }
 }
+
+/* Empty operands may be NULL (d_k == 0: q, k; d_v == 0: v, out; n_kv == 0: k, v). They are pointed
+   at a dummy so that the cores never offset a null pointer; nothing is read or written through it
+   (every access has a zero extent). */
+static float dummy_operand[1];
+#define NONNULL(p) ((p) ? (p) : dummy_operand)
 
 sk_status sk_attention(size_t n_q, size_t n_kv, size_t d_k, size_t d_v,
                        const float *q, size_t ldq, const float *k, size_t ldk,
@@ -80,8 +257,8 @@ sk_status sk_attention(size_t n_q, size_t n_kv, size_t d_k, size_t d_v,
     sk_status st = check_args(n_q, n_kv, d_k, d_v, q, ldq, k, ldk, v, ldv, mask, out, ldo);
     if (st != SK_OK) return st;
     if (n_q == 0) return SK_OK;
-    attention_core(sk_dsp_get(), n_q, n_kv, d_k, d_v, q, ldq, k, ldk, v, ldv, scale, mask, out, ldo,
-                   weights);
+    attention_core(sk_dsp_get(), n_q, n_kv, d_k, d_v, NONNULL(q), ldq, NONNULL(k), ldk, NONNULL(v), ldv,
+                   scale, mask, NONNULL(out), ldo, weights);
     return SK_OK;
 }
 
@@ -96,10 +273,22 @@ sk_status sk_mha(size_t n_heads, size_t n_q, size_t n_kv, size_t d_head,
     if (st != SK_OK) return st;
     if (n_q == 0) return SK_OK;
     const sk_dsp *dsp = sk_dsp_get();
+    if (n_kv == 0) { /* nothing to attend to (k, v may be NULL): zero outputs */
+        for (size_t r = 0; r < n_q && w; r++) memset(out + r * ldo, 0, w * sizeof(float));
+        return SK_OK;
+    }
+    q = NONNULL(q);
+    k = NONNULL(k);
+    v = NONNULL(v);
+    out = NONNULL(out);
+    if (n_q == 1 && !weights && n_kv && d_head) {
+        mha_decode(dsp, n_heads, n_kv, d_head, q, k, ldk, v, ldv, scale, mask, out);
+        return SK_OK;
+    }
     for (size_t h = 0; h < n_heads; h++) {
         const size_t c0 = h * d_head;
-        attention_core(dsp, n_q, n_kv, d_head, d_head, q ? q + c0 : q, ldq, k ? k + c0 : k, ldk,
-                       v ? v + c0 : v, ldv, scale, mask, out + c0, ldo,
+        attention_core(dsp, n_q, n_kv, d_head, d_head, q + c0, ldq, k + c0, ldk, v + c0, ldv, scale, mask,
+                       out + c0, ldo,
                        weights ? weights + h * n_q * n_kv : NULL);
     }
     return SK_OK;

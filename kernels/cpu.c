@@ -1,10 +1,14 @@
-/* CPU feature detection. x86: CPUID leaf 1 / leaf 7 plus OSXSAVE and XCR0 (XGETBV) so that a tier is
- * claimed only when the OS saves its register state. aarch64: Advanced SIMD is baseline. */
+/* CPU feature detection, run once from the dispatch init.
+ * x86-64: CPUID leaf 1 and leaf 7 (only when the maximum basic leaf reaches 7), plus OSXSAVE and
+ * XCR0 (XGETBV) so that a tier is claimed only when the OS saves and restores its register state.
+ * aarch64: Advanced SIMD is baseline; Linux's AT_HWCAP / AT_HWCAP2 are read for later extensions. */
 #include "dsp.h"
 
 #if SK_ARCH_X86_64
 #include <cpuid.h>
 
+/* XCR0 via XGETBV(ECX = 0); only valid when CPUID.1:ECX.OSXSAVE is set. Inline asm, so the
+   baseline build needs no -mxsave. */
 static uint64_t xgetbv0(void)
 {
     uint32_t lo, hi;
@@ -12,50 +16,103 @@ static uint64_t xgetbv0(void)
     return ((uint64_t)hi << 32) | lo;
 }
 
-unsigned sk_cpu_isa_mask(void)
+#define XCR0_YMM  0x06u  /* bit 1 SSE (XMM) | bit 2 AVX (upper YMM) */
+#define XCR0_ZMM  0xe0u  /* bit 5 opmask | bit 6 ZMM_Hi256 | bit 7 Hi16_ZMM */
+
+unsigned sk_cpu_detect(uint64_t *features)
 {
     unsigned mask = 1u << SK_ISA_SCALAR;
-    unsigned a, b, c, d, max_leaf = __get_cpuid_max(0, NULL);
-    if (max_leaf < 7 || !__get_cpuid(1, &a, &b, &c, &d)) return mask;
-    const int osxsave = (c >> 27) & 1; /* CPUID.1:ECX.OSXSAVE */
-    const int fma = (c >> 12) & 1;     /* CPUID.1:ECX.FMA */
-    const int avx = (c >> 28) & 1;     /* CPUID.1:ECX.AVX */
-    if (!osxsave || !avx) return mask;
-    const uint64_t xcr0 = xgetbv0();
-    const int ymm_os = (xcr0 & 0x6) == 0x6;    /* XMM | YMM state */
-    const int zmm_os = (xcr0 & 0xe0) == 0xe0;  /* opmask | ZMM_Hi256 | Hi16_ZMM state */
-    __cpuid_count(7, 0, a, b, c, d);
-    const int avx2 = (b >> 5) & 1;
-    const int avx512f = (b >> 16) & 1, avx512dq = (b >> 17) & 1;
-    const int avx512bw = (b >> 30) & 1, avx512vl = (b >> 31) & 1;
-#if SK_HAVE_AVX2
-    if (ymm_os && avx2 && fma) mask |= 1u << SK_ISA_AVX2;
-#endif
-#if SK_HAVE_AVX512
-    if (ymm_os && zmm_os && avx2 && fma && avx512f && avx512dq && avx512bw && avx512vl)
-        mask |= 1u << SK_ISA_AVX512;
-#endif
-    (void)ymm_os; (void)zmm_os; (void)avx2; (void)fma;
-    (void)avx512f; (void)avx512dq; (void)avx512bw; (void)avx512vl;
+    uint64_t f = 0;
+    unsigned a, b, c, d;
+    const unsigned max_leaf = __get_cpuid_max(0, NULL);
+    if (max_leaf >= 1) {
+        __cpuid(1, a, b, c, d);
+        const int osxsave = (c >> 27) & 1; /* CPUID.1:ECX.OSXSAVE: XGETBV usable */
+        const int avx = (c >> 28) & 1;     /* CPUID.1:ECX.AVX */
+        const int fma = (c >> 12) & 1;     /* CPUID.1:ECX.FMA */
+        const uint64_t xcr0 = osxsave ? xgetbv0() : 0;
+        const int ymm_os = avx && (xcr0 & XCR0_YMM) == XCR0_YMM;
+        const int zmm_os = ymm_os && (xcr0 & XCR0_ZMM) == XCR0_ZMM;
+        if (ymm_os && fma) f |= SK_CPU_X86_FMA;
+        if (ymm_os && max_leaf >= 7) {
+            unsigned max_sub;
+            __cpuid_count(7, 0, max_sub, b, c, d);
+            if ((b >> 5) & 1) f |= SK_CPU_X86_AVX2;
+            if (zmm_os) {
+                if ((b >> 16) & 1) f |= SK_CPU_X86_AVX512F;
+                if ((b >> 17) & 1) f |= SK_CPU_X86_AVX512DQ;
+                if ((b >> 30) & 1) f |= SK_CPU_X86_AVX512BW;
+                if ((b >> 31) & 1) f |= SK_CPU_X86_AVX512VL;
+                if ((c >> 11) & 1) f |= SK_CPU_X86_AVX512VNNI;
+                if ((d >> 23) & 1) f |= SK_CPU_X86_AVX512FP16;
+            }
+            if (max_sub >= 1) {
+                __cpuid_count(7, 1, a, b, c, d);
+                if ((a >> 4) & 1) f |= SK_CPU_X86_AVXVNNI;
+                if (zmm_os && ((a >> 5) & 1)) f |= SK_CPU_X86_AVX512BF16;
+            }
+        }
+    }
+    const uint64_t tier2 = SK_CPU_X86_AVX2 | SK_CPU_X86_FMA;
+    const uint64_t tier512 = tier2 | SK_CPU_X86_AVX512F | SK_CPU_X86_AVX512DQ | SK_CPU_X86_AVX512BW |
+                             SK_CPU_X86_AVX512VL;
+    if (SK_HAVE_AVX2 && (f & tier2) == tier2) mask |= 1u << SK_ISA_AVX2;
+    if (SK_HAVE_AVX512 && (f & tier512) == tier512) mask |= 1u << SK_ISA_AVX512;
+    if (features) *features = f;
     return mask;
 }
 
 #elif SK_ARCH_AARCH64
 
-unsigned sk_cpu_isa_mask(void)
+#if defined(__linux__)
+#include <sys/auxv.h>
+#endif
+/* Linux arm64 hwcap bits (arch/arm64/include/uapi/asm/hwcap.h) */
+#define HWCAP_BIT_ASIMD    (1ul << 1)
+#define HWCAP_BIT_ASIMDHP  (1ul << 10)
+#define HWCAP_BIT_ASIMDDP  (1ul << 20)
+#define HWCAP_BIT_SVE      (1ul << 22)
+#define HWCAP2_BIT_SVE2    (1ul << 1)
+#define HWCAP2_BIT_I8MM    (1ul << 13)
+#define HWCAP2_BIT_BF16    (1ul << 14)
+
+unsigned sk_cpu_detect(uint64_t *features)
 {
     unsigned mask = 1u << SK_ISA_SCALAR;
-#if SK_HAVE_NEON
-    mask |= 1u << SK_ISA_NEON; /* Advanced SIMD is part of the AArch64 baseline */
+    uint64_t f = SK_CPU_ARM_ASIMD; /* Advanced SIMD is part of the AArch64 baseline */
+#if defined(__linux__) && defined(AT_HWCAP)
+    const unsigned long hw = getauxval(AT_HWCAP);
+#if defined(AT_HWCAP2)
+    const unsigned long hw2 = getauxval(AT_HWCAP2);
+#else
+    const unsigned long hw2 = 0;
 #endif
+    if (hw) { /* 0: no auxv entry; keep the baseline assumption */
+        if (!(hw & HWCAP_BIT_ASIMD)) f &= ~SK_CPU_ARM_ASIMD;
+        if (hw & HWCAP_BIT_ASIMDHP) f |= SK_CPU_ARM_ASIMDHP;
+        if (hw & HWCAP_BIT_ASIMDDP) f |= SK_CPU_ARM_ASIMDDP;
+        if (hw & HWCAP_BIT_SVE) f |= SK_CPU_ARM_SVE;
+        if (hw2 & HWCAP2_BIT_SVE2) f |= SK_CPU_ARM_SVE2;
+        if (hw2 & HWCAP2_BIT_I8MM) f |= SK_CPU_ARM_I8MM;
+        if (hw2 & HWCAP2_BIT_BF16) f |= SK_CPU_ARM_BF16;
+    }
+#endif
+    if (SK_HAVE_NEON && (f & SK_CPU_ARM_ASIMD)) mask |= 1u << SK_ISA_NEON;
+    if (features) *features = f;
     return mask;
 }
 
 #else
 
-unsigned sk_cpu_isa_mask(void)
+unsigned sk_cpu_detect(uint64_t *features)
 {
+    if (features) *features = 0;
     return 1u << SK_ISA_SCALAR;
 }
 
 #endif
+
+unsigned sk_cpu_isa_mask(void)
+{
+    return sk_cpu_detect(NULL);
+}

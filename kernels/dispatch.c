@@ -10,6 +10,7 @@
 
 static sk_dsp g_tables[SK_ISA_COUNT];
 static unsigned g_avail;
+static uint64_t g_features;
 static atomic_int g_active;
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 
@@ -24,7 +25,7 @@ static void fill_table(sk_dsp *t, sk_isa isa)
 
 static void init_once(void)
 {
-    g_avail = sk_cpu_isa_mask();
+    g_avail = sk_cpu_detect(&g_features);
     int best = SK_ISA_SCALAR;
     for (int i = 0; i < SK_ISA_COUNT; i++) {
         if (!(g_avail & (1u << i))) continue;
@@ -55,6 +56,12 @@ const sk_dsp *sk_dsp_for(sk_isa isa)
     ensure_init();
     if ((unsigned)isa >= SK_ISA_COUNT || !(g_avail & (1u << isa))) return NULL;
     return &g_tables[isa];
+}
+
+uint64_t sk_cpu_features(void)
+{
+    ensure_init();
+    return g_features;
 }
 
 const char *sk_isa_name(sk_isa isa)

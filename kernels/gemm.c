@@ -1,24 +1,386 @@
-/* GEMM: argument checks, the portable framework and the table init. (Stub: issue 3 fills it in.) */
+/* GEMM: argument checks, the portable BLIS-style framework and the table init.
+ *
+ * C[m x n] = alpha op(A)[m x k] op(B)[k x n] + beta C, row-major.
+ *   jc loop (NC columns of C)  : B block kc x nc packed into NR-wide micro-panels (L3)
+ *   pc loop (KC of k)          : beta applies to the first k block only, later blocks add
+ *   ic loop (MC rows)          : A block mc x kc packed into MR-row micro-panels (L2)
+ *   jr loop (NR)               : one B micro-panel kc x NR (L1)
+ *   ir loop (MR)               : micro-kernel on an r x NR tile of C
+ * Both transposes and any ld are absorbed by the packing. Rows of a partial mc block are split
+ * into near-equal row blocks (e.g. 16 = 8 + 8 rather than 14 + 2) served by the r-row kernels;
+ * columns past n in the last B panel are zero and that tile goes through a stack tile.
+ * NN packs the B block row by row (B streams in order); NT with one MC block packs each B panel
+ * right before use; NN with few rows (or a B that fits L1) does not pack B at all (the kernel
+ * reads B in place, row stride ldb). When m fits one MC block (or few NR strips reuse A), A is
+ * read in place too (ukr_r: rows of A; ukr with csa = lda for op(A) = A^T) unless its row stride
+ * would pile the rows into one L1 set.
+ * m == 1 goes to matrix-vector kernels; NT with m <= rows_nr computes C^T = B A^T with B read in
+ * place. Packing buffers are per thread, grown on demand, freed at thread exit (pthread key
+ * destructor; atexit for the thread that calls exit); if they cannot be allocated the reference
+ * path runs instead. */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "dsp.h"
 #include "common.h"
 
-static void sgemm_naive(sk_trans ta, sk_trans tb, size_t m, size_t n, size_t k, float alpha,
-                        const float *a, size_t lda, const float *b, size_t ldb, float beta,
-                        float *c, size_t ldc)
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#elif defined(__aarch64__)
+#include <arm_neon.h>
+#endif
+
+/* C = beta * C (beta == 0: C = 0, C not read). */
+static void scale_c(size_t m, size_t n, float beta, float *c, size_t ldc)
 {
-    for (size_t i = 0; i < m; i++)
-        for (size_t j = 0; j < n; j++) {
-            float s = 0.f;
-            for (size_t p = 0; p < k; p++)
-                s += (ta ? a[p * lda + i] : a[i * lda + p]) * (tb ? b[j * ldb + p] : b[p * ldb + j]);
-            c[i * ldc + j] = alpha * s + (beta == 0.f ? 0.f : beta * c[i * ldc + j]);
-        }
+    for (size_t i = 0; i < m; i++) {
+        float *ci = c + i * ldc;
+        if (beta == 0.f)
+            for (size_t j = 0; j < n; j++) ci[j] = 0.f;
+        else if (beta != 1.f)
+            for (size_t j = 0; j < n; j++) ci[j] = beta * ci[j];
+    }
 }
+
+/* --- per-thread packing buffer ------------------------------------------------------------------ */
+
+static pthread_key_t g_buf_key;
+static pthread_once_t g_buf_once = PTHREAD_ONCE_INIT;
+static int g_buf_key_ok;
+static _Thread_local float *t_buf;
+static _Thread_local size_t t_cap; /* floats */
+
+static void buf_destroy(void *p)
+{
+    free(p);
+    t_buf = NULL;
+    t_cap = 0;
+}
+
+/* Key destructors do not run for the thread that calls exit(): free its buffer at exit. */
+static void buf_atexit(void)
+{
+    if (!t_buf) return;
+    pthread_setspecific(g_buf_key, NULL);
+    buf_destroy(t_buf);
+}
+
+static void buf_key_init(void)
+{
+    g_buf_key_ok = pthread_key_create(&g_buf_key, buf_destroy) == 0;
+    if (g_buf_key_ok) atexit(buf_atexit);
+}
+
+#define BUF_MIN_FLOATS (64u << 10) /* 256 KiB: every small shape fits the first allocation */
+
+/* A buffer of at least n floats, 64-byte aligned, or NULL. */
+static float *buf_get(size_t n)
+{
+    if (SK_LIKELY(n <= t_cap)) return t_buf;
+    pthread_once(&g_buf_once, buf_key_init);
+    if (!g_buf_key_ok) return NULL;
+    if (n < BUF_MIN_FLOATS) n = BUF_MIN_FLOATS;
+    n = (n + 15) & ~(size_t)15;
+    if (n > SIZE_MAX / sizeof(float)) return NULL;
+    float *p = aligned_alloc(64, n * sizeof(float));
+    if (!p) return NULL;
+    if (pthread_setspecific(g_buf_key, p)) {
+        free(p);
+        return NULL;
+    }
+    free(t_buf);
+    t_buf = p;
+    t_cap = n;
+    return p;
+}
+
+/* --- packing --------------------------------------------------------------------------------------- */
+
+/* dst[p*ld + j] = src[j*lds + p] for j < w, p < kc: the transposing copy behind both A (NN) and
+   B (T) packing, 4 x 4 blocks through SSE2 / NEON registers where the baseline has them. */
+static void pack_t(size_t w, size_t kc, const float *src, size_t lds, float *dst, size_t ld)
+{
+    size_t j = 0;
+#if defined(__SSE2__) || defined(__aarch64__)
+    for (; j + 4 <= w; j += 4) {
+        const float *s0 = src + j * lds, *s1 = s0 + lds, *s2 = s1 + lds, *s3 = s2 + lds;
+        float *d = dst + j;
+        size_t p = 0;
+        for (; p + 4 <= kc; p += 4, d += 4 * ld) {
+#if defined(__SSE2__)
+            __m128 r0 = _mm_loadu_ps(s0 + p), r1 = _mm_loadu_ps(s1 + p);
+            __m128 r2 = _mm_loadu_ps(s2 + p), r3 = _mm_loadu_ps(s3 + p);
+            _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
+            _mm_storeu_ps(d, r0);
+            _mm_storeu_ps(d + ld, r1);
+            _mm_storeu_ps(d + 2 * ld, r2);
+            _mm_storeu_ps(d + 3 * ld, r3);
+#else
+            const float32x4x2_t t01 = vtrnq_f32(vld1q_f32(s0 + p), vld1q_f32(s1 + p));
+            const float32x4x2_t t23 = vtrnq_f32(vld1q_f32(s2 + p), vld1q_f32(s3 + p));
+            vst1q_f32(d, vcombine_f32(vget_low_f32(t01.val[0]), vget_low_f32(t23.val[0])));
+            vst1q_f32(d + ld, vcombine_f32(vget_low_f32(t01.val[1]), vget_low_f32(t23.val[1])));
+            vst1q_f32(d + 2 * ld, vcombine_f32(vget_high_f32(t01.val[0]), vget_high_f32(t23.val[0])));
+            vst1q_f32(d + 3 * ld, vcombine_f32(vget_high_f32(t01.val[1]), vget_high_f32(t23.val[1])));
+#endif
+        }
+        for (; p < kc; p++, d += ld) {
+            d[0] = s0[p]; d[1] = s1[p]; d[2] = s2[p]; d[3] = s3[p];
+        }
+    }
+    if (j + 2 <= w) { /* two rows: interleave pairs */
+        const float *s0 = src + j * lds, *s1 = s0 + lds;
+        float *d = dst + j;
+        size_t p = 0;
+        for (; p + 4 <= kc; p += 4, d += 4 * ld) {
+#if defined(__SSE2__)
+            const __m128 r0 = _mm_loadu_ps(s0 + p), r1 = _mm_loadu_ps(s1 + p);
+            const __m128 lo = _mm_unpacklo_ps(r0, r1), hi = _mm_unpackhi_ps(r0, r1);
+            _mm_storel_pi((__m64 *)d, lo);
+            _mm_storeh_pi((__m64 *)(d + ld), lo);
+            _mm_storel_pi((__m64 *)(d + 2 * ld), hi);
+            _mm_storeh_pi((__m64 *)(d + 3 * ld), hi);
+#else
+            const float32x4x2_t z = vzipq_f32(vld1q_f32(s0 + p), vld1q_f32(s1 + p));
+            vst1_f32(d, vget_low_f32(z.val[0]));
+            vst1_f32(d + ld, vget_high_f32(z.val[0]));
+            vst1_f32(d + 2 * ld, vget_low_f32(z.val[1]));
+            vst1_f32(d + 3 * ld, vget_high_f32(z.val[1]));
+#endif
+        }
+        for (; p < kc; p++, d += ld) {
+            d[0] = s0[p]; d[1] = s1[p];
+        }
+        j += 2;
+    }
+#endif
+    for (; j < w; j++) {
+        const float *sj = src + j * lds;
+        for (size_t p = 0; p < kc; p++) dst[p * ld + j] = sj[p];
+    }
+}
+
+/* d[0..n) = s[0..n): short rows (one micro-panel row), no call into memcpy. */
+static inline void copy_row(float *d, const float *s, size_t n)
+{
+    size_t j = 0;
+#if defined(__SSE2__)
+    for (; j + 4 <= n; j += 4) _mm_storeu_ps(d + j, _mm_loadu_ps(s + j));
+#elif defined(__aarch64__)
+    for (; j + 4 <= n; j += 4) vst1q_f32(d + j, vld1q_f32(s + j));
+#endif
+    for (; j < n; j++) d[j] = s[j];
+}
+
+/* Rows [0, r) x cols [0, kc) of op(A) (already offset) into a micro-panel dst[p*MR + i]. */
+static void pack_a(sk_trans ta, size_t r, size_t kc, const float *a, size_t lda, float *dst, size_t MR)
+{
+    if (ta) /* A(i,p) = a[p*lda + i] */
+        for (size_t p = 0; p < kc; p++) copy_row(dst + p * MR, a + p * lda, r);
+    else /* A(i,p) = a[i*lda + p] */
+        pack_t(r, kc, a, lda, dst, MR);
+}
+
+/* Cols [0, nr) x rows [0, kc) of op(B) (already offset) into a micro-panel dst[p*NR + j], zero for
+   nr <= j < NR. */
+static void pack_b(const sk_gemm_dsp *d, sk_trans tb, size_t nr, size_t kc, const float *b, size_t ldb,
+                   float *dst, size_t NR)
+{
+    if (tb && d->pack_bt) {
+        d->pack_bt(nr, kc, b, ldb, dst, NR);
+        return;
+    }
+    if (!tb) { /* B(p,j) = b[p*ldb + j] */
+        for (size_t p = 0; p < kc; p++) {
+            copy_row(dst + p * NR, b + p * ldb, nr);
+            for (size_t j = nr; j < NR; j++) dst[p * NR + j] = 0.f;
+        }
+        return;
+    }
+    pack_t(nr, kc, b, ldb, dst, NR); /* B(p,j) = b[j*ldb + p] */
+    if (nr < NR)
+        for (size_t p = 0; p < kc; p++)
+            for (size_t j = nr; j < NR; j++) dst[p * NR + j] = 0.f;
+}
+
+/* --- the blocked driver ---------------------------------------------------------------------------- */
+
+#define TILE_MAX (SK_GEMM_MR_MAX * 64) /* r x NR stack tile, NR <= 64 */
+
+static size_t cdiv(size_t a, size_t b) { return (a + b - 1) / b; }
+
+/* The r x nr corner of a tile: C = t + beta C (t already carries alpha; beta == 0: C not read). */
+static void merge_tile(size_t r, size_t nr, const float *t, size_t NR, float beta, float *c, size_t ldc)
+{
+    for (size_t i = 0; i < r; i++) {
+        float *ci = c + i * ldc;
+        const float *ti = t + i * NR;
+        if (beta == 0.f)
+            for (size_t j = 0; j < nr; j++) ci[j] = ti[j];
+        else
+            for (size_t j = 0; j < nr; j++) ci[j] = ti[j] + beta * ci[j];
+    }
+}
+
+static void gemm_blocked(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t m, size_t n, size_t k,
+                         float alpha, const float *a, size_t lda, const float *b, size_t ldb, float beta,
+                         float *c, size_t ldc)
+{
+    const size_t MR = d->mr, NR = d->nr, MC = d->mc, NC = d->nc;
+    const size_t nkb = cdiv(k, d->kc), KC = cdiv(k, nkb); /* equal k blocks: no tiny last one */
+    const int one_ic = m <= MC;                  /* B panels packed one at a time, right before use */
+    /* NN, few rows or a B that stays in L1: B read in place */
+    const int direct_b = one_ic && !tb && (m <= 4 * MR || (k * n <= 8192 && ldb % 1024 != 0));
+    /* A read in place when its packing would not pay (m is one block, or few NR strips reuse each
+       A block), the kernels allow it (ukr_r) and the rows the kernel walks do not pile up in one
+       L1 set (a row stride that is a multiple of 4 KiB maps every row to the same set: fine for up
+       to 8 rows of A walked side by side, not for the kc rows of a transposed A) */
+    const int alias_ok = lda % 1024 != 0 || (!ta && MR <= 8);
+    const int direct_a = (one_ic || n <= 4 * NR) && d->ukr_r[0] && alias_ok;
+    const size_t mcap = one_ic ? m : MC, ncap = n < NC ? n : NC;
+    const size_t a_sz = direct_a ? 0 : cdiv(mcap, MR) * MR * KC;
+    /* whole B block packed up front (NN: row by row, so that B streams in order), or one panel
+       at a time right before use (NT with one MC block; the last, partial panel of a direct B) */
+    const int whole_b = tb ? !one_ic : !direct_b;
+    const size_t b_sz = (whole_b ? cdiv(ncap, NR) * NR : NR) * KC;
+    float *abuf = buf_get(a_sz + b_sz);
+    if (!abuf) { /* no memory for packing: the unpacked reference path */
+        sk_sgemm_ref(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+        return;
+    }
+    float *bbuf = abuf + a_sz;
+    SK_ALIGN(64) float tile[TILE_MAX];
+
+    for (size_t jc = 0; jc < n; jc += NC) {
+        const size_t nc = n - jc < NC ? n - jc : NC;
+        for (size_t pc = 0; pc < k; pc += KC) {
+            const size_t kc = k - pc < KC ? k - pc : KC;
+            const float be = pc == 0 ? beta : 1.f;
+            const float *bsrc = tb ? b + jc * ldb + pc : b + pc * ldb + jc; /* op(B)(pc, jc) */
+            if (whole_b && !tb) { /* row by row: B streams in order (prefetch-friendly) */
+                for (size_t p = 0; p < kc; p++) {
+                    const float *src = bsrc + p * ldb;
+                    for (size_t jr = 0; jr < nc; jr += NR) {
+                        const size_t nr = nc - jr < NR ? nc - jr : NR;
+                        float *dst = bbuf + jr * kc + p * NR;
+                        copy_row(dst, src + jr, nr);
+                        for (size_t j = nr; j < NR; j++) dst[j] = 0.f;
+                    }
+                }
+            } else if (whole_b) {
+                for (size_t jr = 0; jr < nc; jr += NR)
+                    pack_b(d, tb, nc - jr < NR ? nc - jr : NR, kc, bsrc + jr * ldb, ldb, bbuf + jr * kc, NR);
+            }
+            for (size_t ic = 0; ic < m; ic += MC) {
+                const size_t mc = m - ic < MC ? m - ic : MC;
+                /* row blocks: nrb blocks, the first `big` of them one row taller */
+                const size_t nrb = cdiv(mc, MR), rlo = mc / nrb, big = mc % nrb;
+                const float *asrc = ta ? a + pc * lda + ic : a + ic * lda + pc; /* op(A)(ic, pc) */
+                for (size_t q = 0, r0 = 0; q < nrb && !direct_a; q++) {
+                    const size_t r = rlo + (q < big);
+                    pack_a(ta, r, kc, ta ? asrc + r0 : asrc + r0 * lda, lda, abuf + q * MR * kc, MR);
+                    r0 += r;
+                }
+                for (size_t jr = 0; jr < nc; jr += NR) {
+                    const size_t nr = nc - jr < NR ? nc - jr : NR;
+                    const float *bp = bbuf + jr * kc;
+                    size_t rsb = NR;
+                    if (!whole_b) {
+                        if (direct_b && nr == NR) {
+                            bp = bsrc + jr;
+                            rsb = ldb;
+                        } else {
+                            bp = bbuf;
+                            pack_b(d, tb, nr, kc, tb ? bsrc + jr * ldb : bsrc + jr, ldb, bbuf, NR);
+                        }
+                    }
+                    float *cj = c + ic * ldc + jc + jr;
+                    for (size_t q = 0, r0 = 0; q < nrb; q++) {
+                        const size_t r = rlo + (q < big);
+                        const float *ap = abuf + q * MR * kc;
+                        size_t csa = MR;
+                        sk_gemm_ukr_fn fn = d->ukr[r - 1];
+                        if (direct_a) {
+                            ap = ta ? asrc + r0 : asrc + r0 * lda;
+                            csa = lda;
+                            if (!ta) fn = d->ukr_r[r - 1];
+                        }
+                        if (SK_LIKELY(nr == NR)) {
+                            fn(kc, ap, csa, bp, rsb, cj + r0 * ldc, ldc, alpha, be);
+                        } else {
+                            fn(kc, ap, csa, bp, rsb, tile, NR, alpha, 0.f);
+                            merge_tile(r, nr, tile, NR, be, cj + r0 * ldc, ldc);
+                        }
+                        r0 += r;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/* op(B) = B^T with m <= rows_nr: C^T = B op(A)^T. op(A)^T is packed (kc x W, W = rows_nr, zero
+   columns past m), the rows of B are the kernel's broadcast operand, read in place (no
+   transposition of B), and the kernel writes each r x W tile of C^T into C transposed. 0 if no
+   buffer. */
+static int gemm_nt_rows(const sk_gemm_dsp *d, sk_trans ta, size_t m, size_t n, size_t k, float alpha,
+                        const float *a, size_t lda, const float *b, size_t ldb, float beta, float *c,
+                        size_t ldc)
+{
+    const size_t W = d->rows_nr, MR = d->mr_t, nkb = cdiv(k, d->kc), KC = cdiv(k, nkb);
+    float *at = buf_get(W * KC);
+    if (!at) return 0;
+    for (size_t pc = 0; pc < k; pc += KC) {
+        const size_t kc = k - pc < KC ? k - pc : KC;
+        const float be = pc == 0 ? beta : 1.f;
+        pack_a(ta, m, kc, ta ? a + pc * lda : a + pc, lda, at, W);
+        if (m < W)
+            for (size_t p = 0; p < kc; p++) memset(at + p * W + m, 0, (W - m) * sizeof(float));
+        for (size_t j0 = 0; j0 < n; j0 += MR) {
+            const size_t r = n - j0 < MR ? n - j0 : MR;
+            d->ukr_t[r - 1](kc, b + j0 * ldb + pc, ldb, at, W, m, c + j0, ldc, alpha, be);
+        }
+    }
+    return 1;
+}
+
+/* m == 1: C row = alpha op(A) row . op(B) + beta C row, through the matrix-vector kernels. */
+#define GEMV_KC 512 /* op(A) row gathered in chunks of this many (ta == TRANS) */
+static void gemm_row(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t n, size_t k, float alpha,
+                     const float *a, size_t lda, const float *b, size_t ldb, float beta, float *c)
+{
+    const sk_gemv_fn fn = tb ? d->gemv_t : d->gemv_n;
+    if (!ta) {
+        fn(n, k, alpha, a, b, ldb, beta, c);
+        return;
+    }
+    SK_ALIGN(64) float arow[GEMV_KC];
+    for (size_t pc = 0; pc < k; pc += GEMV_KC) {
+        const size_t kc = k - pc < GEMV_KC ? k - pc : GEMV_KC;
+        for (size_t p = 0; p < kc; p++) arow[p] = a[(pc + p) * lda];
+        fn(n, kc, alpha, arow, tb ? b + pc : b + pc * ldb, ldb, pc == 0 ? beta : 1.f, c);
+    }
+}
+
+/* --- table and entry points ---------------------------------------------------------------------- */
 
 void sk_gemm_dsp_init(sk_gemm_dsp *d, sk_isa isa)
 {
+    *d = (sk_gemm_dsp){ .sgemm = sk_sgemm_ref };
+#if SK_HAVE_AVX2
+    if (isa < SK_ISA_AVX2 || isa == SK_ISA_NEON) return;
+    sk_gemm_init_avx2(d);
+#endif
+#if SK_HAVE_AVX512
+    if (isa < SK_ISA_AVX512 || isa == SK_ISA_NEON) return;
+    sk_gemm_init_avx512(d);
+#endif
+#if SK_HAVE_NEON
+    if (isa != SK_ISA_NEON) return;
+    sk_gemm_init_neon(d);
+#endif
     (void)isa;
-    d->sgemm = sgemm_naive;
 }
 
 void sk_gemm_run(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t m, size_t n, size_t k,
@@ -26,7 +388,22 @@ void sk_gemm_run(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t m, size_
                  float *c, size_t ldc)
 {
     if (m == 0 || n == 0) return;
-    d->sgemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    if (k == 0 || alpha == 0.f) { /* A and B not read (BLAS semantics) */
+        scale_c(m, n, beta, c, ldc);
+        return;
+    }
+    if (!d->ukr[0]) {
+        d->sgemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+        return;
+    }
+    if (m == 1 && d->gemv_n) {
+        gemm_row(d, ta, tb, n, k, alpha, a, lda, b, ldb, beta, c);
+        return;
+    }
+    if (tb && m <= d->rows_nr && d->ukr_t[0] &&
+        gemm_nt_rows(d, ta, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc))
+        return;
+    gemm_blocked(d, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
 sk_status sk_sgemm(sk_trans ta, sk_trans tb, size_t m, size_t n, size_t k,

@@ -1,6 +1,265 @@
-/* checkasm: the gemm family. (Placeholder: its issue fills it in.) */
+/* checkasm: the gemm family. sk_sgemm on the ISA under test against the scalar reference and
+ * against a double-precision reference with the contract's bound
+ *   |C - exact| <= 2 k 2^-24 (|alpha| |op(A)| |op(B)| + |beta| |C0|)   (elementwise),
+ * over sizes around every tile edge of every ISA's kernel (MR x NR = 6x16 AVX2, 8x32 AVX-512,
+ * 8x12 NEON; transposed NT tiles 6x16 and 14x16) and cache block (KC 256, MC up to 168, NC up to 4080 -- keep in sync with gemm.c),
+ * all four transposes, padded leading dimensions (poisoned padding must stay untouched), alpha in
+ * {1, -0.5, 0}, beta in {0, 1, 0.25} (beta == 0 with C full of NaN: must not propagate), guard bands,
+ * concurrent calls from several threads, bad arguments, and a hand-computed 2x2 case. */
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "checkasm.h"
+
+static const float g_alpha[3] = { 1.f, -0.5f, 0.f };
+static const float g_beta[3] = { 0.f, 1.f, 0.25f };
+
+typedef struct mat {
+    float *p;
+    size_t rows, cols, ld;
+} mat;
+
+static mat mat_new(size_t rows, size_t cols, size_t pad)
+{
+    mat x = { NULL, rows, cols, cols + pad };
+    x.p = ck_buf_alloc(rows * x.ld);
+    ck_fill(x.p, rows * x.ld, -1.f, 1.f);
+    ck_mat_poison_pad(x.p, rows, cols, x.ld);
+    return x;
+}
+
+static int mat_intact(const mat *x, const char *what)
+{
+    return ck_buf_check(x->p, what) && ck_mat_pad_check(x->p, x->rows, x->cols, x->ld, what);
+}
+
+static size_t rand_pad(void)
+{
+    static const size_t pads[4] = { 0, 1, 3, 17 };
+    return pads[ck_rand_u32(4)];
+}
+
+/* One case: returns 1 when it passed. */
+static int run_case(sk_trans ta, sk_trans tb, size_t m, size_t n, size_t k, float alpha, float beta,
+                    size_t pa, size_t pb, size_t pc)
+{
+    ck_func("sgemm %c%c m=%zu n=%zu k=%zu alpha=%g beta=%g lda+%zu ldb+%zu ldc+%zu", ta ? 'T' : 'N',
+            tb ? 'T' : 'N', m, n, k, alpha, beta, pa, pb, pc);
+    mat A = mat_new(ta ? k : m, ta ? m : k, pa);
+    mat B = mat_new(tb ? n : k, tb ? k : n, pb);
+    mat C0 = mat_new(m, n, pc);
+    if (beta == 0.f) /* C must not be read: NaN must not propagate */
+        for (size_t i = 0; i < m; i++)
+            for (size_t j = 0; j < n; j++) C0.p[i * C0.ld + j] = NAN;
+    mat Cr = mat_new(m, n, pc), Cn = mat_new(m, n, pc);
+    memcpy(Cr.p, C0.p, m * C0.ld * sizeof(float));
+    memcpy(Cn.p, C0.p, m * C0.ld * sizeof(float));
+
+    int ok = 1;
+    ck_ref();
+    sk_status sr = sk_sgemm(ta, tb, m, n, k, alpha, A.p, A.ld, B.p, B.ld, beta, Cr.p, Cr.ld);
+    ck_new();
+    sk_status sn = sk_sgemm(ta, tb, m, n, k, alpha, A.p, A.ld, B.p, B.ld, beta, Cn.p, Cn.ld);
+    ok &= ck_check(sr == SK_OK && sn == SK_OK, "status %d / %d", (int)sr, (int)sn);
+    ok &= mat_intact(&A, "A") && mat_intact(&B, "B");
+    ok &= mat_intact(&Cr, "C (scalar)") && mat_intact(&Cn, "C");
+
+    for (size_t i = 0; i < m && ok; i++)
+        for (size_t j = 0; j < n && ok; j++) {
+            double s = 0., sa = 0.;
+            for (size_t p = 0; p < k; p++) {
+                double x = ta ? A.p[p * A.ld + i] : A.p[i * A.ld + p];
+                double y = tb ? B.p[j * B.ld + p] : B.p[p * B.ld + j];
+                s += x * y;
+                sa += fabs(x * y);
+            }
+            double c0 = beta == 0.f ? 0. : C0.p[i * C0.ld + j];
+            double exact = alpha * s + beta * c0;
+            double bound = 2. * (double)k * 0x1p-24 * (fabs(alpha) * sa + fabs(beta) * fabs(c0));
+            float vr = Cr.p[i * Cr.ld + j], vn = Cn.p[i * Cn.ld + j];
+            ok &= ck_check(fabs(vn - exact) <= bound, "C(%zu,%zu) = %.9g, exact %.9g, bound %.3g", i,
+                           j, vn, exact, bound);
+            ok &= ck_check(fabs(vr - exact) <= bound, "scalar C(%zu,%zu) = %.9g, exact %.9g, bound %.3g",
+                           i, j, vr, exact, bound);
+            if (ck_isa() == SK_ISA_SCALAR) /* the reference is deterministic */
+                ok &= ck_check(memcmp(&vr, &vn, 4) == 0, "scalar not reproducible at (%zu,%zu)", i, j);
+            else
+                ok &= ck_check(fabs((double)vn - vr) <= 2. * bound, "C(%zu,%zu) = %.9g vs scalar %.9g", i,
+                               j, vn, vr);
+        }
+    ck_buf_free(A.p); ck_buf_free(B.p); ck_buf_free(C0.p); ck_buf_free(Cr.p); ck_buf_free(Cn.p);
+    return ok;
+}
+
+static void hand_2x2(void)
+{
+    ck_func("sgemm hand-computed 2x2");
+    const float a[4] = { 1, 2, 3, 4 }, b[4] = { 5, 6, 7, 8 };
+    /* op(A) op(B) for NN, NT, TN, TT */
+    static const float want[4][4] = { { 19, 22, 43, 50 }, { 17, 23, 39, 53 },
+                                      { 26, 30, 38, 44 }, { 23, 31, 34, 46 } };
+    for (int t = 0; t < 4; t++) {
+        sk_trans ta = (sk_trans)(t >> 1), tb = (sk_trans)(t & 1);
+        float c[4] = { NAN, NAN, NAN, NAN };
+        ck_check(sk_sgemm(ta, tb, 2, 2, 2, 1.f, a, 2, b, 2, 0.f, c, 2) == SK_OK, "status");
+        for (int i = 0; i < 4; i++)
+            ck_check(c[i] == want[t][i], "%c%c c[%d] = %g, want %g", ta ? 'T' : 'N', tb ? 'T' : 'N', i,
+                     c[i], want[t][i]);
+        /* alpha = 2, beta = 0.5 on C = 2: 2 * AB + 1 */
+        float c2[4] = { 2, 2, 2, 2 };
+        sk_sgemm(ta, tb, 2, 2, 2, 2.f, a, 2, b, 2, 0.5f, c2, 2);
+        for (int i = 0; i < 4; i++)
+            ck_check(c2[i] == 2 * want[t][i] + 1, "alpha/beta c[%d] = %g", i, c2[i]);
+    }
+}
+
+static void bad_args(void)
+{
+    ck_func("sgemm bad arguments");
+    float a[16] = { 0 }, b[16] = { 0 }, c[16];
+    for (int i = 0; i < 16; i++) c[i] = (float)i;
+    ck_check(sk_sgemm(SK_NOTRANS, SK_NOTRANS, 2, 2, 2, 1, a, 1, b, 2, 0, c, 2) == SK_EINVAL, "lda");
+    ck_check(sk_sgemm(SK_NOTRANS, SK_NOTRANS, 2, 3, 2, 1, a, 2, b, 2, 0, c, 3) == SK_EINVAL, "ldb");
+    ck_check(sk_sgemm(SK_TRANS, SK_NOTRANS, 3, 2, 2, 1, a, 2, b, 2, 0, c, 2) == SK_EINVAL, "lda (T)");
+    ck_check(sk_sgemm(SK_NOTRANS, SK_TRANS, 2, 3, 2, 1, a, 2, b, 1, 0, c, 3) == SK_EINVAL, "ldb (T)");
+    ck_check(sk_sgemm(SK_NOTRANS, SK_NOTRANS, 2, 2, 2, 1, a, 2, b, 2, 0, c, 1) == SK_EINVAL, "ldc");
+    ck_check(sk_sgemm(SK_NOTRANS, SK_NOTRANS, 2, 2, 2, 1, NULL, 2, b, 2, 0, c, 2) == SK_EINVAL, "A NULL");
+    ck_check(sk_sgemm(SK_NOTRANS, SK_NOTRANS, 2, 2, 2, 1, a, 2, NULL, 2, 0, c, 2) == SK_EINVAL, "B NULL");
+    ck_check(sk_sgemm(SK_NOTRANS, SK_NOTRANS, 2, 2, 2, 1, a, 2, b, 2, 0, NULL, 2) == SK_EINVAL, "C NULL");
+    ck_check(sk_sgemm((sk_trans)2, SK_NOTRANS, 2, 2, 2, 1, a, 2, b, 2, 0, c, 2) == SK_EINVAL, "ta enum");
+    ck_check(sk_sgemm(SK_NOTRANS, (sk_trans)7, 2, 2, 2, 1, a, 2, b, 2, 0, c, 2) == SK_EINVAL, "tb enum");
+    for (int i = 0; i < 16; i++) ck_check(c[i] == (float)i, "C written on bad input");
+    /* zero sizes: OK, nothing written; NULL allowed for empty operands */
+    ck_check(sk_sgemm(SK_NOTRANS, SK_NOTRANS, 0, 2, 2, 1, NULL, 0, b, 2, 0, NULL, 0) == SK_OK, "m=0");
+    ck_check(sk_sgemm(SK_NOTRANS, SK_NOTRANS, 2, 0, 2, 1, a, 2, NULL, 0, 0, NULL, 0) == SK_OK, "n=0");
+    for (int i = 0; i < 16; i++) ck_check(c[i] == (float)i, "C written on empty call");
+}
+
+/* Concurrent calls (the packing buffers are per thread): each thread runs a mix of shapes and
+ * compares against results computed beforehand on this thread. */
+#define NTHR 3
+#define NSH 4
+static const size_t g_tshape[NSH][3] = { { 3, 37, 20 }, { 70, 90, 300 }, { 1, 200, 64 }, { 33, 64, 64 } };
+typedef struct tjob {
+    float *a, *b, *want[NSH], *c;
+    int bad;
+} tjob;
+
+static void *thread_main(void *arg)
+{
+    tjob *j = arg;
+    for (int rep = 0; rep < 3; rep++)
+        for (int s = 0; s < NSH; s++) {
+            size_t m = g_tshape[s][0], n = g_tshape[s][1], k = g_tshape[s][2];
+            sk_trans tb = (sk_trans)(s & 1);
+            sk_sgemm(SK_NOTRANS, tb, m, n, k, 1.f, j->a, k, j->b, tb ? k : n, 0.f, j->c, n);
+            if (memcmp(j->c, j->want[s], m * n * sizeof(float))) j->bad = 1;
+        }
+    return NULL;
+}
+
+static void threads(void)
+{
+    ck_func("sgemm from %d threads", NTHR);
+    tjob jobs[NTHR];
+    pthread_t th[NTHR];
+    for (int t = 0; t < NTHR; t++) {
+        tjob *j = &jobs[t];
+        j->bad = 0;
+        j->a = malloc(300 * 300 * sizeof(float));
+        j->b = malloc(300 * 300 * sizeof(float));
+        j->c = malloc(300 * 300 * sizeof(float));
+        ck_fill(j->a, 300 * 300, -1.f, 1.f);
+        ck_fill(j->b, 300 * 300, -1.f, 1.f);
+        for (int s = 0; s < NSH; s++) {
+            size_t m = g_tshape[s][0], n = g_tshape[s][1], k = g_tshape[s][2];
+            sk_trans tb = (sk_trans)(s & 1);
+            j->want[s] = malloc(m * n * sizeof(float));
+            sk_sgemm(SK_NOTRANS, tb, m, n, k, 1.f, j->a, k, j->b, tb ? k : n, 0.f, j->want[s], n);
+        }
+    }
+    int started = 0;
+    for (int t = 0; t < NTHR; t++) started += pthread_create(&th[t], NULL, thread_main, &jobs[t]) == 0;
+    ck_check(started == NTHR, "pthread_create");
+    for (int t = 0; t < started; t++) pthread_join(th[t], NULL);
+    for (int t = 0; t < NTHR; t++) {
+        ck_check(!jobs[t].bad, "thread %d got different results", t);
+        free(jobs[t].a); free(jobs[t].b); free(jobs[t].c);
+        for (int s = 0; s < NSH; s++) free(jobs[t].want[s]);
+    }
+}
 
 void ck_test_gemm(void)
 {
+    hand_2x2();
+    bad_args();
+
+    /* Every transpose and alpha/beta on a few shapes, with and without padding. */
+    static const size_t full[][3] = { { 1, 1, 1 }, { 7, 13, 5 }, { 17, 33, 31 }, { 1, 70, 9 } };
+    for (size_t s = 0; s < sizeof full / sizeof full[0]; s++)
+        for (int t = 0; t < 4; t++)
+            for (int ai = 0; ai < 3; ai++)
+                for (int bi = 0; bi < 3; bi++)
+                    run_case((sk_trans)(t >> 1), (sk_trans)(t & 1), full[s][0], full[s][1], full[s][2],
+                             g_alpha[ai], g_beta[bi], rand_pad(), rand_pad(), rand_pad());
+
+    /* Register-tile edges: m around MR (6, 8, 14) and its multiples, n around NR (12, 16, 32)
+       and the vector widths (4, 8, 16), k around unroll steps; every transpose. */
+    static const size_t ms_full[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 13, 14, 15, 16, 17, 23, 24, 25,
+                                      28, 29, 42, 43 };
+    static const size_t ns_full[] = { 1, 2, 3, 4, 5, 7, 8, 9, 11, 12, 13, 15, 16, 17, 23, 24, 25, 31, 32,
+                                      33, 36, 47, 48, 49, 63, 64, 65, 97, 129 };
+    static const size_t ms_q[] = { 1, 2, 5, 6, 7, 8, 9, 13, 14, 15, 16, 17, 29 };
+    static const size_t ns_q[] = { 1, 3, 4, 8, 11, 12, 13, 16, 17, 31, 32, 33, 65 };
+    static const size_t ks[] = { 1, 2, 3, 4, 5, 7, 8, 9, 16, 17, 31, 32, 33, 64, 65 };
+    const size_t *ms = ck_quick() ? ms_q : ms_full, *ns = ck_quick() ? ns_q : ns_full;
+    size_t nm = ck_quick() ? sizeof ms_q / sizeof *ms_q : sizeof ms_full / sizeof *ms_full;
+    size_t nn = ck_quick() ? sizeof ns_q / sizeof *ns_q : sizeof ns_full / sizeof *ns_full;
+    for (size_t im = 0; im < nm; im++)
+        for (size_t in = 0; in < nn; in++)
+            for (int t = 0; t < 4; t++) {
+                size_t k = ks[ck_rand_u32(sizeof ks / sizeof *ks)];
+                float alpha = ck_rand_u32(4) ? g_alpha[ck_rand_u32(2)] : 0.f;
+                run_case((sk_trans)(t >> 1), (sk_trans)(t & 1), ms[im], ns[in], k, alpha,
+                         g_beta[ck_rand_u32(3)], rand_pad(), rand_pad(), rand_pad());
+                if (ck_failures() > 50) return;
+            }
+
+    /* m = 1 (matrix-vector kernels): n and k over vector and unroll widths. */
+    static const size_t vn[] = { 1, 5, 8, 16, 31, 32, 33, 64, 127, 128, 129, 200, 513 };
+    static const size_t vk[] = { 1, 3, 4, 15, 16, 17, 63, 64, 65, 255, 256, 257 };
+    for (size_t in = 0; in < sizeof vn / sizeof *vn; in++)
+        for (size_t ik = 0; ik < sizeof vk / sizeof *vk; ik += ck_quick() ? 3 : 1)
+            for (int t = 0; t < 4; t++)
+                run_case((sk_trans)(t >> 1), (sk_trans)(t & 1), 1, vn[in], vk[ik], g_alpha[ck_rand_u32(2)],
+                         g_beta[ck_rand_u32(3)], rand_pad(), rand_pad(), rand_pad());
+
+    /* Cache-block edges: KC (256), MC (up to 168), NC (up to 4080); a few big cases only. */
+    static const size_t big[][3] = { { 20, 40, 255 }, { 20, 40, 256 }, { 21, 41, 257 }, { 9, 19, 513 },
+                                     { 167, 33, 40 }, { 168, 35, 20 }, { 169, 17, 30 }, { 337, 9, 9 },
+                                     { 145, 50, 260 }, { 5, 4081, 7 }, { 19, 4097, 3 }, { 64, 64, 64 },
+                                     { 96, 100, 300 }, { 128, 128, 64 } };
+    size_t nbig = sizeof big / sizeof big[0];
+    for (size_t s = 0; s < nbig; s++)
+        for (int t = 0; t < 4; t++) {
+            if (ck_quick() && (s + t) % 4) continue;
+            run_case((sk_trans)(t >> 1), (sk_trans)(t & 1), big[s][0], big[s][1], big[s][2],
+                     g_alpha[ck_rand_u32(2)], g_beta[ck_rand_u32(3)], rand_pad(), rand_pad(), rand_pad());
+        }
+
+    /* Row strides that are multiples of 4 KiB (A and B then go through the packed paths). */
+    for (int t = 0; t < 4; t++) {
+        const size_t m = 29, n = 37, k = 50;
+        run_case((sk_trans)(t >> 1), (sk_trans)(t & 1), m, n, k, 1.f, g_beta[t % 3],
+                 1024 - (t >> 1 ? m : k), 1024 - (t & 1 ? k : n), 0);
+        run_case((sk_trans)(t >> 1), (sk_trans)(t & 1), 7, n, k, -0.5f, g_beta[(t + 1) % 3],
+                 1024 - (t >> 1 ? 7 : k), 1024 - (t & 1 ? k : n), 0);
+        run_case((sk_trans)(t >> 1), (sk_trans)(t & 1), 200, 20, 40, 1.f, g_beta[(t + 2) % 3],
+                 1024 - (t >> 1 ? 200 : 40), 1024 - (t & 1 ? 40 : 20), 0);
+    }
+
+    threads();
 }

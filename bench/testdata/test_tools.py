@@ -1,0 +1,167 @@
+#!/usr/bin/env python3
+"""Tests bench/compare and bench/report on the fixtures in this directory (meson suite 'tools').
+
+usage: test_tools.py COMPARE REPORT TESTDATA_DIR
+
+Fixtures (regenerate with make_fixtures.py): before.json / after.json are Google Benchmark 1.7.1
+reports with known medians (see make_fixtures.py for the numbers the expectations below follow
+from); bad.json is truncated JSON; notgbench.json is JSON without a "benchmarks" list.
+"""
+
+import math
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import xml.etree.ElementTree as ET
+
+COMPARE, REPORT, DATA = sys.argv[1], sys.argv[2], sys.argv[3]
+BEFORE, AFTER = os.path.join(DATA, "before.json"), os.path.join(DATA, "after.json")
+failures = []
+checks = [0]
+
+
+def run(tool, *args):
+    p = subprocess.run([sys.executable, tool] + list(args), stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, universal_newlines=True)
+    return p.returncode, p.stdout, p.stderr
+
+
+def check(cond, what, detail=""):
+    checks[0] += 1
+    if not cond:
+        failures.append("%s%s" % (what, ("\n    " + detail.replace("\n", "\n    ")) if detail else ""))
+
+
+def ratio_of(out, label):
+    """The ratio column of the table row whose first column is `label`."""
+    for line in out.splitlines():
+        if line.startswith(label + " ") or line.startswith(label + "  "):
+            return float(line.split()[-1])
+    return None
+
+
+def geomean_of(out):
+    m = re.search(r"geomean ratio: ([0-9.]+) over (\d+) pairs", out)
+    return (float(m.group(1)), int(m.group(2))) if m else (None, None)
+
+
+def compare_files():
+    rc, out, err = run(COMPARE, BEFORE, AFTER)
+    check(rc == 0, "before/after: exit 0", err)
+    # Medians, not means: avx512 64^3 medians 80 -> 72 (means 70 -> 78 would give 1.114).
+    check(ratio_of(out, "sgemm/avx512/NN/64x64x64") == 0.9, "median aggregate used", out)
+    check(ratio_of(out, "sgemm/avx2/NN/64x64x64") == 1.1, "rate ratio after/before", out)
+    # /real_time suffix in before.json only: still paired.
+    check(ratio_of(out, "sgemm/avx2/NN/128x128x128") == 1.0, "Google Benchmark suffix stripped", out)
+    # Repetitions without aggregates in after.json: median of 4e8, 9e8, 5e8 = 5e8.
+    check(ratio_of(out, "exp/scalar/L1/4096") == 1.0, "median computed from repetitions", out)
+    # No rate counter: 1/real_time, units normalized (0.4 us vs 400 ns; 100 ns -> 80 ns).
+    check(ratio_of(out, "misc/scalar/x/1") == 1.0, "time units normalized", out)
+    check(ratio_of(out, "misc/avx2/x/1") == 1.25, "time ratio is a speed ratio", out)
+    gm, n = geomean_of(out)
+    want = math.exp((math.log(1.1) * 2 + math.log(0.9) + math.log(1.25)) / 13)
+    check(n == 13 and gm is not None and abs(gm - want) < 1e-3,
+          "geomean over 13 pairs = %.3f" % want, out)
+    check(re.search(r"only in before\): 1\n  gone/avx2/x/1\n", out) is not None, "missing pair listed (before)", out)
+    check(re.search(r"only in after\): 1\n  new/avx2/x/1\n", out) is not None, "missing pair listed (after)", out)
+    check("err/avx2/x/1: sk_exp returned SK_EINVAL" in out, "errored benchmark listed", out)
+
+    # Gates.
+    rc, out, _ = run(COMPARE, BEFORE, AFTER, "--contender", "avx512", "--fail-below", "0.95")
+    check(rc == 1 and "FAIL: geomean 0.900 < 0.950" in out, "--fail-below fails on a 10% regression", out)
+    rc, out, _ = run(COMPARE, BEFORE, AFTER, "--contender", "avx512", "--threshold", "15")
+    check(rc == 0 and "PASS" in out, "--threshold 15 passes a 10% regression", out)
+    rc, out, _ = run(COMPARE, BEFORE, AFTER, "--contender", "avx512", "--threshold", "5")
+    check(rc == 1, "--threshold 5 fails a 10% regression", out)
+    rc, out, _ = run(COMPARE, BEFORE, AFTER, "--fail-below", "1.0")
+    check(rc == 0, "--fail-below 1.0 passes geomean 1.024", out)
+    rc, out, _ = run(COMPARE, BEFORE, AFTER, "--fail-below", "1.0", "--fail-any-below", "0.95")
+    check(rc == 1 and "FAIL: sgemm/avx512/NN/64x64x64 ratio 0.900" in out,
+          "--fail-any-below catches one regressed benchmark", out)
+    rc, out, _ = run(COMPARE, BEFORE, AFTER, "--contender", "avx2", "--filter", "^sgemm/")
+    check(rc == 0 and geomean_of(out)[1] == 2, "--contender + --filter select 2 pairs", out)
+    rc, out, _ = run(COMPARE, BEFORE, AFTER, "--format", "md")
+    check(rc == 0 and "| sgemm/avx2/NN/64x64x64 | GFLOP/s |" in out, "markdown table", out)
+
+
+def compare_within():
+    rc, out, err = run(COMPARE, "--within", BEFORE, "avx2", "scalar")
+    check(rc == 0, "within avx2 scalar: exit 0", err)
+    check(ratio_of(out, "sgemm/*/NN/128x128x128") == 5.0, "within: rate ratio avx2/scalar", out)
+    check(ratio_of(out, "misc/*/x/1") == 4.0, "within: time ratio scalar/avx2", out)
+    gm, n = geomean_of(out)
+    check(n == 4 and abs(gm - (4 * 5 * 4 * 4) ** 0.25) < 1e-3, "within: geomean of 4, 5, 4, 4", out)
+    rc, out, _ = run(COMPARE, "--within", BEFORE, "avx2", "scalar", "--fail-below", "4.5")
+    check(rc == 1, "within: gate fails below threshold", out)
+    # 'best' = fastest ISA per shape: avx512 (80) at 64^3, avx2 (50) at 128^3, vs openblas 100, 50.
+    rc, out, _ = run(COMPARE, "--within", BEFORE, "best", "openblas")
+    check(rc == 0 and ratio_of(out, "sgemm/*/NN/64x64x64") == 0.8 and
+          "(avx512 vs openblas)" in out and ratio_of(out, "sgemm/*/NN/128x128x128") == 1.0,
+          "within: best simdkern ISA vs a peer", out)
+    check(re.search(r"only in best\): 4\n", out) is not None, "within: unmatched listed", out)
+    # mha: avx2/fused vs composition-openblas-sleef/unfused: the variant names the method.
+    rc, out, _ = run(COMPARE, "--within", BEFORE, "avx2", "composition-openblas-sleef")
+    check(rc == 0 and ratio_of(out, "mha/*/*/8x1x512x64") == 2.0 and geomean_of(out)[1] == 1,
+          "within: pairs across method variants", out)
+
+
+def compare_errors():
+    for args, what in (([os.path.join(DATA, "nonexistent.json"), AFTER], "cannot read"),
+                       ([os.path.join(DATA, "bad.json"), AFTER], "not valid JSON"),
+                       ([BEFORE, os.path.join(DATA, "notgbench.json")], "not a Google Benchmark"),
+                       (["--within", os.path.join(DATA, "bad.json"), "a", "b"], "not valid JSON"),
+                       ([BEFORE, AFTER, "--filter", "nomatch$"], "no benchmark pairs"),
+                       (["--within", BEFORE, "neon", "sve"], "no benchmarks of contender"),
+                       ([BEFORE], "need two reports"),
+                       ([BEFORE, AFTER, "--threshold", "150"], "percentage")):
+        rc, out, err = run(COMPARE, *args)
+        check(rc == 2 and what in err and "Traceback" not in err,
+              "bad input exits 2 with '%s': %s" % (what, " ".join(args)), "rc=%d\n%s%s" % (rc, out, err))
+
+
+def report_from_json():
+    with tempfile.TemporaryDirectory() as d:
+        rc, out, err = run(REPORT, "--from-json", BEFORE, "--out-dir", d)
+        check(rc == 0, "report --from-json: exit 0", err)
+        md = open(os.path.join(d, "report.md")).read() if rc == 0 else ""
+        check("## sgemm — GFLOP/s" in md, "report: sgemm table", md)
+        row = [l for l in md.splitlines() if l.startswith("| NN | 64x64x64 |")]
+        check(len(row) == 1 and row[0].rstrip().endswith("| avx512 | 0.80× |")
+              and "**80 (1.00)**" in row[0] and "40 (0.50)" in row[0],
+              "report: ratios vs best ISA and best ÷ peer", "\n".join(row) or md)
+        check("best simdkern ÷ openblas **0.89×** (2 shapes)" in md, "report: headline geomean", md)
+        check("| - | 8x1x512x64 | **40 (1.00)** | 20 (0.50) | avx2 | 2.00× |" in md and
+              "composition-openblas-sleef (unfused)" in md, "report: method variants share a row", md)
+        check("err/avx2/x/1" in md, "report: errored benchmark listed", md)
+        svg = os.path.join(d, "plot-sgemm-NN.svg")
+        check(os.path.exists(svg), "report: sgemm plot written")
+        if os.path.exists(svg):
+            root = ET.parse(svg).getroot()
+            ns = "{http://www.w3.org/2000/svg}"
+            lines = root.findall(ns + "polyline")
+            labels = [t.text for t in root.iter(ns + "text")]
+            check(len(lines) == 3 and all(c in labels for c in ("scalar", "avx2", "openblas")),
+                  "report: one line per contender with >1 size", str(labels))
+        rc, out, err = run(COMPARE, "--within", d, "avx2", "scalar")
+        check(rc == 0 and geomean_of(out)[1] == 4, "compare reads a report directory", out + err)
+        rc, _, err = run(COMPARE, DATA, AFTER)
+        check(rc == 2 and "without report.json" in err, "compare: directory without report.json", err)
+        rc, _, err = run(REPORT, "--from-json", os.path.join(DATA, "bad.json"), "--out-dir", d)
+        check(rc == 2 and "not valid JSON" in err, "report: bad JSON exits 2", err)
+        rc, _, err = run(REPORT, "--bench", os.path.join(d, "no_such_sk_bench"), "--out-dir", d)
+        check(rc != 0 and "not found" in err and "Traceback" not in err,
+              "report: missing binary is a clear error", err)
+
+
+compare_files()
+compare_within()
+compare_errors()
+report_from_json()
+if failures:
+    sys.stderr.write("FAILED %d of %d checks:\n" % (len(failures), checks[0]))
+    for f in failures:
+        sys.stderr.write("  " + f + "\n")
+    sys.exit(1)
+print("bench tools: %d checks passed" % checks[0])

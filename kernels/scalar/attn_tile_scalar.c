@@ -1,0 +1,60 @@
+/* Attention tile kernels, portable: the score tile and P·V through the GEMM slot (so this path
+ * speeds up with the GEMM), the online-softmax update through the exp slots for a decoder step. */
+#include <math.h>
+#include "dsp.h"
+
+void sk_attn_pack_q_scalar(size_t bq, size_t d, const float *q, size_t ldq, float *qt)
+{
+    for (size_t r = 0; r < bq; r++)
+        for (size_t p = 0; p < d; p++) qt[p * bq + r] = q[r * ldq + p];
+}
+
+void sk_attn_score_scalar(const struct sk_dsp *dsp, size_t bk, size_t bq, size_t d, float scale,
+                          const float *k, size_t ldk, const float *q, size_t ldq, const float *qt,
+                          float *st)
+{
+    (void)qt;
+    /* st (bk x bq) = scale * K Q^T */
+    sk_gemm_run(&dsp->gemm, SK_NOTRANS, SK_TRANS, bk, bq, d, scale, k, ldk, q, ldq, 0.f, st, bq);
+}
+
+/* max with NaN sticky */
+static float nmax(float a, float b) { return (isnan(a) || isnan(b)) ? NAN : (b > a ? b : a); }
+
+void sk_attn_online_scalar(const struct sk_dsp *dsp, size_t bk, size_t bq, float *st, float *m, float *l,
+                           float *corr)
+{
+    for (size_t r = 0; r < bq; r++) {
+        float mb;
+        if (bq == 1) mb = dsp->math.max(bk, st);
+        else {
+            mb = -INFINITY;
+            for (size_t j = 0; j < bk; j++) mb = nmax(mb, st[j * bq + r]);
+        }
+        const float mn = nmax(m[r], mb);
+        if (mn == -INFINITY) {
+            corr[r] = 1.f;
+            for (size_t j = 0; j < bk; j++) st[j * bq + r] = 0.f;
+            continue;
+        }
+        corr[r] = expf(m[r] - mn);
+        float s;
+        if (bq == 1) s = dsp->math.expsum(bk, st, mn, st);
+        else {
+            s = 0.f;
+            for (size_t j = 0; j < bk; j++) s += (st[j * bq + r] = expf(st[j * bq + r] - mn));
+        }
+        l[r] = l[r] * corr[r] + s;
+        m[r] = mn;
+    }
+}
+
+void sk_attn_pv_scalar(const struct sk_dsp *dsp, size_t bq, size_t bk, size_t dv, const float *st,
+                       const float *v, size_t ldv, const float *corr, float *o, size_t ldo)
+{
+    for (size_t r = 0; r < bq; r++)
+        if (corr[r] != 1.f)
+            for (size_t c = 0; c < dv; c++) o[r * ldo + c] *= corr[r];
+    /* o (bq x dv) += st^T V */
+    sk_gemm_run(&dsp->gemm, SK_TRANS, SK_NOTRANS, bq, dv, bk, 1.f, st, bq, v, ldv, 1.f, o, ldo);
+}

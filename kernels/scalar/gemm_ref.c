@@ -1,0 +1,35 @@
+/* The portable GEMM reference: for each C element, s = sum over p = 0..k-1 in order (float, no
+ * contraction: -ffp-contract=off), then C = alpha * s (+ beta * C when beta != 0). Same bits in every
+ * build. Rows are processed in strips of RB columns with the sums in a small stack array, so that B
+ * is streamed row by row (i-p-j order) without changing any element's summation order. */
+#include "gemm.h"
+
+#define RB 64 /* columns per strip */
+
+void sk_sgemm_ref(sk_trans ta, sk_trans tb, size_t m, size_t n, size_t k, float alpha,
+                  const float *a, size_t lda, const float *b, size_t ldb, float beta,
+                  float *c, size_t ldc)
+{
+    float s[RB];
+    for (size_t i = 0; i < m; i++) {
+        for (size_t j0 = 0; j0 < n; j0 += RB) {
+            size_t nb = n - j0 < RB ? n - j0 : RB;
+            for (size_t j = 0; j < nb; j++) s[j] = 0.f;
+            for (size_t p = 0; p < k; p++) {
+                float aip = ta ? a[p * lda + i] : a[i * lda + p];
+                if (tb) {
+                    const float *bj = b + j0 * ldb + p;
+                    for (size_t j = 0; j < nb; j++) s[j] += aip * bj[j * ldb];
+                } else {
+                    const float *bp = b + p * ldb + j0;
+                    for (size_t j = 0; j < nb; j++) s[j] += aip * bp[j];
+                }
+            }
+            float *ci = c + i * ldc + j0;
+            if (beta == 0.f)
+                for (size_t j = 0; j < nb; j++) ci[j] = alpha * s[j];
+            else
+                for (size_t j = 0; j < nb; j++) ci[j] = alpha * s[j] + beta * ci[j];
+        }
+    }
+}

@@ -1,0 +1,111 @@
+/* Attention P·V with the online rescale folded in, AVX2 + FMA:
+ * o[r, :] = corr[r] * o[r, :] + sum_j st[j * bq + r] * v[j, :].
+ * Micro-tiles of MR query rows x 32 output columns (2 x 32: 8 accumulators + 4 V vectors), V rows
+ * loaded once per key and shared by the rows; a single row (decoder step) splits the keys over two
+ * accumulator sets. Column tails use maskload/maskstore. */
+#include <immintrin.h>
+#include "dsp.h"
+#include "x86/attn_exp_avx2.h"
+
+static inline __attribute__((always_inline)) void
+tile(int MR, size_t bq, size_t bk, const float *st, const float *v, size_t ldv, const float *corr,
+     float *o, size_t ldo, const __m256i *cm)
+{
+    __m256 acc[3][4];
+#pragma GCC unroll 3
+    for (int r = 0; r < MR; r++) {
+        const __m256 c = _mm256_set1_ps(corr[r]);
+#pragma GCC unroll 4
+        for (int t = 0; t < 4; t++) acc[r][t] = _mm256_mul_ps(c, _mm256_maskload_ps(o + r * ldo + 8 * t, cm[t]));
+    }
+    for (size_t j = 0; j < bk; j++) {
+        __m256 vv[4];
+#pragma GCC unroll 4
+        for (int t = 0; t < 4; t++) vv[t] = _mm256_maskload_ps(v + j * ldv + 8 * t, cm[t]);
+#pragma GCC unroll 3
+        for (int r = 0; r < MR; r++) {
+            const __m256 p = _mm256_broadcast_ss(st + j * bq + r);
+#pragma GCC unroll 4
+            for (int t = 0; t < 4; t++) acc[r][t] = _mm256_fmadd_ps(p, vv[t], acc[r][t]);
+        }
+    }
+#pragma GCC unroll 3
+    for (int r = 0; r < MR; r++)
+#pragma GCC unroll 4
+        for (int t = 0; t < 4; t++) _mm256_maskstore_ps(o + r * ldo + 8 * t, cm[t], acc[r][t]);
+}
+
+/* full 32 columns, unmasked */
+static inline __attribute__((always_inline)) void
+tile_full(int MR, size_t bq, size_t bk, const float *st, const float *v, size_t ldv, const float *corr,
+          float *o, size_t ldo)
+{
+    __m256 acc[3][4];
+#pragma GCC unroll 3
+    for (int r = 0; r < MR; r++) {
+        const __m256 c = _mm256_set1_ps(corr[r]);
+#pragma GCC unroll 4
+        for (int t = 0; t < 4; t++) acc[r][t] = _mm256_mul_ps(c, _mm256_loadu_ps(o + r * ldo + 8 * t));
+    }
+    for (size_t j = 0; j < bk; j++) {
+        __m256 vv[4];
+#pragma GCC unroll 4
+        for (int t = 0; t < 4; t++) vv[t] = _mm256_loadu_ps(v + j * ldv + 8 * t);
+#pragma GCC unroll 3
+        for (int r = 0; r < MR; r++) {
+            const __m256 p = _mm256_broadcast_ss(st + j * bq + r);
+#pragma GCC unroll 4
+            for (int t = 0; t < 4; t++) acc[r][t] = _mm256_fmadd_ps(p, vv[t], acc[r][t]);
+        }
+    }
+#pragma GCC unroll 3
+    for (int r = 0; r < MR; r++)
+#pragma GCC unroll 4
+        for (int t = 0; t < 4; t++) _mm256_storeu_ps(o + r * ldo + 8 * t, acc[r][t]);
+}
+
+/* one row, full 32 columns, keys split even / odd over two accumulator sets */
+static void row1_full(size_t bk, const float *st, const float *v, size_t ldv, float corr, float *o)
+{
+    __m256 a[4], b[4];
+    const __m256 c = _mm256_set1_ps(corr);
+    for (int t = 0; t < 4; t++) { a[t] = _mm256_mul_ps(c, _mm256_loadu_ps(o + 8 * t)); b[t] = _mm256_setzero_ps(); }
+    size_t j = 0;
+    for (; j + 2 <= bk; j += 2) {
+        const __m256 p0 = _mm256_broadcast_ss(st + j), p1 = _mm256_broadcast_ss(st + j + 1);
+#pragma GCC unroll 4
+        for (int t = 0; t < 4; t++) {
+            a[t] = _mm256_fmadd_ps(p0, _mm256_loadu_ps(v + j * ldv + 8 * t), a[t]);
+            b[t] = _mm256_fmadd_ps(p1, _mm256_loadu_ps(v + (j + 1) * ldv + 8 * t), b[t]);
+        }
+    }
+    if (j < bk) {
+        const __m256 p0 = _mm256_broadcast_ss(st + j);
+        for (int t = 0; t < 4; t++) a[t] = _mm256_fmadd_ps(p0, _mm256_loadu_ps(v + j * ldv + 8 * t), a[t]);
+    }
+    for (int t = 0; t < 4; t++) _mm256_storeu_ps(o + 8 * t, _mm256_add_ps(a[t], b[t]));
+}
+
+void sk_attn_pv_avx2(const struct sk_dsp *dsp, size_t bq, size_t bk, size_t dv, const float *st,
+                     const float *v, size_t ldv, const float *corr, float *o, size_t ldo)
+{
+    (void)dsp;
+    for (size_t c0 = 0; c0 < dv; c0 += 32) {
+        const size_t nc = dv - c0 < 32 ? dv - c0 : 32;
+        const float *vc = v + c0;
+        float *oc = o + c0;
+        size_t r = 0;
+        if (nc == 32) {
+            if (bq == 1) { row1_full(bk, st, vc, ldv, corr[0], oc); continue; }
+            for (; r + 3 <= bq; r += 3) tile_full(3, bq, bk, st + r, vc, ldv, corr + r, oc + r * ldo, ldo);
+            if (r + 2 <= bq) { tile_full(2, bq, bk, st + r, vc, ldv, corr + r, oc + r * ldo, ldo); r += 2; }
+            if (r < bq) tile_full(1, bq, bk, st + r, vc, ldv, corr + r, oc + r * ldo, ldo);
+        } else {
+            __m256i cm[4];
+            for (int t = 0; t < 4; t++) cm[t] = sk_attn_tail8_avx2(nc > 8u * t ? nc - 8u * t : 0);
+            for (; r + 3 <= bq; r += 3) tile(3, bq, bk, st + r, vc, ldv, corr + r, oc + r * ldo, ldo, cm);
+            if (r + 2 <= bq) { tile(2, bq, bk, st + r, vc, ldv, corr + r, oc + r * ldo, ldo, cm); r += 2; }
+            if (r < bq) tile(1, bq, bk, st + r, vc, ldv, corr + r, oc + r * ldo, ldo, cm);
+        }
+    }
+}

@@ -1,0 +1,113 @@
+/* Attention score tile, AVX2 + FMA: st[j * bq + r] = scale * k_j . q_r.
+ * bq > 1: 6 keys x 16 query rows per micro-tile (12 accumulators), Q^T packed once per query block,
+ * keys broadcast from K rows. bq == 1 (decoder step): 8 keys at a time as dot products along d,
+ * reduced with horizontal adds. */
+#include <immintrin.h>
+#include "dsp.h"
+#include "x86/attn_exp_avx2.h"
+
+void sk_attn_pack_q_avx2(size_t bq, size_t d, const float *q, size_t ldq, float *qt)
+{
+    for (size_t r = 0; r < bq; r++)
+        for (size_t p = 0; p < d; p++) qt[p * bq + r] = q[r * ldq + p];
+}
+
+static inline __attribute__((always_inline)) void
+tile(int MK, size_t d, __m256 vs, const float *k, size_t ldk, const float *qt, size_t bq,
+     __m256i m0, __m256i m1, int full, float *st)
+{
+    __m256 acc[6][2];
+#pragma GCC unroll 6
+    for (int i = 0; i < MK; i++) { acc[i][0] = _mm256_setzero_ps(); acc[i][1] = _mm256_setzero_ps(); }
+    for (size_t p = 0; p < d; p++) {
+        __m256 q0, q1;
+        if (full) { q0 = _mm256_loadu_ps(qt + p * bq); q1 = _mm256_loadu_ps(qt + p * bq + 8); }
+        else { q0 = _mm256_maskload_ps(qt + p * bq, m0); q1 = _mm256_maskload_ps(qt + p * bq + 8, m1); }
+#pragma GCC unroll 6
+        for (int i = 0; i < MK; i++) {
+            const __m256 kb = _mm256_broadcast_ss(k + i * ldk + p);
+            acc[i][0] = _mm256_fmadd_ps(kb, q0, acc[i][0]);
+            acc[i][1] = _mm256_fmadd_ps(kb, q1, acc[i][1]);
+        }
+    }
+#pragma GCC unroll 6
+    for (int i = 0; i < MK; i++) {
+        if (full) {
+            _mm256_storeu_ps(st + i * bq, _mm256_mul_ps(acc[i][0], vs));
+            _mm256_storeu_ps(st + i * bq + 8, _mm256_mul_ps(acc[i][1], vs));
+        } else {
+            _mm256_maskstore_ps(st + i * bq, m0, _mm256_mul_ps(acc[i][0], vs));
+            _mm256_maskstore_ps(st + i * bq + 8, m1, _mm256_mul_ps(acc[i][1], vs));
+        }
+    }
+}
+
+/* 8 vectors -> one vector of their horizontal sums */
+static inline __m256 reduce8(const __m256 a[8])
+{
+    const __m256 h0 = _mm256_hadd_ps(a[0], a[1]), h1 = _mm256_hadd_ps(a[2], a[3]);
+    const __m256 h2 = _mm256_hadd_ps(a[4], a[5]), h3 = _mm256_hadd_ps(a[6], a[7]);
+    const __m256 g0 = _mm256_hadd_ps(h0, h1), g1 = _mm256_hadd_ps(h2, h3);
+    /* g0 lanes: [s0 s1 s2 s3 | s0' s1' s2' s3'] (low / high 128-bit halves), g1 likewise for 4..7 */
+    return _mm256_add_ps(_mm256_permute2f128_ps(g0, g1, 0x20), _mm256_permute2f128_ps(g0, g1, 0x31));
+}
+
+static void score_dot(size_t bk, size_t d, float scale, const float *k, size_t ldk, const float *q,
+                      float *st)
+{
+    const __m256 vs = _mm256_set1_ps(scale);
+    const size_t dfull = d & ~(size_t)7;
+    const __m256i dm = sk_attn_tail8_avx2(d - dfull);
+    for (size_t j0 = 0; j0 < bk; j0 += 8) {
+        const size_t nk = bk - j0 < 8 ? bk - j0 : 8;
+        const float *kj = k + j0 * ldk;
+        __m256 acc[8];
+        for (int i = 0; i < 8; i++) acc[i] = _mm256_setzero_ps();
+        if (nk == 8) {
+            for (size_t p = 0; p < dfull; p += 8) {
+                const __m256 qv = _mm256_loadu_ps(q + p);
+#pragma GCC unroll 8
+                for (int i = 0; i < 8; i++)
+                    acc[i] = _mm256_fmadd_ps(_mm256_loadu_ps(kj + i * ldk + p), qv, acc[i]);
+            }
+            if (dfull < d) {
+                const __m256 qv = _mm256_maskload_ps(q + dfull, dm);
+#pragma GCC unroll 8
+                for (int i = 0; i < 8; i++)
+                    acc[i] = _mm256_fmadd_ps(_mm256_maskload_ps(kj + i * ldk + dfull, dm), qv, acc[i]);
+            }
+            _mm256_storeu_ps(st + j0, _mm256_mul_ps(reduce8(acc), vs));
+        } else {
+            for (size_t p = 0; p < d; p += 8) {
+                const __m256i m = sk_attn_tail8_avx2(d - p);
+                const __m256 qv = _mm256_maskload_ps(q + p, m);
+                for (size_t i = 0; i < nk; i++)
+                    acc[i] = _mm256_fmadd_ps(_mm256_maskload_ps(kj + i * ldk + p, m), qv, acc[i]);
+            }
+            _mm256_maskstore_ps(st + j0, sk_attn_tail8_avx2(nk), _mm256_mul_ps(reduce8(acc), vs));
+        }
+    }
+}
+
+void sk_attn_score_avx2(const struct sk_dsp *dsp, size_t bk, size_t bq, size_t d, float scale,
+                        const float *k, size_t ldk, const float *q, size_t ldq, const float *qt,
+                        float *st)
+{
+    (void)dsp; (void)ldq;
+    if (bq == 1) { score_dot(bk, d, scale, k, ldk, q, st); return; }
+    const __m256 vs = _mm256_set1_ps(scale);
+    for (size_t r0 = 0; r0 < bq; r0 += 16) {
+        const size_t nr = bq - r0 < 16 ? bq - r0 : 16;
+        const __m256i m0 = sk_attn_tail8_avx2(nr), m1 = sk_attn_tail8_avx2(nr > 8 ? nr - 8 : 0);
+        const float *qr = qt + r0;
+        float *sr = st + r0;
+        size_t j = 0;
+        if (nr == 16) {
+            for (; j + 6 <= bk; j += 6) tile(6, d, vs, k + j * ldk, ldk, qr, bq, m0, m1, 1, sr + j * bq);
+            for (; j < bk; j++) tile(1, d, vs, k + j * ldk, ldk, qr, bq, m0, m1, 1, sr + j * bq);
+        } else {
+            for (; j + 6 <= bk; j += 6) tile(6, d, vs, k + j * ldk, ldk, qr, bq, m0, m1, 0, sr + j * bq);
+            for (; j < bk; j++) tile(1, d, vs, k + j * ldk, ldk, qr, bq, m0, m1, 0, sr + j * bq);
+        }
+    }
+}

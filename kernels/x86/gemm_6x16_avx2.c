@@ -1,0 +1,330 @@
+/* AVX2+FMA GEMM kernels: the 6x16 register tile (12 ymm accumulators, two B vectors, one broadcast
+ * of A per row) in 1..6-row variants (packed A or A rows in place), the 6x16 transposed tile for
+ * NT with few rows, and the m == 1 matrix-vector kernels. */
+#include <immintrin.h>
+
+#include "gemm.h"
+
+#define MR 6
+#define NR 16
+
+/* r x 16 tile: A(i,p) = a[p*csa + i] (ROWS: a[i*csa + p]), B(p, 0..15) = b[p*rsb + 0..15]. */
+static inline __attribute__((always_inline)) void
+ukr_body(const int R, const int ROWS, size_t k, const float *a, size_t csa, const float *b, size_t rsb, float *c,
+         size_t ldc, float alpha, float beta)
+{
+    __m256 c0[MR], c1[MR];
+#pragma GCC unroll 6
+    for (int i = 0; i < R; i++) c0[i] = c1[i] = _mm256_setzero_ps();
+#pragma GCC unroll 6
+    for (int i = 0; i < R; i++) _mm_prefetch((const char *)(c + i * ldc), _MM_HINT_T0);
+#define LOOP(CSA, RSB)                                                                             \
+    _Pragma("GCC unroll 4") for (size_t p = 0; p < k; p++) {                                       \
+        const __m256 b0 = _mm256_loadu_ps(b), b1 = _mm256_loadu_ps(b + 8);                         \
+        _Pragma("GCC unroll 6") for (int i = 0; i < R; i++) {                                      \
+            const __m256 ai = _mm256_broadcast_ss(ROWS ? a + i * csa : a + i);                                          \
+            c0[i] = _mm256_fmadd_ps(ai, b0, c0[i]);                                                \
+            c1[i] = _mm256_fmadd_ps(ai, b1, c1[i]);                                                \
+        }                                                                                          \
+        a += (CSA);                                                                                \
+        b += (RSB);                                                                                \
+    }
+    if (ROWS) { /* A(i,p) = a[i*csa + p] */
+        LOOP(1, rsb)
+    } else if (csa == MR && rsb == NR) { /* both packed: constant strides, immediate offsets */
+        LOOP(MR, NR)
+    } else {
+        LOOP(csa, rsb)
+    }
+#undef LOOP
+    const __m256 va = _mm256_set1_ps(alpha);
+    if (beta == 0.f) {
+#pragma GCC unroll 6
+        for (int i = 0; i < R; i++) {
+            _mm256_storeu_ps(c + i * ldc, _mm256_mul_ps(va, c0[i]));
+            _mm256_storeu_ps(c + i * ldc + 8, _mm256_mul_ps(va, c1[i]));
+        }
+    } else {
+        const __m256 vb = _mm256_set1_ps(beta);
+#pragma GCC unroll 6
+        for (int i = 0; i < R; i++) {
+            float *ci = c + i * ldc;
+            _mm256_storeu_ps(ci, _mm256_fmadd_ps(vb, _mm256_loadu_ps(ci), _mm256_mul_ps(va, c0[i])));
+            _mm256_storeu_ps(ci + 8, _mm256_fmadd_ps(vb, _mm256_loadu_ps(ci + 8), _mm256_mul_ps(va, c1[i])));
+        }
+    }
+}
+
+/* Mask with the first n (0..8) lanes set. */
+static inline __m256i tail_mask(size_t n)
+{
+    return _mm256_cmpgt_epi32(_mm256_set1_epi32((int)n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+
+/* Transposed r x 16 tile (see sk_gemm_ukr_t_fn): row q of the accumulators = row q of B times the
+   16 columns of packed op(A)^T; two 8 x 8 in-register transposes (rows >= r zero) turn lane i
+   into the r contiguous values of C row i. The product loop is a separate (not inlined) function
+   that leaves its accumulators in acc: all 16 ymm serve the loop, none holds alpha or beta. */
+static inline __attribute__((always_inline)) void
+ukr_t_loop(const int R, size_t k, const float *a, size_t rsa, const float *b, size_t rsb, float (*acc)[16])
+{
+    __m256 x0[MR], x1[MR];
+#pragma GCC unroll 6
+    for (int q = 0; q < R; q++) x0[q] = x1[q] = _mm256_setzero_ps();
+#pragma GCC unroll 4
+    for (size_t p = 0; p < k; p++) {
+        const __m256 b0 = _mm256_loadu_ps(b), b1 = _mm256_loadu_ps(b + 8);
+#pragma GCC unroll 6
+        for (int q = 0; q < R; q++) {
+            const __m256 aq = _mm256_broadcast_ss(a + q * rsa);
+            x0[q] = _mm256_fmadd_ps(aq, b0, x0[q]);
+            x1[q] = _mm256_fmadd_ps(aq, b1, x1[q]);
+        }
+        a++;
+        b += rsb;
+    }
+#pragma GCC unroll 8
+    for (int q = 0; q < 8; q++) {
+        _mm256_store_ps(acc[q], q < R ? x0[q] : _mm256_setzero_ps());
+        _mm256_store_ps(acc[q] + 8, q < R ? x1[q] : _mm256_setzero_ps());
+    }
+}
+
+/* The first R (1..8) lanes of v to / from p without masked moves (slow stores on AMD). */
+static inline __attribute__((always_inline)) void store_r(const int R, float *p, __m256 v)
+{
+    __m128 lo = _mm256_castps256_ps128(v);
+    if (R >= 4) {
+        _mm_storeu_ps(p, lo);
+        if (R == 8) { _mm_storeu_ps(p + 4, _mm256_extractf128_ps(v, 1)); return; }
+        p += 4;
+        lo = _mm256_extractf128_ps(v, 1);
+    }
+    const int r = R & 3;
+    if (r >= 2) _mm_storel_pi((__m64 *)p, lo);
+    if (r == 3) _mm_store_ss(p + 2, _mm_movehl_ps(lo, lo));
+    if (r == 1) _mm_store_ss(p, lo);
+}
+
+static inline __attribute__((always_inline)) __m256 load_r(const int R, const float *p)
+{
+    if (R == 8) return _mm256_loadu_ps(p);
+    const int r = R & 3;
+    __m128 t = _mm_setzero_ps();
+    const float *q = R >= 4 ? p + 4 : p;
+    if (r >= 2) t = _mm_loadl_pi(t, (const __m64 *)q);
+    if (r == 3) t = _mm_movelh_ps(t, _mm_load_ss(q + 2));
+    if (r == 1) t = _mm_load_ss(q);
+    return R >= 4 ? _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(p)), t, 1)
+                  : _mm256_castps128_ps256(t);
+}
+
+static inline __attribute__((always_inline)) void
+ukr_t_body(void (*loop)(size_t, const float *, size_t, const float *, size_t, float (*)[16]), const int R,
+           size_t k, const float *a, size_t rsa, const float *b, size_t rsb, size_t w, float *c,
+           size_t ldc, float alpha, float beta)
+{
+    __attribute__((aligned(32))) float acc[8][16];
+    loop(k, a, rsa, b, rsb, acc);
+    const __m256 va = _mm256_set1_ps(alpha), vb = _mm256_set1_ps(beta);
+#pragma GCC unroll 2
+    for (int h = 0; h < 2; h++) {
+        __m256 x[8], t[8], u[8];
+#pragma GCC unroll 8
+        for (int q = 0; q < 8; q++) x[q] = _mm256_load_ps(acc[q] + 8 * h);
+#pragma GCC unroll 4
+        for (int q = 0; q < 8; q += 2) {
+            t[q] = _mm256_unpacklo_ps(x[q], x[q + 1]);
+            t[q + 1] = _mm256_unpackhi_ps(x[q], x[q + 1]);
+        }
+#pragma GCC unroll 2
+        for (int g = 0; g < 8; g += 4) { /* u[g+e], lane L = column 4L+e of rows g..g+3 */
+            u[g] = _mm256_shuffle_ps(t[g], t[g + 2], 0x44);
+            u[g + 1] = _mm256_shuffle_ps(t[g], t[g + 2], 0xee);
+            u[g + 2] = _mm256_shuffle_ps(t[g + 1], t[g + 3], 0x44);
+            u[g + 3] = _mm256_shuffle_ps(t[g + 1], t[g + 3], 0xee);
+        }
+#pragma GCC unroll 8
+        for (int i = 0; i < 8; i++) { /* column i of this half */
+            const size_t ci_idx = (size_t)(8 * h + i);
+            if (ci_idx >= w) continue;
+            const int e = i & 3;
+            const __m256 col = i < 4 ? _mm256_permute2f128_ps(u[e], u[4 + e], 0x20)
+                                     : _mm256_permute2f128_ps(u[e], u[4 + e], 0x31);
+            float *ci = c + ci_idx * ldc;
+            __m256 o = _mm256_mul_ps(va, col);
+            if (beta != 0.f) o = _mm256_fmadd_ps(vb, load_r(R, ci), o);
+            store_r(R, ci, o);
+        }
+    }
+}
+
+#define UKR(R)                                                                                     \
+    static void ukr_##R##x16(size_t k, const float *a, size_t csa, const float *b, size_t rsb,   \
+                             float *c, size_t ldc, float alpha, float beta)                       \
+    {                                                                                              \
+        ukr_body(R, 0, k, a, csa, b, rsb, c, ldc, alpha, beta);                                   \
+    }                                                                                              \
+    static void ukr_r_##R##x16(size_t k, const float *a, size_t rsa, const float *b, size_t rsb,  \
+                               float *c, size_t ldc, float alpha, float beta)                     \
+    {                                                                                              \
+        ukr_body(R, 1, k, a, rsa, b, rsb, c, ldc, alpha, beta);                                   \
+    }                                                                                              \
+    static __attribute__((noinline)) void ukr_t_loop_##R(size_t k, const float *a, size_t rsa,    \
+                                                        const float *b, size_t rsb, float (*acc)[16]) \
+    {                                                                                              \
+        ukr_t_loop(R, k, a, rsa, b, rsb, acc);                                                     \
+    }                                                                                              \
+    static void ukr_t_##R##x16(size_t k, const float *a, size_t rsa, const float *b, size_t rsb,  \
+                               size_t w, float *c, size_t ldc, float alpha, float beta)           \
+    {                                                                                              \
+        ukr_t_body(ukr_t_loop_##R, R, k, a, rsa, b, rsb, w, c, ldc, alpha, beta);                 \
+    }
+UKR(1) UKR(2) UKR(3) UKR(4) UKR(5) UKR(6)
+
+static inline __m256 finish(__m256 s, float alpha, float beta, __m256 cold)
+{
+    s = _mm256_mul_ps(_mm256_set1_ps(alpha), s);
+    return beta == 0.f ? s : _mm256_fmadd_ps(_mm256_set1_ps(beta), cold, s);
+}
+
+/* c[j] = alpha sum_p a[p] b[p*ldb + j] + beta c[j]: 64 columns (8 accumulators) at a time. */
+static void gemv_n(size_t n, size_t k, float alpha, const float *a, const float *b, size_t ldb,
+                   float beta, float *c)
+{
+    size_t j = 0;
+    for (; j + 64 <= n; j += 64) {
+        __m256 s[8];
+#pragma GCC unroll 8
+        for (int v = 0; v < 8; v++) s[v] = _mm256_setzero_ps();
+        const float *bp = b + j;
+        for (size_t p = 0; p < k; p++, bp += ldb) {
+            const __m256 ap = _mm256_broadcast_ss(a + p);
+#pragma GCC unroll 8
+            for (int v = 0; v < 8; v++) s[v] = _mm256_fmadd_ps(ap, _mm256_loadu_ps(bp + 8 * v), s[v]);
+        }
+#pragma GCC unroll 8
+        for (int v = 0; v < 8; v++)
+            _mm256_storeu_ps(c + j + 8 * v,
+                             finish(s[v], alpha, beta, beta == 0.f ? s[v] : _mm256_loadu_ps(c + j + 8 * v)));
+    }
+    for (; j < n; j += 8) { /* 8 columns at a time, the last masked */
+        const size_t w = n - j < 8 ? n - j : 8;
+        const __m256i msk = tail_mask(w);
+        __m256 s0 = _mm256_setzero_ps(), s1 = _mm256_setzero_ps();
+        const float *bp = b + j;
+        size_t p = 0;
+        for (; p + 2 <= k; p += 2, bp += 2 * ldb) {
+            s0 = _mm256_fmadd_ps(_mm256_broadcast_ss(a + p), _mm256_maskload_ps(bp, msk), s0);
+            s1 = _mm256_fmadd_ps(_mm256_broadcast_ss(a + p + 1), _mm256_maskload_ps(bp + ldb, msk), s1);
+        }
+        if (p < k) s0 = _mm256_fmadd_ps(_mm256_broadcast_ss(a + p), _mm256_maskload_ps(bp, msk), s0);
+        const __m256 s = _mm256_add_ps(s0, s1);
+        _mm256_maskstore_ps(c + j, msk,
+                            finish(s, alpha, beta, beta == 0.f ? s : _mm256_maskload_ps(c + j, msk)));
+    }
+}
+
+/* c[j] = alpha dot(a, b + j*ldb) + beta c[j]: eight rows of B at a time (eight FMA chains), one
+   horizontal-add tree for the eight sums. */
+static void gemv_t(size_t n, size_t k, float alpha, const float *a, const float *b, size_t ldb,
+                   float beta, float *c)
+{
+    const size_t kt = k & 7;
+    const __m256i msk = tail_mask(kt);
+    for (size_t j = 0; j < n; j += 8) {
+        const size_t w = n - j < 8 ? n - j : 8;
+        const float *r[8];
+        for (size_t q = 0; q < 8; q++) r[q] = b + (j + (q < w ? q : 0)) * ldb;
+        __m256 s[8];
+#pragma GCC unroll 8
+        for (int q = 0; q < 8; q++) s[q] = _mm256_setzero_ps();
+        size_t p = 0;
+        for (; p + 8 <= k; p += 8) {
+            const __m256 a0 = _mm256_loadu_ps(a + p);
+#pragma GCC unroll 8
+            for (int q = 0; q < 8; q++) s[q] = _mm256_fmadd_ps(a0, _mm256_loadu_ps(r[q] + p), s[q]);
+        }
+        if (kt) {
+            const __m256 a0 = _mm256_maskload_ps(a + p, msk);
+#pragma GCC unroll 8
+            for (int q = 0; q < 8; q++) s[q] = _mm256_fmadd_ps(a0, _mm256_maskload_ps(r[q] + p, msk), s[q]);
+        }
+        /* lane q of the result = sum of s[q] */
+        const __m256 h03 = _mm256_hadd_ps(_mm256_hadd_ps(s[0], s[1]), _mm256_hadd_ps(s[2], s[3]));
+        const __m256 h47 = _mm256_hadd_ps(_mm256_hadd_ps(s[4], s[5]), _mm256_hadd_ps(s[6], s[7]));
+        __m256 v = _mm256_add_ps(_mm256_permute2f128_ps(h03, h47, 0x20), _mm256_permute2f128_ps(h03, h47, 0x31));
+        v = _mm256_mul_ps(_mm256_set1_ps(alpha), v);
+        if (w == 8) {
+            if (beta != 0.f) v = _mm256_fmadd_ps(_mm256_set1_ps(beta), _mm256_loadu_ps(c + j), v);
+            _mm256_storeu_ps(c + j, v);
+        } else {
+            float out[8];
+            _mm256_storeu_ps(out, v);
+            for (size_t q = 0; q < w; q++) c[j + q] = beta == 0.f ? out[q] : out[q] + beta * c[j + q];
+        }
+    }
+}
+
+/* Transposing B pack (see sk_gemm_pack_fn): 8 x 8 blocks through ymm registers. */
+static void pack_bt(size_t nr, size_t kc, const float *b, size_t ldb, float *dst, size_t ld)
+{
+    size_t j = 0;
+    for (; j + 8 <= nr; j += 8) {
+        const float *s = b + j * ldb;
+        float *d = dst + j;
+        size_t p = 0;
+        for (; p + 8 <= kc; p += 8, d += 8 * ld) {
+            __m256 r[8], t[8], u[8];
+#pragma GCC unroll 8
+            for (int q = 0; q < 8; q++) r[q] = _mm256_loadu_ps(s + q * ldb + p);
+#pragma GCC unroll 4
+            for (int q = 0; q < 8; q += 2) {
+                t[q] = _mm256_unpacklo_ps(r[q], r[q + 1]);
+                t[q + 1] = _mm256_unpackhi_ps(r[q], r[q + 1]);
+            }
+#pragma GCC unroll 2
+            for (int g = 0; g < 8; g += 4) {
+                u[g] = _mm256_shuffle_ps(t[g], t[g + 2], 0x44);
+                u[g + 1] = _mm256_shuffle_ps(t[g], t[g + 2], 0xee);
+                u[g + 2] = _mm256_shuffle_ps(t[g + 1], t[g + 3], 0x44);
+                u[g + 3] = _mm256_shuffle_ps(t[g + 1], t[g + 3], 0xee);
+            }
+#pragma GCC unroll 4
+            for (int e = 0; e < 4; e++) { /* column e and 4 + e of the 8 x 8 block */
+                _mm256_storeu_ps(d + e * ld, _mm256_permute2f128_ps(u[e], u[4 + e], 0x20));
+                _mm256_storeu_ps(d + (4 + e) * ld, _mm256_permute2f128_ps(u[e], u[4 + e], 0x31));
+            }
+        }
+        for (; p < kc; p++, d += ld)
+            for (int q = 0; q < 8; q++) d[q] = s[q * ldb + p];
+    }
+    for (; j < nr; j++)
+        for (size_t p = 0; p < kc; p++) dst[p * ld + j] = b[j * ldb + p];
+    for (; j < ld; j++)
+        for (size_t p = 0; p < kc; p++) dst[p * ld + j] = 0.f;
+}
+
+void sk_gemm_init_avx2(sk_gemm_dsp *d)
+{
+    static const sk_gemm_ukr_fn ukr[MR] = { ukr_1x16, ukr_2x16, ukr_3x16, ukr_4x16, ukr_5x16, ukr_6x16 };
+    static const sk_gemm_ukr_fn ukr_r[MR] = { ukr_r_1x16, ukr_r_2x16, ukr_r_3x16,
+                                              ukr_r_4x16, ukr_r_5x16, ukr_r_6x16 };
+    static const sk_gemm_ukr_t_fn ukr_t[MR] = { ukr_t_1x16, ukr_t_2x16, ukr_t_3x16,
+                                                ukr_t_4x16, ukr_t_5x16, ukr_t_6x16 };
+    for (int i = 0; i < SK_GEMM_MR_MAX; i++) d->ukr[i] = i < MR ? ukr[i] : NULL;
+    for (int i = 0; i < SK_GEMM_MR_MAX; i++) d->ukr_r[i] = i < MR ? ukr_r[i] : NULL;
+    for (int i = 0; i < SK_GEMM_MR_MAX; i++) d->ukr_t[i] = i < MR ? ukr_t[i] : NULL;
+    d->rows_nr = 16;
+    d->gemv_n = gemv_n;
+    d->gemv_t = gemv_t;
+    d->pack_bt = pack_bt;
+    d->mr = MR;
+    d->mr_t = MR;
+    d->nr = NR;
+    /* Zen 5: L1d 48 KiB (B micro-panel KC x 16 = 16 KiB + A micro-panel 6 KiB), L2 1 MiB
+       (A block MC x KC = 168 KiB), L3 32 MiB (B block KC x NC = 4 MiB). */
+    d->kc = 256;
+    d->mc = 168;
+    d->nc = 4080;
+}

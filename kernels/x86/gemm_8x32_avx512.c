@@ -1,0 +1,263 @@
+/* AVX-512 GEMM kernels: the 8x32 register tile (16 zmm accumulators, two B vectors, one broadcast
+ * of A per row) in 1..8-row variants, the 14x16 transposed tile for NT with few rows, and the
+ * m == 1 matrix-vector kernels (masked tails).
+ *
+ * Tile choice, measured side by side on this Zen 5 VM (sk_bench, avx512 / OpenBLAS auto): 8x32
+ * beat 14x32 and 12x32 (1024^3: 1.04 vs 1.01 and 0.85; 2048x2048x64: 1.32 vs 1.12 and 1.08). With
+ * 14 or 12 rows, a tile's C rows at a row stride that is a multiple of 4 KiB all fall in one L1 set
+ * (12 ways), and the VM runs one 512-bit FMA per cycle, so 16 accumulators already cover the FMA
+ * latency (2 pipes x 4 cycles on full-rate parts: 8 chains needed). */
+#include <immintrin.h>
+
+#include "gemm.h"
+
+#define MR 8 /* rows of the main tile (<= 14) */
+#define MR_T 14 /* rows of B per transposed tile */
+#define NR 32
+
+/* r x 16*NV tile: A(i,p) = a[p*csa + i] (ROWS: a[i*csa + p]), B(p, 0..16*NV-1) = b[p*rsb + ...]. */
+static inline __attribute__((always_inline)) void
+ukr_body(const int R, const int NV, const int ROWS, size_t k, const float *a, size_t csa, const float *b,
+         size_t rsb, float *c, size_t ldc, float alpha, float beta)
+{
+    __m512 c0[MR], c1[MR];
+#pragma GCC unroll 14
+    for (int i = 0; i < R; i++) c0[i] = c1[i] = _mm512_setzero_ps();
+#pragma GCC unroll 14
+    for (int i = 0; i < R; i++) {
+        _mm_prefetch((const char *)(c + i * ldc), _MM_HINT_T0);
+        if (NV > 1) _mm_prefetch((const char *)(c + i * ldc + 16), _MM_HINT_T0);
+    }
+#define LOOP(CSA, RSB)                                                                             \
+    _Pragma("GCC unroll 2") for (size_t p = 0; p < k; p++) {                                       \
+        const __m512 b0 = _mm512_loadu_ps(b), b1 = NV > 1 ? _mm512_loadu_ps(b + 16) : b0;          \
+        _Pragma("GCC unroll 8") for (int i = 0; i < R; i++) {                                      \
+            const __m512 ai = _mm512_set1_ps(ROWS ? a[i * csa] : a[i]);                                                \
+            c0[i] = _mm512_fmadd_ps(ai, b0, c0[i]);                                                \
+            if (NV > 1) c1[i] = _mm512_fmadd_ps(ai, b1, c1[i]);                                    \
+        }                                                                                          \
+        a += (CSA);                                                                                \
+        b += (RSB);                                                                                \
+    }
+    if (ROWS) { /* A(i,p) = a[i*csa + p] */
+        LOOP(1, rsb)
+    } else if (csa == MR && rsb == NR) { /* both packed: constant strides, immediate offsets */
+        LOOP(MR, NR)
+    } else {
+        LOOP(csa, rsb)
+    }
+#undef LOOP
+    const __m512 va = _mm512_set1_ps(alpha);
+    if (beta == 0.f) {
+#pragma GCC unroll 14
+        for (int i = 0; i < R; i++) {
+            _mm512_storeu_ps(c + i * ldc, _mm512_mul_ps(va, c0[i]));
+            if (NV > 1) _mm512_storeu_ps(c + i * ldc + 16, _mm512_mul_ps(va, c1[i]));
+        }
+    } else {
+        const __m512 vb = _mm512_set1_ps(beta);
+#pragma GCC unroll 14
+        for (int i = 0; i < R; i++) {
+            float *ci = c + i * ldc;
+            _mm512_storeu_ps(ci, _mm512_fmadd_ps(vb, _mm512_loadu_ps(ci), _mm512_mul_ps(va, c0[i])));
+            if (NV > 1)
+                _mm512_storeu_ps(ci + 16, _mm512_fmadd_ps(vb, _mm512_loadu_ps(ci + 16), _mm512_mul_ps(va, c1[i])));
+        }
+    }
+}
+
+/* Transposed r x 16 tile (see sk_gemm_ukr_t_fn): row q of the accumulators = row q of B times the
+   16 columns of packed op(A)^T; a 16 x 16 in-register transpose (rows >= r zero) turns lane i into
+   the r contiguous values of C row i. */
+static inline __attribute__((always_inline)) void
+ukr_t_body(const int R, size_t k, const float *a, size_t rsa, const float *b, size_t rsb, size_t w,
+           float *c, size_t ldc, float alpha, float beta)
+{
+    __m512 x[16];
+#pragma GCC unroll 16
+    for (int i = 0; i < 16; i++) x[i] = _mm512_setzero_ps();
+#pragma GCC unroll 2
+    for (size_t p = 0; p < k; p++) {
+        const __m512 b0 = _mm512_loadu_ps(b);
+#pragma GCC unroll 14
+        for (int q = 0; q < R; q++) x[q] = _mm512_fmadd_ps(_mm512_set1_ps(a[q * rsa]), b0, x[q]);
+        a++;
+        b += rsb;
+    }
+    __m512 t[16], u[16];
+#pragma GCC unroll 8
+    for (int q = 0; q < 16; q += 2) { /* per 128-bit lane: [x0 y0 x1 y1], [x2 y2 x3 y3] */
+        t[q] = _mm512_unpacklo_ps(x[q], x[q + 1]);
+        t[q + 1] = _mm512_unpackhi_ps(x[q], x[q + 1]);
+    }
+#pragma GCC unroll 4
+    for (int g = 0; g < 16; g += 4) { /* u[g+e], lane L = column 4L+e of rows g..g+3 */
+        u[g] = _mm512_shuffle_ps(t[g], t[g + 2], 0x44);
+        u[g + 1] = _mm512_shuffle_ps(t[g], t[g + 2], 0xee);
+        u[g + 2] = _mm512_shuffle_ps(t[g + 1], t[g + 3], 0x44);
+        u[g + 3] = _mm512_shuffle_ps(t[g + 1], t[g + 3], 0xee);
+    }
+    const __mmask16 mr = (__mmask16)((1u << R) - 1u);
+    const __m512 va = _mm512_set1_ps(alpha), vb = _mm512_set1_ps(beta);
+#pragma GCC unroll 4
+    for (int e = 0; e < 4; e++) {
+        const __m512 v0 = _mm512_shuffle_f32x4(u[e], u[4 + e], 0x88), v1 = _mm512_shuffle_f32x4(u[e], u[4 + e], 0xdd);
+        const __m512 w0 = _mm512_shuffle_f32x4(u[8 + e], u[12 + e], 0x88), w1 = _mm512_shuffle_f32x4(u[8 + e], u[12 + e], 0xdd);
+        const __m512 col[4] = { _mm512_shuffle_f32x4(v0, w0, 0x88), _mm512_shuffle_f32x4(v1, w1, 0x88),
+                                _mm512_shuffle_f32x4(v0, w0, 0xdd), _mm512_shuffle_f32x4(v1, w1, 0xdd) };
+#pragma GCC unroll 4
+        for (int h = 0; h < 4; h++) { /* column i = 4h + e */
+            const size_t i = (size_t)(4 * h + e);
+            if (i >= w) continue;
+            float *ci = c + i * ldc;
+            __m512 o = _mm512_mul_ps(va, col[h]);
+            if (beta != 0.f) o = _mm512_fmadd_ps(vb, _mm512_maskz_loadu_ps(mr, ci), o);
+            _mm512_mask_storeu_ps(ci, mr, o);
+        }
+    }
+}
+
+#define UKR(R)                                                                                     \
+    static void ukr_##R##x32(size_t k, const float *a, size_t csa, const float *b, size_t rsb,   \
+                             float *c, size_t ldc, float alpha, float beta)                       \
+    {                                                                                              \
+        ukr_body(R, 2, 0, k, a, csa, b, rsb, c, ldc, alpha, beta);                                \
+    }                                                                                              \
+    static void ukr_r_##R##x32(size_t k, const float *a, size_t rsa, const float *b, size_t rsb,  \
+                               float *c, size_t ldc, float alpha, float beta)                     \
+    {                                                                                              \
+        ukr_body(R, 2, 1, k, a, rsa, b, rsb, c, ldc, alpha, beta);                                \
+    }
+#define UKRT(R)                                                                                    \
+    static void ukr_t_##R##x16(size_t k, const float *a, size_t rsa, const float *b, size_t rsb,  \
+                               size_t w, float *c, size_t ldc, float alpha, float beta)           \
+    {                                                                                              \
+        ukr_t_body(R, k, a, rsa, b, rsb, w, c, ldc, alpha, beta);                                 \
+    }
+UKR(1) UKR(2) UKR(3) UKR(4) UKR(5) UKR(6) UKR(7) UKR(8)
+UKRT(1) UKRT(2) UKRT(3) UKRT(4) UKRT(5) UKRT(6) UKRT(7) UKRT(8) UKRT(9) UKRT(10) UKRT(11) UKRT(12)
+UKRT(13) UKRT(14)
+
+static inline __mmask16 tail16(size_t n) { return (__mmask16)((1u << n) - 1u); } /* n <= 16 */
+
+static inline __m512 finish(__m512 s, float alpha, float beta, __mmask16 m, const float *c)
+{
+    s = _mm512_mul_ps(_mm512_set1_ps(alpha), s);
+    return beta == 0.f ? s : _mm512_fmadd_ps(_mm512_set1_ps(beta), _mm512_maskz_loadu_ps(m, c), s);
+}
+
+/* c[j] = alpha sum_p a[p] b[p*ldb + j] + beta c[j]: 128 columns (8 accumulators) at a time. */
+static void gemv_n(size_t n, size_t k, float alpha, const float *a, const float *b, size_t ldb,
+                   float beta, float *c)
+{
+    size_t j = 0;
+    for (; j + 128 <= n; j += 128) {
+        __m512 s[8];
+#pragma GCC unroll 8
+        for (int v = 0; v < 8; v++) s[v] = _mm512_setzero_ps();
+        const float *bp = b + j;
+        for (size_t p = 0; p < k; p++, bp += ldb) {
+            const __m512 ap = _mm512_set1_ps(a[p]);
+#pragma GCC unroll 8
+            for (int v = 0; v < 8; v++) s[v] = _mm512_fmadd_ps(ap, _mm512_loadu_ps(bp + 16 * v), s[v]);
+        }
+#pragma GCC unroll 8
+        for (int v = 0; v < 8; v++)
+            _mm512_storeu_ps(c + j + 16 * v, finish(s[v], alpha, beta, 0xffff, c + j + 16 * v));
+    }
+    for (; j < n; j += 32) { /* 32 columns at a time, masked */
+        const size_t w = n - j;
+        const __mmask16 m0 = tail16(w < 16 ? w : 16), m1 = tail16(w < 16 ? 0 : w < 32 ? w - 16 : 16);
+        __m512 s0 = _mm512_setzero_ps(), s1 = _mm512_setzero_ps();
+        __m512 t0 = _mm512_setzero_ps(), t1 = _mm512_setzero_ps();
+        const float *bp = b + j;
+        size_t p = 0;
+        for (; p + 2 <= k; p += 2, bp += 2 * ldb) {
+            const __m512 a0 = _mm512_set1_ps(a[p]), a1 = _mm512_set1_ps(a[p + 1]);
+            s0 = _mm512_fmadd_ps(a0, _mm512_maskz_loadu_ps(m0, bp), s0);
+            s1 = _mm512_fmadd_ps(a0, _mm512_maskz_loadu_ps(m1, bp + 16), s1);
+            t0 = _mm512_fmadd_ps(a1, _mm512_maskz_loadu_ps(m0, bp + ldb), t0);
+            t1 = _mm512_fmadd_ps(a1, _mm512_maskz_loadu_ps(m1, bp + ldb + 16), t1);
+        }
+        if (p < k) {
+            const __m512 a0 = _mm512_set1_ps(a[p]);
+            s0 = _mm512_fmadd_ps(a0, _mm512_maskz_loadu_ps(m0, bp), s0);
+            s1 = _mm512_fmadd_ps(a0, _mm512_maskz_loadu_ps(m1, bp + 16), s1);
+        }
+        s0 = _mm512_add_ps(s0, t0);
+        s1 = _mm512_add_ps(s1, t1);
+        _mm512_mask_storeu_ps(c + j, m0, finish(s0, alpha, beta, m0, c + j));
+        _mm512_mask_storeu_ps(c + j + 16, m1, finish(s1, alpha, beta, m1, c + j + 16));
+    }
+}
+
+/* Sum of each of 8 vectors, lane q = sum of v[q]. */
+static inline __m256 reduce8(const __m512 v[8])
+{
+    __m256 y[8];
+#pragma GCC unroll 8
+    for (int q = 0; q < 8; q++)
+        y[q] = _mm256_add_ps(_mm512_castps512_ps256(v[q]),
+                             _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v[q]), 1)));
+    const __m256 h01 = _mm256_hadd_ps(y[0], y[1]), h23 = _mm256_hadd_ps(y[2], y[3]);
+    const __m256 h45 = _mm256_hadd_ps(y[4], y[5]), h67 = _mm256_hadd_ps(y[6], y[7]);
+    const __m256 h03 = _mm256_hadd_ps(h01, h23), h47 = _mm256_hadd_ps(h45, h67);
+    /* h03 = [0 1 2 3 | 0 1 2 3] partial sums per 128-bit lane, h47 likewise */
+    return _mm256_add_ps(_mm256_permute2f128_ps(h03, h47, 0x20), _mm256_permute2f128_ps(h03, h47, 0x31));
+}
+
+/* c[j] = alpha dot(a, b + j*ldb) + beta c[j]: eight rows of B at a time. */
+static void gemv_t(size_t n, size_t k, float alpha, const float *a, const float *b, size_t ldb,
+                   float beta, float *c)
+{
+    const __mmask16 mt = tail16(k & 15);
+    for (size_t j = 0; j < n; j += 8) {
+        const size_t w = n - j < 8 ? n - j : 8;
+        const float *r[8];
+        for (size_t q = 0; q < 8; q++) r[q] = b + (j + (q < w ? q : 0)) * ldb;
+        __m512 s[8];
+#pragma GCC unroll 8
+        for (int q = 0; q < 8; q++) s[q] = _mm512_setzero_ps();
+        size_t p = 0;
+        for (; p + 16 <= k; p += 16) {
+            const __m512 a0 = _mm512_loadu_ps(a + p);
+#pragma GCC unroll 8
+            for (int q = 0; q < 8; q++) s[q] = _mm512_fmadd_ps(a0, _mm512_loadu_ps(r[q] + p), s[q]);
+        }
+        if (mt) {
+            const __m512 a0 = _mm512_maskz_loadu_ps(mt, a + p);
+#pragma GCC unroll 8
+            for (int q = 0; q < 8; q++) s[q] = _mm512_fmadd_ps(a0, _mm512_maskz_loadu_ps(mt, r[q] + p), s[q]);
+        }
+        __m256 v = _mm256_mul_ps(_mm256_set1_ps(alpha), reduce8(s));
+        const __mmask8 mw = (__mmask8)((1u << w) - 1u);
+        if (beta != 0.f) v = _mm256_fmadd_ps(_mm256_set1_ps(beta), _mm256_maskz_loadu_ps(mw, c + j), v);
+        _mm256_mask_storeu_ps(c + j, mw, v);
+    }
+}
+
+void sk_gemm_init_avx512(sk_gemm_dsp *d)
+{
+    static const sk_gemm_ukr_fn ukr[MR] = { ukr_1x32, ukr_2x32, ukr_3x32, ukr_4x32,
+                                            ukr_5x32, ukr_6x32, ukr_7x32, ukr_8x32 };
+    static const sk_gemm_ukr_fn ukr_r[MR] = { ukr_r_1x32, ukr_r_2x32, ukr_r_3x32, ukr_r_4x32,
+                                              ukr_r_5x32, ukr_r_6x32, ukr_r_7x32, ukr_r_8x32 };
+    static const sk_gemm_ukr_t_fn ukr_t[MR_T] = {
+        ukr_t_1x16, ukr_t_2x16, ukr_t_3x16, ukr_t_4x16, ukr_t_5x16, ukr_t_6x16, ukr_t_7x16,
+        ukr_t_8x16, ukr_t_9x16, ukr_t_10x16, ukr_t_11x16, ukr_t_12x16, ukr_t_13x16, ukr_t_14x16 };
+    for (int i = 0; i < SK_GEMM_MR_MAX; i++) d->ukr[i] = i < MR ? ukr[i] : NULL;
+    d->gemv_n = gemv_n;
+    d->gemv_t = gemv_t;
+    for (int i = 0; i < SK_GEMM_MR_MAX; i++) d->ukr_r[i] = i < MR ? ukr_r[i] : NULL;
+    for (int i = 0; i < SK_GEMM_MR_MAX; i++) d->ukr_t[i] = i < MR_T ? ukr_t[i] : NULL;
+    d->rows_nr = 16;
+    d->mr = MR;
+    d->mr_t = MR_T;
+    d->nr = NR;
+    /* Zen 5: L1d 48 KiB (B micro-panel KC x 32 = 32 KiB + A micro-panel 8 KiB), L2 1 MiB
+       (A block MC x KC = 168 KiB), L3 32 MiB (B block KC x NC = 4 MiB). */
+    d->kc = 256;
+    d->mc = 168;
+    d->nc = 4080;
+}
+
