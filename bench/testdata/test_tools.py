@@ -100,7 +100,12 @@ def compare_within():
     check(rc == 0 and ratio_of(out, "sgemm/*/NN/64x64x64") == 0.8 and
           "(avx512 vs openblas)" in out and ratio_of(out, "sgemm/*/NN/128x128x128") == 1.0,
           "within: best simdkern ISA vs a peer", out)
-    check(re.search(r"only in best\): 4\n", out) is not None, "within: unmatched listed", out)
+    check(re.search(r"families without both best and openblas\): 4\n  exp: 1 case\n", out) is not None,
+          "within: families lacking a contender summarized", out)
+    rc, out, _ = run(COMPARE, "--within", BEFORE, "avx512", "openblas")
+    check(rc == 0 and geomean_of(out)[1] == 1 and
+          re.search(r"only in openblas\): 1\n  sgemm/\*/NN/128x128x128\n", out) is not None,
+          "within: missing pair in a shared family listed", out)
     # mha: avx2/fused vs composition-openblas-sleef/unfused: the variant names the method.
     rc, out, _ = run(COMPARE, "--within", BEFORE, "avx2", "composition-openblas-sleef")
     check(rc == 0 and ratio_of(out, "mha/*/*/8x1x512x64") == 2.0 and geomean_of(out)[1] == 1,
