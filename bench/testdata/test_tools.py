@@ -119,6 +119,7 @@ def compare_errors():
                        (["--within", os.path.join(DATA, "bad.json"), "a", "b"], "not valid JSON"),
                        ([BEFORE, AFTER, "--filter", "nomatch$"], "no benchmark pairs"),
                        (["--within", BEFORE, "neon", "sve"], "no benchmarks of contender"),
+                       (["--within", BEFORE, "avx-512", "scalar"], "no benchmarks of contender 'avx-512'"),
                        ([BEFORE], "need two reports"),
                        ([BEFORE, AFTER, "--threshold", "150"], "percentage")):
         rc, out, err = run(COMPARE, *args)
