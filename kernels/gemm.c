@@ -230,8 +230,9 @@ static void gemm_blocked(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t 
     const size_t MR = d->mr, NR = d->nr, MC = d->mc, NC = d->nc;
     const size_t nkb = cdiv(k, d->kc), KC = cdiv(k, nkb); /* equal k blocks: no tiny last one */
     const int one_ic = m <= MC;                  /* B panels packed one at a time, right before use */
-    /* NN, few rows or a B that stays in L1: B read in place */
-    const int direct_b = one_ic && !tb && (m <= 4 * MR || (k * n <= 8192 && ldb % 1024 != 0));
+    /* NN, few rows or a B that stays in L1: B read in place, unless its row stride is a multiple
+       of 4 KiB (the kernel walks kc rows of B: all in one L1 set) */
+    const int direct_b = one_ic && !tb && ldb % 1024 != 0 && (m <= 4 * MR || k * n <= 8192);
     /* A read in place when its packing would not pay (m is one block, or few NR strips reuse each
        A block), the kernels allow it (ukr_r) and the rows the kernel walks do not pile up in one
        L1 set (a row stride that is a multiple of 4 KiB maps every row to the same set: fine for up
@@ -328,7 +329,10 @@ static int gemm_nt_rows(const sk_gemm_dsp *d, sk_trans ta, size_t m, size_t n, s
                         const float *a, size_t lda, const float *b, size_t ldb, float beta, float *c,
                         size_t ldc)
 {
-    const size_t W = d->rows_nr, MR = d->mr_t, nkb = cdiv(k, d->kc), KC = cdiv(k, nkb);
+    const size_t W = d->rows_nr, nkb = cdiv(k, d->kc), KC = cdiv(k, nkb);
+    /* the kernel walks MR rows of B side by side: at most 8 when they share an L1 set (row
+       stride a multiple of 4 KiB; 12 ways) */
+    const size_t MR = ldb % 1024 == 0 && d->mr_t > 8 ? 8 : d->mr_t;
     float *at = buf_get(W * KC);
     if (!at) return 0;
     for (size_t pc = 0; pc < k; pc += KC) {

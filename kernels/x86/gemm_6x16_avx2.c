@@ -188,10 +188,63 @@ static inline __m256 finish(__m256 s, float alpha, float beta, __m256 cold)
     return beta == 0.f ? s : _mm256_fmadd_ps(_mm256_set1_ps(beta), cold, s);
 }
 
+/* gemv_n for a row stride that is a multiple of 4 KiB (walking down a column chunk would put
+   every row in one L1 set and defeat the prefetchers): B streamed row by row, four rows at a
+   time, into a 1024-column accumulator row kept in L1. */
+#define GEMV_W 1024
+static void gemv_n_rows(size_t n, size_t k, float alpha, const float *a, const float *b, size_t ldb,
+                        float beta, float *c)
+{
+    __attribute__((aligned(32))) float acc[GEMV_W];
+    for (size_t j0 = 0; j0 < n; j0 += GEMV_W) {
+        const size_t w = n - j0 < GEMV_W ? n - j0 : GEMV_W, wf = w & ~(size_t)7;
+        const __m256i mt = tail_mask(w - wf);
+        for (size_t j = 0; j < w; j += 8) _mm256_store_ps(acc + j, _mm256_setzero_ps());
+        const float *bp = b + j0;
+        size_t p = 0;
+        for (; p + 4 <= k; p += 4, bp += 4 * ldb) {
+            const __m256 a0 = _mm256_broadcast_ss(a + p), a1 = _mm256_broadcast_ss(a + p + 1);
+            const __m256 a2 = _mm256_broadcast_ss(a + p + 2), a3 = _mm256_broadcast_ss(a + p + 3);
+            const float *r1 = bp + ldb, *r2 = bp + 2 * ldb, *r3 = bp + 3 * ldb;
+            size_t j = 0;
+            for (; j < wf; j += 8) {
+                __m256 v = _mm256_load_ps(acc + j);
+                v = _mm256_fmadd_ps(a0, _mm256_loadu_ps(bp + j), v);
+                v = _mm256_fmadd_ps(a1, _mm256_loadu_ps(r1 + j), v);
+                v = _mm256_fmadd_ps(a2, _mm256_loadu_ps(r2 + j), v);
+                v = _mm256_fmadd_ps(a3, _mm256_loadu_ps(r3 + j), v);
+                _mm256_store_ps(acc + j, v);
+            }
+            if (j < w) {
+                __m256 v = _mm256_load_ps(acc + j);
+                v = _mm256_fmadd_ps(a0, _mm256_maskload_ps(bp + j, mt), v);
+                v = _mm256_fmadd_ps(a1, _mm256_maskload_ps(r1 + j, mt), v);
+                v = _mm256_fmadd_ps(a2, _mm256_maskload_ps(r2 + j, mt), v);
+                v = _mm256_fmadd_ps(a3, _mm256_maskload_ps(r3 + j, mt), v);
+                _mm256_store_ps(acc + j, v);
+            }
+        }
+        for (; p < k; p++, bp += ldb) {
+            const __m256 a0 = _mm256_broadcast_ss(a + p);
+            size_t j = 0;
+            for (; j < wf; j += 8)
+                _mm256_store_ps(acc + j, _mm256_fmadd_ps(a0, _mm256_loadu_ps(bp + j), _mm256_load_ps(acc + j)));
+            if (j < w)
+                _mm256_store_ps(acc + j, _mm256_fmadd_ps(a0, _mm256_maskload_ps(bp + j, mt), _mm256_load_ps(acc + j)));
+        }
+        for (size_t j = 0; j < w; j++) /* scalar finish: as the other tails */
+            c[j0 + j] = beta == 0.f ? alpha * acc[j] : alpha * acc[j] + beta * c[j0 + j];
+    }
+}
+
 /* c[j] = alpha sum_p a[p] b[p*ldb + j] + beta c[j]: 64 columns (8 accumulators) at a time. */
 static void gemv_n(size_t n, size_t k, float alpha, const float *a, const float *b, size_t ldb,
                    float beta, float *c)
 {
+    if (ldb % 1024 == 0) {
+        gemv_n_rows(n, k, alpha, a, b, ldb, beta, c);
+        return;
+    }
     size_t j = 0;
     for (; j + 64 <= n; j += 64) {
         __m256 s[8];

@@ -12,6 +12,7 @@
 #include "gemm.h"
 
 #define MR 8 /* rows of the main tile (<= 14) */
+#define SK_GEMM_ALIGN64 __attribute__((aligned(64)))
 #define MR_T 14 /* rows of B per transposed tile */
 #define NR 32
 
@@ -146,10 +147,54 @@ static inline __m512 finish(__m512 s, float alpha, float beta, __mmask16 m, cons
     return beta == 0.f ? s : _mm512_fmadd_ps(_mm512_set1_ps(beta), _mm512_maskz_loadu_ps(m, c), s);
 }
 
+/* gemv_n for a row stride that is a multiple of 4 KiB (walking down a column chunk would put
+   every row in one L1 set and defeat the prefetchers): B streamed row by row, four rows at a
+   time, into a 1024-column accumulator row kept in L1. */
+#define GEMV_W 1024
+static void gemv_n_rows(size_t n, size_t k, float alpha, const float *a, const float *b, size_t ldb,
+                        float beta, float *c)
+{
+    SK_GEMM_ALIGN64 float acc[GEMV_W];
+    for (size_t j0 = 0; j0 < n; j0 += GEMV_W) {
+        const size_t w = n - j0 < GEMV_W ? n - j0 : GEMV_W;
+        for (size_t j = 0; j < w; j += 16) _mm512_store_ps(acc + j, _mm512_setzero_ps());
+        const float *bp = b + j0;
+        size_t p = 0;
+        for (; p + 4 <= k; p += 4, bp += 4 * ldb) {
+            const __m512 a0 = _mm512_set1_ps(a[p]), a1 = _mm512_set1_ps(a[p + 1]);
+            const __m512 a2 = _mm512_set1_ps(a[p + 2]), a3 = _mm512_set1_ps(a[p + 3]);
+            for (size_t j = 0; j < w; j += 16) {
+                const __mmask16 mj = tail16(w - j < 16 ? w - j : 16);
+                __m512 v = _mm512_load_ps(acc + j);
+                v = _mm512_fmadd_ps(a0, _mm512_maskz_loadu_ps(mj, bp + j), v);
+                v = _mm512_fmadd_ps(a1, _mm512_maskz_loadu_ps(mj, bp + ldb + j), v);
+                v = _mm512_fmadd_ps(a2, _mm512_maskz_loadu_ps(mj, bp + 2 * ldb + j), v);
+                v = _mm512_fmadd_ps(a3, _mm512_maskz_loadu_ps(mj, bp + 3 * ldb + j), v);
+                _mm512_store_ps(acc + j, v);
+            }
+        }
+        for (; p < k; p++, bp += ldb) {
+            const __m512 a0 = _mm512_set1_ps(a[p]);
+            for (size_t j = 0; j < w; j += 16) {
+                const __mmask16 mj = tail16(w - j < 16 ? w - j : 16);
+                _mm512_store_ps(acc + j, _mm512_fmadd_ps(a0, _mm512_maskz_loadu_ps(mj, bp + j), _mm512_load_ps(acc + j)));
+            }
+        }
+        for (size_t j = 0; j < w; j += 16) {
+            const __mmask16 mj = tail16(w - j < 16 ? w - j : 16);
+            _mm512_mask_storeu_ps(c + j0 + j, mj, finish(_mm512_load_ps(acc + j), alpha, beta, mj, c + j0 + j));
+        }
+    }
+}
+
 /* c[j] = alpha sum_p a[p] b[p*ldb + j] + beta c[j]: 128 columns (8 accumulators) at a time. */
 static void gemv_n(size_t n, size_t k, float alpha, const float *a, const float *b, size_t ldb,
                    float beta, float *c)
 {
+    if (ldb % 1024 == 0) {
+        gemv_n_rows(n, k, alpha, a, b, ldb, beta, c);
+        return;
+    }
     size_t j = 0;
     for (; j + 128 <= n; j += 128) {
         __m512 s[8];

@@ -259,6 +259,10 @@ void ck_test_gemm(void)
                  1024 - (t >> 1 ? 7 : k), 1024 - (t & 1 ? k : n), 0);
         run_case((sk_trans)(t >> 1), (sk_trans)(t & 1), 200, 20, 40, 1.f, g_beta[(t + 2) % 3],
                  1024 - (t >> 1 ? 200 : 40), 1024 - (t & 1 ? 40 : 20), 0);
+        run_case((sk_trans)(t >> 1), (sk_trans)(t & 1), 1, 1000, 7, 1.f, g_beta[t % 3],
+                 1024 - (t >> 1 ? 1 : 7), 1024 - (t & 1 ? 7 : 1000), 0);
+        run_case((sk_trans)(t >> 1), (sk_trans)(t & 1), 1, 1100, 5, -0.5f, g_beta[(t + 1) % 3],
+                 2048 - (t >> 1 ? 1 : 5), 2048 - (t & 1 ? 5 : 1100), 0);
     }
 
     threads();
