@@ -1,6 +1,7 @@
 // Benchmarks: the gemm family. sgemm/<contender>/<NN|NT>/<m>x<n>x<k>, contender = each available
 // ISA or "openblas" (cblas_sgemm, single thread). alpha = 1, beta = 0, random inputs, dense ld.
 // Counter "GFLOP/s" = 2 m n k per second.
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -54,9 +55,39 @@ void run_sk(benchmark::State &st, sk_isa isa, bool nt, Shape s)
 }
 
 #ifdef SK_BENCH_HAVE_OPENBLAS
+// OpenBLAS's auto-detected kernels miscompute on some CPUs: check its result against sk_sgemm once
+// before timing it, and report the case as an error rather than a figure when they disagree.
+bool openblas_agrees(const Operands &o, bool nt, Shape s, std::string *why)
+{
+    std::vector<float> ref(s.m * s.n), got(s.m * s.n);
+    const size_t ldb = nt ? s.k : s.n;
+    sk_sgemm(SK_NOTRANS, nt ? SK_TRANS : SK_NOTRANS, s.m, s.n, s.k, 1.f, o.a.p, s.k, o.b.p, ldb, 0.f,
+             ref.data(), s.n);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, nt ? CblasTrans : CblasNoTrans, (blasint)s.m,
+                (blasint)s.n, (blasint)s.k, 1.f, o.a.p, (blasint)s.k, o.b.p, (blasint)ldb, 0.f,
+                got.data(), (blasint)s.n);
+    /* inputs in [-1, 1): sum |a||b| <= k, and rounding errors grow like sqrt(k) 2^-24 of it in
+       practice; a wrong kernel is off by O(|C|) ~ sqrt(k) / 3. 1e-4 k separates the two. */
+    const double tol = 1e-4 * (double)s.k;
+    for (size_t i = 0; i < ref.size(); i++) {
+        const double d = std::fabs((double)ref[i] - (double)got[i]);
+        if (!(d <= tol)) {
+            *why = "OpenBLAS result differs from sk_sgemm at element " + std::to_string(i) +
+                   " by " + std::to_string(d) + " (check OPENBLAS_CORETYPE)";
+            return false;
+        }
+    }
+    return true;
+}
+
 void run_openblas(benchmark::State &st, bool nt, Shape s)
 {
     Operands o(s);
+    std::string why;
+    if (!openblas_agrees(o, nt, s, &why)) {
+        st.SkipWithError(why.c_str());
+        return;
+    }
     for (auto _ : st) {
         cblas_sgemm(CblasRowMajor, CblasNoTrans, nt ? CblasTrans : CblasNoTrans, (blasint)s.m,
                     (blasint)s.n, (blasint)s.k, 1.f, o.a.data(), (blasint)s.k, o.b.data(),
