@@ -6,9 +6,36 @@
 #include "dsp.h"
 #include "x86/attn_exp_avx2.h"
 
+/* 8 rows x 8 columns of q -> 8 columns x 8 rows of qt */
+static inline void transpose8(const float *q, size_t ldq, float *qt, size_t bq)
+{
+    __m256 a[8], b[8], c[8];
+    for (int i = 0; i < 8; i++) a[i] = _mm256_loadu_ps(q + i * ldq);
+    for (int i = 0; i < 4; i++) { /* per 128-bit half: [r2i p0, r2i+1 p0, r2i p1, r2i+1 p1] / p2, p3 */
+        b[2 * i] = _mm256_unpacklo_ps(a[2 * i], a[2 * i + 1]);
+        b[2 * i + 1] = _mm256_unpackhi_ps(a[2 * i], a[2 * i + 1]);
+    }
+    for (int i = 0; i < 2; i++) { /* per half: the 4 rows of column p, for p = 0..3 (4..7 high) */
+        c[4 * i + 0] = _mm256_shuffle_ps(b[4 * i], b[4 * i + 2], 0x44);
+        c[4 * i + 1] = _mm256_shuffle_ps(b[4 * i], b[4 * i + 2], 0xee);
+        c[4 * i + 2] = _mm256_shuffle_ps(b[4 * i + 1], b[4 * i + 3], 0x44);
+        c[4 * i + 3] = _mm256_shuffle_ps(b[4 * i + 1], b[4 * i + 3], 0xee);
+    }
+    for (int i = 0; i < 4; i++) { /* rows 0..3 from c[i], rows 4..7 from c[4 + i] */
+        _mm256_storeu_ps(qt + i * bq, _mm256_permute2f128_ps(c[i], c[4 + i], 0x20));
+        _mm256_storeu_ps(qt + (4 + i) * bq, _mm256_permute2f128_ps(c[i], c[4 + i], 0x31));
+    }
+}
+
 void sk_attn_pack_q_avx2(size_t bq, size_t d, const float *q, size_t ldq, float *qt)
 {
-    for (size_t r = 0; r < bq; r++)
+    const size_t r8 = bq & ~(size_t)7, p8 = d & ~(size_t)7;
+    for (size_t r = 0; r < r8; r += 8) {
+        for (size_t p = 0; p < p8; p += 8) transpose8(q + r * ldq + p, ldq, qt + p * bq + r, bq);
+        for (size_t i = 0; i < 8; i++)
+            for (size_t p = p8; p < d; p++) qt[p * bq + r + i] = q[(r + i) * ldq + p];
+    }
+    for (size_t r = r8; r < bq; r++)
         for (size_t p = 0; p < d; p++) qt[p * bq + r] = q[r * ldq + p];
 }
 
