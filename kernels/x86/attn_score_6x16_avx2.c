@@ -1,6 +1,8 @@
 /* Attention score tile, AVX2 + FMA: st[j * bq + r] = scale * k_j . q_r.
- * bq > 1: 6 keys x 16 query rows per micro-tile (12 accumulators), Q^T packed once per query block,
- * keys broadcast from K rows. bq == 1 (decoder step): 8 keys at a time as dot products along d,
+ * bq == 32 (full query blocks): 3 keys x 32 query rows per micro-tile (12 accumulators), so each K
+ * element is read once per block (K rows sit at the heads' large stride and come from L2);
+ * other bq: 6 keys x 16 query rows (12 accumulators). Q^T packed once per query block, keys
+ * broadcast from K rows. bq == 1 (decoder step): 8 keys at a time as dot products along d,
  * reduced with horizontal adds. */
 #include <immintrin.h>
 #include "dsp.h"
@@ -69,6 +71,32 @@ tile(int MK, size_t d, __m256 vs, const float *k, size_t ldk, const float *qt, s
     }
 }
 
+/* MK keys x 32 rows (4 row vectors): every K element read once per block */
+static inline __attribute__((always_inline)) void
+tile32(int MK, size_t d, __m256 vs, const float *k, size_t ldk, const float *qt, float *st)
+{
+    __m256 acc[3][4];
+#pragma GCC unroll 3
+    for (int i = 0; i < MK; i++)
+#pragma GCC unroll 4
+        for (int t = 0; t < 4; t++) acc[i][t] = _mm256_setzero_ps();
+    for (size_t p = 0; p < d; p++) {
+        __m256 qv[4];
+#pragma GCC unroll 4
+        for (int t = 0; t < 4; t++) qv[t] = _mm256_loadu_ps(qt + p * 32 + 8 * t);
+#pragma GCC unroll 3
+        for (int i = 0; i < MK; i++) {
+            const __m256 kb = _mm256_broadcast_ss(k + i * ldk + p);
+#pragma GCC unroll 4
+            for (int t = 0; t < 4; t++) acc[i][t] = _mm256_fmadd_ps(kb, qv[t], acc[i][t]);
+        }
+    }
+#pragma GCC unroll 3
+    for (int i = 0; i < MK; i++)
+#pragma GCC unroll 4
+        for (int t = 0; t < 4; t++) _mm256_storeu_ps(st + i * 32 + 8 * t, _mm256_mul_ps(acc[i][t], vs));
+}
+
 /* 8 vectors -> one vector of their horizontal sums */
 static inline __m256 reduce8(const __m256 a[8])
 {
@@ -123,6 +151,12 @@ void sk_attn_score_avx2(const struct sk_dsp *dsp, size_t bk, size_t bq, size_t d
     (void)dsp; (void)ldq;
     if (bq == 1) { score_dot(bk, d, scale, k, ldk, q, st); return; }
     const __m256 vs = _mm256_set1_ps(scale);
+    if (bq == 32) {
+        size_t j = 0;
+        for (; j + 3 <= bk; j += 3) tile32(3, d, vs, k + j * ldk, ldk, qt, st + j * 32);
+        for (; j < bk; j++) tile32(1, d, vs, k + j * ldk, ldk, qt, st + j * 32);
+        return;
+    }
     for (size_t r0 = 0; r0 < bq; r0 += 16) {
         const size_t nr = bq - r0 < 16 ? bq - r0 : 16;
         const __m256i m0 = sk_attn_tail8_avx2(nr), m1 = sk_attn_tail8_avx2(nr > 8 ? nr - 8 : 0);
