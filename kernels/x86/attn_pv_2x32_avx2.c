@@ -1,8 +1,9 @@
 /* Attention P·V with the online rescale folded in, AVX2 + FMA:
  * o[r, :] = corr[r] * o[r, :] + sum_j st[j * bq + r] * v[j, :].
  * Micro-tiles of MR query rows x 32 output columns (2 x 32: 8 accumulators + 4 V vectors), V rows
- * loaded once per key and shared by the rows; a single row (decoder step) splits the keys over two
- * accumulator sets. Column tails use maskload/maskstore. */
+ * loaded once per key and shared by the rows. A single row (decoder step) takes 64 columns per pass
+ * (8 accumulators: each V row segment read whole, once), then 32-column passes with the keys split
+ * over two accumulator sets. Column tails use maskload/maskstore. */
 #include <immintrin.h>
 #include "dsp.h"
 #include "x86/attn_exp_avx2.h"
@@ -86,11 +87,28 @@ static void row1_full(size_t bk, const float *st, const float *v, size_t ldv, fl
     for (int t = 0; t < 4; t++) _mm256_storeu_ps(o + 8 * t, _mm256_add_ps(a[t], b[t]));
 }
 
+/* one row, full 64 columns: each V row segment read whole in one pass (8 independent chains) */
+static void row1_full64(size_t bk, const float *st, const float *v, size_t ldv, float corr, float *o)
+{
+    __m256 a[8];
+    const __m256 c = _mm256_set1_ps(corr);
+    for (int t = 0; t < 8; t++) a[t] = _mm256_mul_ps(c, _mm256_loadu_ps(o + 8 * t));
+    for (size_t j = 0; j < bk; j++) {
+        const __m256 p = _mm256_broadcast_ss(st + j);
+#pragma GCC unroll 8
+        for (int t = 0; t < 8; t++) a[t] = _mm256_fmadd_ps(p, _mm256_loadu_ps(v + j * ldv + 8 * t), a[t]);
+    }
+    for (int t = 0; t < 8; t++) _mm256_storeu_ps(o + 8 * t, a[t]);
+}
+
 void sk_attn_pv_avx2(const struct sk_dsp *dsp, size_t bq, size_t bk, size_t dv, const float *st,
                      const float *v, size_t ldv, const float *corr, float *o, size_t ldo)
 {
     (void)dsp;
-    for (size_t c0 = 0; c0 < dv; c0 += 32) {
+    size_t c64 = 0;
+    if (bq == 1) /* a single row (decoder step): 64 columns per pass over V */
+        for (; c64 + 64 <= dv; c64 += 64) row1_full64(bk, st, v + c64, ldv, corr[0], o + c64);
+    for (size_t c0 = c64; c0 < dv; c0 += 32) {
         const size_t nc = dv - c0 < 32 ? dv - c0 : 32;
         const float *vc = v + c0;
         float *oc = o + c0;

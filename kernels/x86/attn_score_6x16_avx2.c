@@ -1,14 +1,43 @@
 /* Attention score tile, AVX2 + FMA: st[j * bq + r] = scale * k_j . q_r.
- * bq > 1: 6 keys x 16 query rows per micro-tile (12 accumulators), Q^T packed once per query block,
- * keys broadcast from K rows. bq == 1 (decoder step): 8 keys at a time as dot products along d,
+ * bq == 32 (full query blocks): 3 keys x 32 query rows per micro-tile (12 accumulators), so each K
+ * element is read once per block (K rows sit at the heads' large stride and come from L2);
+ * other bq: 6 keys x 16 query rows (12 accumulators). Q^T packed once per query block, keys
+ * broadcast from K rows. bq == 1 (decoder step): 8 keys at a time as dot products along d,
  * reduced with horizontal adds. */
 #include <immintrin.h>
 #include "dsp.h"
 #include "x86/attn_exp_avx2.h"
 
+/* 8 rows x 8 columns of q -> 8 columns x 8 rows of qt */
+static inline void transpose8(const float *q, size_t ldq, float *qt, size_t bq)
+{
+    __m256 a[8], b[8], c[8];
+    for (int i = 0; i < 8; i++) a[i] = _mm256_loadu_ps(q + i * ldq);
+    for (int i = 0; i < 4; i++) { /* per 128-bit half: [r2i p0, r2i+1 p0, r2i p1, r2i+1 p1] / p2, p3 */
+        b[2 * i] = _mm256_unpacklo_ps(a[2 * i], a[2 * i + 1]);
+        b[2 * i + 1] = _mm256_unpackhi_ps(a[2 * i], a[2 * i + 1]);
+    }
+    for (int i = 0; i < 2; i++) { /* per half: the 4 rows of column p, for p = 0..3 (4..7 high) */
+        c[4 * i + 0] = _mm256_shuffle_ps(b[4 * i], b[4 * i + 2], 0x44);
+        c[4 * i + 1] = _mm256_shuffle_ps(b[4 * i], b[4 * i + 2], 0xee);
+        c[4 * i + 2] = _mm256_shuffle_ps(b[4 * i + 1], b[4 * i + 3], 0x44);
+        c[4 * i + 3] = _mm256_shuffle_ps(b[4 * i + 1], b[4 * i + 3], 0xee);
+    }
+    for (int i = 0; i < 4; i++) { /* rows 0..3 from c[i], rows 4..7 from c[4 + i] */
+        _mm256_storeu_ps(qt + i * bq, _mm256_permute2f128_ps(c[i], c[4 + i], 0x20));
+        _mm256_storeu_ps(qt + (4 + i) * bq, _mm256_permute2f128_ps(c[i], c[4 + i], 0x31));
+    }
+}
+
 void sk_attn_pack_q_avx2(size_t bq, size_t d, const float *q, size_t ldq, float *qt)
 {
-    for (size_t r = 0; r < bq; r++)
+    const size_t r8 = bq & ~(size_t)7, p8 = d & ~(size_t)7;
+    for (size_t r = 0; r < r8; r += 8) {
+        for (size_t p = 0; p < p8; p += 8) transpose8(q + r * ldq + p, ldq, qt + p * bq + r, bq);
+        for (size_t i = 0; i < 8; i++)
+            for (size_t p = p8; p < d; p++) qt[p * bq + r + i] = q[(r + i) * ldq + p];
+    }
+    for (size_t r = r8; r < bq; r++)
         for (size_t p = 0; p < d; p++) qt[p * bq + r] = q[r * ldq + p];
 }
 
@@ -40,6 +69,32 @@ tile(int MK, size_t d, __m256 vs, const float *k, size_t ldk, const float *qt, s
             _mm256_maskstore_ps(st + i * bq + 8, m1, _mm256_mul_ps(acc[i][1], vs));
         }
     }
+}
+
+/* MK keys x 32 rows (4 row vectors): every K element read once per block */
+static inline __attribute__((always_inline)) void
+tile32(int MK, size_t d, __m256 vs, const float *k, size_t ldk, const float *qt, float *st)
+{
+    __m256 acc[3][4];
+#pragma GCC unroll 3
+    for (int i = 0; i < MK; i++)
+#pragma GCC unroll 4
+        for (int t = 0; t < 4; t++) acc[i][t] = _mm256_setzero_ps();
+    for (size_t p = 0; p < d; p++) {
+        __m256 qv[4];
+#pragma GCC unroll 4
+        for (int t = 0; t < 4; t++) qv[t] = _mm256_loadu_ps(qt + p * 32 + 8 * t);
+#pragma GCC unroll 3
+        for (int i = 0; i < MK; i++) {
+            const __m256 kb = _mm256_broadcast_ss(k + i * ldk + p);
+#pragma GCC unroll 4
+            for (int t = 0; t < 4; t++) acc[i][t] = _mm256_fmadd_ps(kb, qv[t], acc[i][t]);
+        }
+    }
+#pragma GCC unroll 3
+    for (int i = 0; i < MK; i++)
+#pragma GCC unroll 4
+        for (int t = 0; t < 4; t++) _mm256_storeu_ps(st + i * 32 + 8 * t, _mm256_mul_ps(acc[i][t], vs));
 }
 
 /* 8 vectors -> one vector of their horizontal sums */
@@ -96,6 +151,12 @@ void sk_attn_score_avx2(const struct sk_dsp *dsp, size_t bk, size_t bq, size_t d
     (void)dsp; (void)ldq;
     if (bq == 1) { score_dot(bk, d, scale, k, ldk, q, st); return; }
     const __m256 vs = _mm256_set1_ps(scale);
+    if (bq == 32) {
+        size_t j = 0;
+        for (; j + 3 <= bk; j += 3) tile32(3, d, vs, k + j * ldk, ldk, qt, st + j * 32);
+        for (; j < bk; j++) tile32(1, d, vs, k + j * ldk, ldk, qt, st + j * 32);
+        return;
+    }
     for (size_t r0 = 0; r0 < bq; r0 += 16) {
         const size_t nr = bq - r0 < 16 ? bq - r0 : 16;
         const __m256i m0 = sk_attn_tail8_avx2(nr), m1 = sk_attn_tail8_avx2(nr > 8 ? nr - 8 : 0);
