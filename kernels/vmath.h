@@ -49,6 +49,18 @@ static inline size_t sk_causal_len(size_t r, size_t cols, ptrdiff_t offset)
     return lim <= 0 ? 0 : ((size_t)lim > cols ? cols : (size_t)lim);
 }
 
+/* Key padding mask k[0..cols): returns 1 + the last attended column (0 if none); *dense = 1 when
+   every column before it is attended (then no per-column mask is needed, only a zero tail). */
+static inline size_t sk_keys_end(size_t cols, const unsigned char *k, int *dense)
+{
+    size_t hi = cols;
+    while (hi && !k[hi - 1]) hi--;
+    size_t c = 0;
+    while (c < hi && k[c]) c++;
+    *dense = c == hi;
+    return hi;
+}
+
 /* Per-ISA implementations (kernels/scalar, kernels/x86, kernels/arm). */
 double sk_exp_core_d(double x); /* exp for x in [-104, 89], double result (scalar reference core) */
 float sk_exp1_scalar(float x);

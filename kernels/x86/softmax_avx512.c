@@ -167,7 +167,7 @@ static void rstream16(size_t n, float inv, const float *e, float *y)
    stalling the pipeline. rowlen(r) is the number of leading columns processed (causal), the rest
    zeroed (or NaN for a NaN row). */
 AI void rows16(size_t rows, size_t cols, float scale, const float *x, size_t ldx, const sk_mask *mask,
-               int kind, float *y, size_t ldy)
+               int kind, size_t cap, float *y, size_t ldy)
 {
     size_t rb = 24576 / (cols * 8 + 1); /* x and y rows of the block within ~24 KiB */
     rb = rb < 1 ? 1 : (rb > 8 ? 8 : rb);
@@ -178,7 +178,8 @@ AI void rows16(size_t rows, size_t cols, float scale, const float *x, size_t ldx
                            : kind == SK_MASK_BOOL ? (const void *)((const uint8_t *)mask->data + r * mask->ld)
                            : kind == SK_MASK_ADD ? (const void *)((const float *)mask->data + r * mask->ld)
                            : NULL;
-            const size_t len = mask && mask->kind == SK_MASK_CAUSAL ? sk_causal_len(r, cols, mask->offset) : cols;
+            size_t len = mask && mask->kind == SK_MASK_CAUSAL ? sk_causal_len(r, cols, mask->offset) : cols;
+            len = len < cap ? len : cap;
             const float *xr = x + r * ldx;
             float *yr = y + r * ldy;
             const float m = len ? rmax16(len, scale, xr, kind, mr) : -INFINITY;
@@ -189,8 +190,8 @@ AI void rows16(size_t rows, size_t cols, float scale, const float *x, size_t ldx
                 const float inv = (float)(1.0 / rexp16(len, scale, xr, kind, mr, m, scr, pf));
                 rstream16(len, inv, scr, yr);
             }
-            if (len < cols) { /* causal tail: 0, or NaN for a NaN row */
-                const float fill = len && m != -INFINITY && yr[0] != yr[0] ? NAN : 0.f;
+            if (len < cols) { /* causal / key-padding tail: 0, or NaN for a NaN row */
+                const float fill = len && yr[0] != yr[0] ? NAN : 0.f;
                 for (size_t c = len; c < cols; c += 16)
                     _mm512_mask_storeu_ps(yr + c, tail16(cols - c), _mm512_set1_ps(fill));
             }
@@ -210,6 +211,7 @@ AI void rows16(size_t rows, size_t cols, float scale, const float *x, size_t ldx
                   : kind == SK_MASK_ADD ? (const void *)((const float *)mask->data + r * mask->ld)
                   : NULL;
             len[i] = mask && mask->kind == SK_MASK_CAUSAL ? sk_causal_len(r, cols, mask->offset) : cols;
+            len[i] = len[i] < cap ? len[i] : cap;
         }
         for (size_t i = 0; i < nb; i++)
             m[i] = len[i] ? rmax16(len[i], scale, x + (r0 + i) * ldx, kind, mr[i]) : -INFINITY;
@@ -228,7 +230,7 @@ AI void rows16(size_t rows, size_t cols, float scale, const float *x, size_t ldx
         for (size_t i = 0; i < nb; i++) {
             float *yr = y + (r0 + i) * ldy;
             if (m[i] != -INFINITY) rscale16(len[i], inv[i], yr);
-            if (len[i] < cols) { /* causal tail: 0, or NaN for a NaN row */
+            if (len[i] < cols) { /* causal / key-padding tail: 0, or NaN for a NaN row */
                 const float fill = len[i] && yr[0] != yr[0] ? NAN : 0.f;
                 for (size_t c = len[i]; c < cols; c += 16)
                     _mm512_mask_storeu_ps(yr + c, tail16(cols - c), _mm512_set1_ps(fill));
@@ -241,16 +243,24 @@ void sk_scale_mask_softmax_avx512(size_t rows, size_t cols, float scale, const f
                                   const sk_mask *mask, float *y, size_t ldy)
 {
     switch (mask ? mask->kind : SK_MASK_NONE) {
-    case SK_MASK_KEYS: rows16(rows, cols, scale, x, ldx, mask, SK_MASK_KEYS, y, ldy); break;
-    case SK_MASK_BOOL: rows16(rows, cols, scale, x, ldx, mask, SK_MASK_BOOL, y, ldy); break;
-    case SK_MASK_ADD: rows16(rows, cols, scale, x, ldx, mask, SK_MASK_ADD, y, ldy); break;
-    default: rows16(rows, cols, scale, x, ldx, mask, SK_MASK_NONE, y, ldy); break; /* NONE, CAUSAL */
+    case SK_MASK_KEYS: {
+        /* The key mask is the same for every row: columns past the last attended key are only
+           zero-filled, and an all-attended prefix needs no mask at all. */
+        int dense;
+        const size_t hi = sk_keys_end(cols, (const uint8_t *)mask->data, &dense);
+        if (dense) rows16(rows, cols, scale, x, ldx, mask, SK_MASK_NONE, hi, y, ldy);
+        else rows16(rows, cols, scale, x, ldx, mask, SK_MASK_KEYS, hi, y, ldy);
+        break;
+    }
+    case SK_MASK_BOOL: rows16(rows, cols, scale, x, ldx, mask, SK_MASK_BOOL, cols, y, ldy); break;
+    case SK_MASK_ADD: rows16(rows, cols, scale, x, ldx, mask, SK_MASK_ADD, cols, y, ldy); break;
+    default: rows16(rows, cols, scale, x, ldx, mask, SK_MASK_NONE, cols, y, ldy); break; /* NONE, CAUSAL */
     }
 }
 
 void sk_softmax_avx512(size_t rows, size_t cols, const float *x, size_t ldx, float *y, size_t ldy)
 {
-    rows16(rows, cols, 1.f, x, ldx, NULL, SK_MASK_NONE, y, ldy);
+    rows16(rows, cols, 1.f, x, ldx, NULL, SK_MASK_NONE, cols, y, ldy);
 }
 
 float sk_max_avx512(size_t n, const float *x)
