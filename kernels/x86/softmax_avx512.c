@@ -84,10 +84,15 @@ AI void rnone16(size_t n, float scale, const float *x, int kind, const void *mro
 
 /* Sweep 2: y = exp(scale*x (+ add) - m) on attended columns, 0 elsewhere; returns the sum (float
    lanes, flushed into a double every 1024 columns). Vectors with nothing attended skip the exp. */
+AI void rscale16(size_t n, float inv, float *y);
+
+/* Sweep 2, fused with sweep 3 of the previous row (yp[0..np) *= invp; yp NULL: none): the loads,
+   multiplies and stores of the normalisation fill the slots the exp leaves free. */
 AI double rexp16(size_t n, float scale, const float *x, int kind, const void *mrow, float m, float *y,
-                  const float *pf)
+                 const float *pf, float *yp, size_t np, float invp)
 {
-    const __m512 vs = _mm512_set1_ps(scale), negm = _mm512_set1_ps(-m);
+    const __m512 vs = _mm512_set1_ps(scale), negm = _mm512_set1_ps(-m), vi = _mm512_set1_ps(invp);
+    size_t done = 0; /* columns of yp already normalised */
     __m512 add = _mm512_setzero_ps();
     double sum = 0.0;
     for (size_t c = 0; c < n;) {
@@ -99,6 +104,11 @@ AI double rexp16(size_t n, float scale, const float *x, int kind, const void *mr
                 _mm_prefetch((const char *)(pf + c + 16), _MM_HINT_T0);
                 _mm_prefetch((const char *)(pf + c + 32), _MM_HINT_T0);
                 _mm_prefetch((const char *)(pf + c + 48), _MM_HINT_T0);
+            }
+            if (yp && c + 64 <= np) {
+                for (int j = 0; j < 4; j++)
+                    _mm512_storeu_ps(yp + c + 16 * j, _mm512_mul_ps(_mm512_loadu_ps(yp + c + 16 * j), vi));
+                done = c + 64;
             }
             __m512 a[4] = { add, add, add, add }, e[4];
             __mmask16 k[4];
@@ -129,6 +139,7 @@ AI double rexp16(size_t n, float scale, const float *x, int kind, const void *mr
         }
         sum += (double)_mm512_reduce_add_ps(_mm512_add_ps(s0, s1));
     }
+    if (yp) rscale16(np - done, invp, yp + done);
     return sum;
 }
 
@@ -162,6 +173,13 @@ static void rstream16(size_t n, float inv, const float *e, float *y)
 #define STREAM_MIN_ELEMS (4u << 20) /* 16 MiB of output: well past L2, streaming pays */
 #define STREAM_MAX_COLS 4096        /* the scratch row: 16 KiB of stack */
 
+/* Columns [len, cols) of a finished row: 0, or NaN for a NaN row (causal / key-padding tail). */
+AI void tail16fill(size_t cols, size_t len, float *yr)
+{
+    const float fill = len && yr[0] != yr[0] ? NAN : 0.f;
+    for (size_t c = len; c < cols; c += 16) _mm512_mask_storeu_ps(yr + c, tail16(cols - c), _mm512_set1_ps(fill));
+}
+
 /* Rows in blocks of up to 8 that stay in L1 together: each sweep runs over the whole block, so the
    horizontal reductions and the division of one row overlap the next row's sweep instead of
    stalling the pipeline. rowlen(r) is the number of leading columns processed (causal), the rest
@@ -187,7 +205,7 @@ AI void rows16(size_t rows, size_t cols, float scale, const float *x, size_t ldx
                 rnone16(len, scale, xr, kind, mr, yr);
             } else {
                 const float *pf = r + 1 < rows ? x + (r + 1) * ldx : NULL;
-                const float inv = (float)(1.0 / rexp16(len, scale, xr, kind, mr, m, scr, pf));
+                const float inv = (float)(1.0 / rexp16(len, scale, xr, kind, mr, m, scr, pf, NULL, 0, 0.f));
                 rstream16(len, inv, scr, yr);
             }
             if (len < cols) { /* causal / key-padding tail: 0, or NaN for a NaN row */
@@ -199,11 +217,13 @@ AI void rows16(size_t rows, size_t cols, float scale, const float *x, size_t ldx
         _mm_sfence(); /* order the non-temporal stores before returning */
         return;
     }
+    float *yp = NULL, invp = 0.f; /* the previous row, its sweep 3 still due (fused into the next) */
+    size_t np = 0;
     for (size_t r0 = 0; r0 < rows; r0 += rb) {
         const size_t nb = rows - r0 < rb ? rows - r0 : rb;
         const void *mr[8];
         size_t len[8];
-        float m[8], inv[8];
+        float m[8];
         for (size_t i = 0; i < nb; i++) {
             const size_t r = r0 + i;
             mr[i] = kind == SK_MASK_KEYS ? mask->data
@@ -220,22 +240,19 @@ AI void rows16(size_t rows, size_t cols, float scale, const float *x, size_t ldx
             float *yr = y + (r0 + i) * ldy;
             if (m[i] == -INFINITY) {
                 rnone16(len[i], scale, xr, kind, mr[i], yr);
-                inv[i] = 0.f;
+                tail16fill(cols, len[i], yr);
             } else {
                 const size_t rn = r0 + nb + i; /* prefetch target: row i of the next block */
                 const float *pf = rn < rows && len[i] <= cols ? x + rn * ldx : NULL;
-                inv[i] = (float)(1.0 / rexp16(len[i], scale, xr, kind, mr[i], m[i], yr, pf));
+                const float inv = (float)(1.0 / rexp16(len[i], scale, xr, kind, mr[i], m[i], yr, pf, yp, np, invp));
+                if (yp) tail16fill(cols, np, yp);
+                yp = yr, np = len[i], invp = inv;
             }
         }
-        for (size_t i = 0; i < nb; i++) {
-            float *yr = y + (r0 + i) * ldy;
-            if (m[i] != -INFINITY) rscale16(len[i], inv[i], yr);
-            if (len[i] < cols) { /* causal / key-padding tail: 0, or NaN for a NaN row */
-                const float fill = len[i] && yr[0] != yr[0] ? NAN : 0.f;
-                for (size_t c = len[i]; c < cols; c += 16)
-                    _mm512_mask_storeu_ps(yr + c, tail16(cols - c), _mm512_set1_ps(fill));
-            }
-        }
+    }
+    if (yp) {
+        rscale16(np, invp, yp);
+        tail16fill(cols, np, yp);
     }
 }
 
