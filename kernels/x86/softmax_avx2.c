@@ -129,36 +129,35 @@ AI double rexp8(size_t n, float scale, const float *x, int kind, const void *mro
     for (size_t c = 0; c < n;) {
         const size_t end = n - c > 512 ? c + 512 : n;
         __m256 s0 = _mm256_setzero_ps();
-        for (; c + 32 <= end; c += 32) { /* four independent exp chains: latency, not ports, bound 2 */
+        for (; c + 16 <= end; c += 16) { /* two exp chains: four no longer fit 16 ymm registers */
             if (pf) {
                 _mm_prefetch((const char *)(pf + c), _MM_HINT_T0); /* next block's row */
-                _mm_prefetch((const char *)(pf + c + 16), _MM_HINT_T0);
             }
-            if (yp && c + 32 <= np) {
-                for (int j = 0; j < 4; j++)
+            if (yp && c + 16 <= np) {
+                for (int j = 0; j < 2; j++)
                     _mm256_storeu_ps(yp + c + 8 * j, _mm256_mul_ps(_mm256_loadu_ps(yp + c + 8 * j), vi));
-                done = c + 32;
+                done = c + 16;
             }
-            __m256 a[4] = { add, add, add, add }, k[4], e[4];
-            for (int j = 0; j < 4; j++) k[j] = att8(kind, mrow, c + 8 * j, 8, ones, &a[j]);
+            __m256 a[2] = { add, add }, k[2], e[2];
+            for (int j = 0; j < 2; j++) k[j] = att8(kind, mrow, c + 8 * j, 8, ones, &a[j]);
             if (kind != SK_MASK_NONE) {
-                const __m256 any = _mm256_or_ps(_mm256_or_ps(k[0], k[1]), _mm256_or_ps(k[2], k[3]));
+                const __m256 any = _mm256_or_ps(k[0], k[1]);
                 if (_mm256_testz_ps(any, any)) { /* nothing attended, e.g. key padding */
-                    for (int j = 0; j < 4; j++) _mm256_storeu_ps(y + c + 8 * j, _mm256_setzero_ps());
+                    for (int j = 0; j < 2; j++) _mm256_storeu_ps(y + c + 8 * j, _mm256_setzero_ps());
                     continue;
                 }
             }
-            for (int j = 0; j < 4; j++) {
+            for (int j = 0; j < 2; j++) {
                 const __m256 xv = _mm256_loadu_ps(x + c + 8 * j);
                 const __m256 d = kind == SK_MASK_ADD ? _mm256_add_ps(_mm256_fmadd_ps(vs, xv, a[j]), negm)
                                                      : _mm256_fmadd_ps(vs, xv, negm);
                 e[j] = sk_exp_neg_ps_avx2(d);
                 if (kind != SK_MASK_NONE) e[j] = _mm256_and_ps(k[j], e[j]);
             }
-            for (int j = 0; j < 4; j++) _mm256_storeu_ps(y + c + 8 * j, e[j]);
+            for (int j = 0; j < 2; j++) _mm256_storeu_ps(y + c + 8 * j, e[j]);
             /* one accumulator: a second one gets spilled (16 ymm registers), and a sum carried
                through the stack costs a store-forwarding round trip per iteration */
-            s0 = _mm256_add_ps(s0, _mm256_add_ps(_mm256_add_ps(e[0], e[1]), _mm256_add_ps(e[2], e[3])));
+            s0 = _mm256_add_ps(s0, _mm256_add_ps(e[0], e[1]));
         }
         for (; c < end; c += 8) {
             const __m256i t = tail8(end - c);
