@@ -109,7 +109,9 @@ AI void rnone8(size_t n, float scale, const float *x, int kind, const void *mrow
         nan |= _mm256_movemask_ps(_mm256_and_ps(k, _mm256_cmp_ps(v, v, _CMP_UNORD_Q)));
     }
     const __m256 fillv = _mm256_set1_ps(nan ? NAN : 0.f);
-    for (size_t c = 0; c < n; c += 8) _mm256_maskstore_ps(y + c, tail8(n - c), fillv);
+    size_t c = 0;
+    for (; c + 8 <= n; c += 8) _mm256_storeu_ps(y + c, fillv);
+    if (c < n) _mm256_maskstore_ps(y + c, tail8(n - c), fillv);
 }
 
 /* Sweep 2: y = exp(scale*x (+ add) - m) on attended columns, 0 elsewhere; returns the sum (float
@@ -166,7 +168,8 @@ AI double rexp8(size_t n, float scale, const float *x, int kind, const void *mro
             const __m256 d = kind == SK_MASK_ADD ? _mm256_add_ps(_mm256_fmadd_ps(vs, xv, add), negm)
                                                  : _mm256_fmadd_ps(vs, xv, negm);
             const __m256 e = _mm256_and_ps(k, sk_exp_neg_ps_avx2(d));
-            _mm256_maskstore_ps(y + c, t, e);
+            if (end - c >= 8) _mm256_storeu_ps(y + c, e);
+            else _mm256_maskstore_ps(y + c, t, e);
             s0 = _mm256_add_ps(s0, e);
         }
         sum += (double)hsum8(s0);
@@ -190,8 +193,10 @@ AI void rscale8(size_t n, float inv, float *y)
 /* Columns [len, cols) of a finished row: 0, or NaN for a NaN row (causal / key-padding tail). */
 AI void tail8fill(size_t cols, size_t len, float *yr)
 {
-    const float fill = len && yr[0] != yr[0] ? NAN : 0.f;
-    for (size_t c = len; c < cols; c += 8) _mm256_maskstore_ps(yr + c, tail8(cols - c), _mm256_set1_ps(fill));
+    const __m256 fv = _mm256_set1_ps(len && yr[0] != yr[0] ? NAN : 0.f);
+    size_t c = len;
+    for (; c + 8 <= cols; c += 8) _mm256_storeu_ps(yr + c, fv); /* vmaskmovps stores are slow */
+    if (c < cols) _mm256_maskstore_ps(yr + c, tail8(cols - c), fv);
 }
 
 /* Rows in blocks of up to 8 that stay in L1 together (see softmax_avx512.c). */
