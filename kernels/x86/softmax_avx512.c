@@ -218,6 +218,7 @@ AI void rows16(size_t rows, size_t cols, float scale, const float *x, size_t ldx
         return;
     }
     float *yp = NULL, invp = 0.f; /* the previous row, its sweep 3 still due (fused into the next) */
+    const int fuse = cols <= 2048; /* x row, y row and the previous y row within L1 */
     size_t np = 0;
     for (size_t r0 = 0; r0 < rows; r0 += rb) {
         const size_t nb = rows - r0 < rb ? rows - r0 : rb;
@@ -247,6 +248,11 @@ AI void rows16(size_t rows, size_t cols, float scale, const float *x, size_t ldx
                 const float inv = (float)(1.0 / rexp16(len[i], scale, xr, kind, mr[i], m[i], yr, pf, yp, np, invp));
                 if (yp) tail16fill(cols, np, yp);
                 yp = yr, np = len[i], invp = inv;
+                if (!fuse) { /* long rows: normalise while the row is still in L1 */
+                    rscale16(np, invp, yp);
+                    tail16fill(cols, np, yp);
+                    yp = NULL;
+                }
             }
         }
     }
