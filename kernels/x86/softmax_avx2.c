@@ -1,7 +1,8 @@
 /* Softmax family, AVX2 + FMA. Same three sweeps per row as softmax_avx512.c (max of scale*x (+
- * mask); e = exp(scale*x - max) written to y and summed; y *= 1/sum), scale and mask fused, tails
- * through _mm256_maskload_ps / _mm256_maskstore_ps and byte masks assembled without reading past
- * the row end. */
+ * mask); e = exp(scale*x - max) written to y and summed; y *= 1/sum, fused into the next row's
+ * exp sweep for rows <= 2048 columns), scale and mask fused, key padding trimmed, partial tails
+ * through _mm256_maskload_ps / _mm256_maskstore_ps (whole vectors use plain stores: vmaskmovps
+ * stores are slow on Zen) and byte masks assembled without reading past the row end. */
 #include <math.h>
 #include <stdint.h>
 #include <string.h>

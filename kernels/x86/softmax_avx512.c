@@ -2,8 +2,11 @@
  *   1. the max of scale*x (+ mask) over attended columns (reads x and the mask),
  *   2. e = exp(scale*x - max) with the softmax exp, masked lanes forced to 0, written to y, summed
  *      (float lanes, flushed into a double every 1024 columns),
- *   3. y *= 1/sum.
+ *   3. y *= 1/sum, for rows <= 2048 columns run inside the next row's sweep 2 (its loads, multiplies
+ *      and stores fill the slots the exp leaves free).
  * Scale and mask are fused into sweeps 1 and 2; tails run under a __mmask16, never past the row.
+ * Key padding masks: columns past the last attended key are only zero-filled, and an all-attended
+ * prefix runs without a mask (sk_keys_end).
  * A NaN reaching an attended lane makes the sum NaN, so the whole row comes out NaN; masked lanes
  * never enter the max or the sum, so NaN under the mask does not leak. */
 #include <math.h>
