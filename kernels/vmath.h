@@ -15,6 +15,8 @@
 #define SK_VMATH_H
 
 #include <stddef.h>
+#include <stdint.h>
+#include <string.h>
 #include "simdkern.h"
 
 typedef struct sk_math_dsp {
@@ -47,6 +49,27 @@ static inline size_t sk_causal_len(size_t r, size_t cols, ptrdiff_t offset)
 {
     const ptrdiff_t lim = (ptrdiff_t)r + offset + 1;
     return lim <= 0 ? 0 : ((size_t)lim > cols ? cols : (size_t)lim);
+}
+
+/* Key padding mask k[0..cols): returns 1 + the last attended column (0 if none); *dense = 1 when
+   every column before it is attended (then no per-column mask is needed, only a zero tail). */
+static inline size_t sk_keys_end(size_t cols, const unsigned char *k, int *dense)
+{
+    const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
+    size_t hi = cols, c = 0;
+    uint64_t w;
+    for (; hi >= 8; hi -= 8) { /* eight bytes at a time: trailing all-zero words */
+        memcpy(&w, k + hi - 8, 8);
+        if (w) break;
+    }
+    while (hi && !k[hi - 1]) hi--;
+    for (; c + 8 <= hi; c += 8) { /* words without a zero byte */
+        memcpy(&w, k + c, 8);
+        if ((w - ones) & ~w & highs) break;
+    }
+    while (c < hi && k[c]) c++;
+    *dense = c == hi;
+    return hi;
 }
 
 /* Per-ISA implementations (kernels/scalar, kernels/x86, kernels/arm). */

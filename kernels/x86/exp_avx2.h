@@ -91,13 +91,14 @@ static inline __m256 sk_exp_neg_ps_avx2(__m256 x)
     const __m256 n = _mm256_sub_ps(t, shift);
     __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(SK_EXPF2_LN2HI), x);
     r = _mm256_fnmadd_ps(n, _mm256_set1_ps(SK_EXPF2_LN2LO), r);
-    __m256 p = _mm256_fmadd_ps(_mm256_set1_ps(SK_EXPF2_S5), r, _mm256_set1_ps(SK_EXPF2_S4));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(SK_EXPF2_S3));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(SK_EXPF2_S2));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.f));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.f));
+    /* Estrin, latency 16 instead of 23 (the loops are latency bound at 8 floats a vector):
+       exp(x) = 2^n (1 + v), v = r + r^2 (S2 + S3 r + r^2 (S4 + S5 r)), the last step one FMA */
+    const __m256 r2 = _mm256_mul_ps(r, r);
+    const __m256 a = _mm256_fmadd_ps(_mm256_set1_ps(SK_EXPF2_S3), r, _mm256_set1_ps(SK_EXPF2_S2));
+    const __m256 b = _mm256_fmadd_ps(_mm256_set1_ps(SK_EXPF2_S5), r, _mm256_set1_ps(SK_EXPF2_S4));
+    const __m256 v = _mm256_fmadd_ps(_mm256_fmadd_ps(b, r2, a), r2, r);
     const __m256 s = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_castps_si256(t), 23)); /* 2^n */
-    return _mm256_mul_ps(p, s);
+    return _mm256_fmadd_ps(v, s, s);
 }
 
 #endif

@@ -1,7 +1,8 @@
 /* Softmax family, AVX2 + FMA. Same three sweeps per row as softmax_avx512.c (max of scale*x (+
- * mask); e = exp(scale*x - max) written to y and summed; y *= 1/sum), scale and mask fused, tails
- * through _mm256_maskload_ps / _mm256_maskstore_ps and byte masks assembled without reading past
- * the row end. */
+ * mask); e = exp(scale*x - max) written to y and summed; y *= 1/sum, fused into the next row's
+ * exp sweep for rows <= 2048 columns), scale and mask fused, key padding trimmed, partial tails
+ * through _mm256_maskload_ps / _mm256_maskstore_ps (whole vectors use plain stores: vmaskmovps
+ * stores are slow on Zen) and byte masks assembled without reading past the row end. */
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -109,44 +110,57 @@ AI void rnone8(size_t n, float scale, const float *x, int kind, const void *mrow
         nan |= _mm256_movemask_ps(_mm256_and_ps(k, _mm256_cmp_ps(v, v, _CMP_UNORD_Q)));
     }
     const __m256 fillv = _mm256_set1_ps(nan ? NAN : 0.f);
-    for (size_t c = 0; c < n; c += 8) _mm256_maskstore_ps(y + c, tail8(n - c), fillv);
+    size_t c = 0;
+    for (; c + 8 <= n; c += 8) _mm256_storeu_ps(y + c, fillv);
+    if (c < n) _mm256_maskstore_ps(y + c, tail8(n - c), fillv);
 }
 
 /* Sweep 2: y = exp(scale*x (+ add) - m) on attended columns, 0 elsewhere; returns the sum (float
    lanes, flushed into a double every 512 columns). Vectors with nothing attended skip the exp. */
+AI void rscale8(size_t n, float inv, float *y);
+
+/* Sweep 2, fused with sweep 3 of the previous row (yp[0..np) *= invp; yp NULL: none): the loads,
+   multiplies and stores of the normalisation fill the slots the exp leaves free. */
 AI double rexp8(size_t n, float scale, const float *x, int kind, const void *mrow, float m, float *y,
-                  const float *pf)
+                const float *pf, float *yp, size_t np, float invp)
 {
-    const __m256 vs = _mm256_set1_ps(scale), negm = _mm256_set1_ps(-m);
+    const __m256 vs = _mm256_set1_ps(scale), negm = _mm256_set1_ps(-m), vi = _mm256_set1_ps(invp);
+    size_t done = 0; /* columns of yp already normalised */
     const __m256i ones = _mm256_set1_epi32(-1);
-    __m256 add = _mm256_setzero_ps(), a1 = add;
+    __m256 add = _mm256_setzero_ps();
     double sum = 0.0;
     for (size_t c = 0; c < n;) {
         const size_t end = n - c > 512 ? c + 512 : n;
-        __m256 s0 = _mm256_setzero_ps(), s1 = s0;
-        for (; c + 16 <= end; c += 16) {
-            if (pf) _mm_prefetch((const char *)(pf + c), _MM_HINT_T0); /* next block's row */
-            const __m256 k0 = att8(kind, mrow, c, 8, ones, &add);
-            const __m256 k1 = att8(kind, mrow, c + 8, 8, ones, &a1);
-            if (kind != SK_MASK_NONE && _mm256_testz_ps(_mm256_or_ps(k0, k1), _mm256_or_ps(k0, k1))) {
-                _mm256_storeu_ps(y + c, _mm256_setzero_ps()); /* nothing attended, e.g. key padding */
-                _mm256_storeu_ps(y + c + 8, _mm256_setzero_ps());
-                continue;
+        __m256 s0 = _mm256_setzero_ps();
+        for (; c + 16 <= end; c += 16) { /* two exp chains: four no longer fit 16 ymm registers */
+            if (pf) {
+                _mm_prefetch((const char *)(pf + c), _MM_HINT_T0); /* next block's row */
             }
-            __m256 d0, d1;
-            if (kind == SK_MASK_ADD) {
-                d0 = _mm256_add_ps(_mm256_fmadd_ps(vs, _mm256_loadu_ps(x + c), add), negm);
-                d1 = _mm256_add_ps(_mm256_fmadd_ps(vs, _mm256_loadu_ps(x + c + 8), a1), negm);
-            } else {
-                d0 = _mm256_fmadd_ps(vs, _mm256_loadu_ps(x + c), negm);
-                d1 = _mm256_fmadd_ps(vs, _mm256_loadu_ps(x + c + 8), negm);
+            if (yp && c + 16 <= np) {
+                for (int j = 0; j < 2; j++)
+                    _mm256_storeu_ps(yp + c + 8 * j, _mm256_mul_ps(_mm256_loadu_ps(yp + c + 8 * j), vi));
+                done = c + 16;
             }
-            const __m256 e0 = _mm256_and_ps(k0, sk_exp_neg_ps_avx2(d0));
-            const __m256 e1 = _mm256_and_ps(k1, sk_exp_neg_ps_avx2(d1));
-            _mm256_storeu_ps(y + c, e0);
-            _mm256_storeu_ps(y + c + 8, e1);
-            s0 = _mm256_add_ps(s0, e0);
-            s1 = _mm256_add_ps(s1, e1);
+            __m256 a[2] = { add, add }, k[2], e[2];
+            for (int j = 0; j < 2; j++) k[j] = att8(kind, mrow, c + 8 * j, 8, ones, &a[j]);
+            if (kind != SK_MASK_NONE) {
+                const __m256 any = _mm256_or_ps(k[0], k[1]);
+                if (_mm256_testz_ps(any, any)) { /* nothing attended, e.g. key padding */
+                    for (int j = 0; j < 2; j++) _mm256_storeu_ps(y + c + 8 * j, _mm256_setzero_ps());
+                    continue;
+                }
+            }
+            for (int j = 0; j < 2; j++) {
+                const __m256 xv = _mm256_loadu_ps(x + c + 8 * j);
+                const __m256 d = kind == SK_MASK_ADD ? _mm256_add_ps(_mm256_fmadd_ps(vs, xv, a[j]), negm)
+                                                     : _mm256_fmadd_ps(vs, xv, negm);
+                e[j] = sk_exp_neg_ps_avx2(d);
+                if (kind != SK_MASK_NONE) e[j] = _mm256_and_ps(k[j], e[j]);
+            }
+            for (int j = 0; j < 2; j++) _mm256_storeu_ps(y + c + 8 * j, e[j]);
+            /* one accumulator: a second one gets spilled (16 ymm registers), and a sum carried
+               through the stack costs a store-forwarding round trip per iteration */
+            s0 = _mm256_add_ps(s0, _mm256_add_ps(e[0], e[1]));
         }
         for (; c < end; c += 8) {
             const __m256i t = tail8(end - c);
@@ -155,11 +169,13 @@ AI double rexp8(size_t n, float scale, const float *x, int kind, const void *mro
             const __m256 d = kind == SK_MASK_ADD ? _mm256_add_ps(_mm256_fmadd_ps(vs, xv, add), negm)
                                                  : _mm256_fmadd_ps(vs, xv, negm);
             const __m256 e = _mm256_and_ps(k, sk_exp_neg_ps_avx2(d));
-            _mm256_maskstore_ps(y + c, t, e);
+            if (end - c >= 8) _mm256_storeu_ps(y + c, e);
+            else _mm256_maskstore_ps(y + c, t, e);
             s0 = _mm256_add_ps(s0, e);
         }
-        sum += (double)hsum8(_mm256_add_ps(s0, s1));
+        sum += (double)hsum8(s0);
     }
+    if (yp) rscale8(np - done, invp, yp + done);
     return sum;
 }
 
@@ -175,17 +191,29 @@ AI void rscale8(size_t n, float inv, float *y)
     }
 }
 
+/* Columns [len, cols) of a finished row: 0, or NaN for a NaN row (causal / key-padding tail). */
+AI void tail8fill(size_t cols, size_t len, float *yr)
+{
+    const __m256 fv = _mm256_set1_ps(len && yr[0] != yr[0] ? NAN : 0.f);
+    size_t c = len;
+    for (; c + 8 <= cols; c += 8) _mm256_storeu_ps(yr + c, fv); /* vmaskmovps stores are slow */
+    if (c < cols) _mm256_maskstore_ps(yr + c, tail8(cols - c), fv);
+}
+
 /* Rows in blocks of up to 8 that stay in L1 together (see softmax_avx512.c). */
 AI void rows8(size_t rows, size_t cols, float scale, const float *x, size_t ldx, const sk_mask *mask,
-              int kind, float *y, size_t ldy)
+              int kind, size_t cap, float *y, size_t ldy)
 {
     size_t rb = 24576 / (cols * 8 + 1); /* x and y rows of the block within ~24 KiB */
     rb = rb < 1 ? 1 : (rb > 8 ? 8 : rb);
+    float *yp = NULL, invp = 0.f; /* the previous row, its sweep 3 still due (fused into the next) */
+    const int fuse = cols <= 2048; /* x row, y row and the previous y row within L1 */
+    size_t np = 0;
     for (size_t r0 = 0; r0 < rows; r0 += rb) {
         const size_t nb = rows - r0 < rb ? rows - r0 : rb;
         const void *mr[8];
         size_t len[8];
-        float m[8], inv[8];
+        float m[8];
         for (size_t i = 0; i < nb; i++) {
             const size_t r = r0 + i;
             mr[i] = kind == SK_MASK_KEYS || kind == KIND_LANES ? mask->data
@@ -193,6 +221,7 @@ AI void rows8(size_t rows, size_t cols, float scale, const float *x, size_t ldx,
                   : kind == SK_MASK_ADD ? (const void *)((const float *)mask->data + r * mask->ld)
                   : NULL;
             len[i] = mask && mask->kind == SK_MASK_CAUSAL ? sk_causal_len(r, cols, mask->offset) : cols;
+            len[i] = len[i] < cap ? len[i] : cap;
         }
         for (size_t i = 0; i < nb; i++)
             m[i] = len[i] ? rmax8(len[i], scale, x + (r0 + i) * ldx, kind, mr[i]) : -INFINITY;
@@ -201,22 +230,24 @@ AI void rows8(size_t rows, size_t cols, float scale, const float *x, size_t ldx,
             float *yr = y + (r0 + i) * ldy;
             if (m[i] == -INFINITY) {
                 rnone8(len[i], scale, xr, kind, mr[i], yr);
-                inv[i] = 0.f;
+                tail8fill(cols, len[i], yr);
             } else {
                 const size_t rn = r0 + nb + i; /* prefetch target: row i of the next block */
                 const float *pf = rn < rows && len[i] <= cols ? x + rn * ldx : NULL;
-                inv[i] = (float)(1.0 / rexp8(len[i], scale, xr, kind, mr[i], m[i], yr, pf));
+                const float inv = (float)(1.0 / rexp8(len[i], scale, xr, kind, mr[i], m[i], yr, pf, yp, np, invp));
+                if (yp) tail8fill(cols, np, yp);
+                yp = yr, np = len[i], invp = inv;
+                if (!fuse) { /* long rows: normalise while the row is still in L1 */
+                    rscale8(np, invp, yp);
+                    tail8fill(cols, np, yp);
+                    yp = NULL;
+                }
             }
         }
-        for (size_t i = 0; i < nb; i++) {
-            float *yr = y + (r0 + i) * ldy;
-            if (m[i] != -INFINITY) rscale8(len[i], inv[i], yr);
-            if (len[i] < cols) { /* causal tail: 0, or NaN for a NaN row */
-                const float fill = len[i] && yr[0] != yr[0] ? NAN : 0.f;
-                for (size_t c = len[i]; c < cols; c += 8)
-                    _mm256_maskstore_ps(yr + c, tail8(cols - c), _mm256_set1_ps(fill));
-            }
-        }
+    }
+    if (yp) {
+        rscale8(np, invp, yp);
+        tail8fill(cols, np, yp);
     }
 }
 
@@ -224,32 +255,39 @@ void sk_scale_mask_softmax_avx2(size_t rows, size_t cols, float scale, const flo
                                 const sk_mask *mask, float *y, size_t ldy)
 {
     switch (mask ? mask->kind : SK_MASK_NONE) {
-    case SK_MASK_KEYS:
-        if (rows > 1 && cols <= 4096) { /* expand the key bytes once: one load per vector after */
+    case SK_MASK_KEYS: {
+        /* The key mask is the same for every row: columns past the last attended key are only
+           zero-filled, and an all-attended prefix needs no mask at all. */
+        int dense;
+        const size_t hi = sk_keys_end(cols, (const uint8_t *)mask->data, &dense);
+        if (dense) {
+            rows8(rows, cols, scale, x, ldx, mask, SK_MASK_NONE, hi, y, ldy);
+        } else if (rows > 1 && hi <= 4096) { /* expand the key bytes once: one load per vector after */
             int32_t lanes[4096] SK_ALIGN(32);
             const __m256i ones = _mm256_set1_epi32(-1);
             __m256 unused;
-            for (size_t c = 0; c < cols; c += 8) {
-                const size_t rem = cols - c;
+            for (size_t c = 0; c < hi; c += 8) {
+                const size_t rem = hi - c;
                 const __m256 k = att8(SK_MASK_KEYS, mask->data, c, rem, rem >= 8 ? ones : tail8(rem), &unused);
                 if (rem >= 8) _mm256_storeu_ps((float *)(lanes + c), k);
                 else _mm256_maskstore_ps((float *)(lanes + c), tail8(rem), k);
             }
             const sk_mask lm = { SK_MASK_KEYS, lanes, 0, 0 };
-            rows8(rows, cols, scale, x, ldx, &lm, KIND_LANES, y, ldy);
+            rows8(rows, cols, scale, x, ldx, &lm, KIND_LANES, hi, y, ldy);
         } else {
-            rows8(rows, cols, scale, x, ldx, mask, SK_MASK_KEYS, y, ldy);
+            rows8(rows, cols, scale, x, ldx, mask, SK_MASK_KEYS, hi, y, ldy);
         }
         break;
-    case SK_MASK_BOOL: rows8(rows, cols, scale, x, ldx, mask, SK_MASK_BOOL, y, ldy); break;
-    case SK_MASK_ADD: rows8(rows, cols, scale, x, ldx, mask, SK_MASK_ADD, y, ldy); break;
-    default: rows8(rows, cols, scale, x, ldx, mask, SK_MASK_NONE, y, ldy); break; /* NONE, CAUSAL */
+    }
+    case SK_MASK_BOOL: rows8(rows, cols, scale, x, ldx, mask, SK_MASK_BOOL, cols, y, ldy); break;
+    case SK_MASK_ADD: rows8(rows, cols, scale, x, ldx, mask, SK_MASK_ADD, cols, y, ldy); break;
+    default: rows8(rows, cols, scale, x, ldx, mask, SK_MASK_NONE, cols, y, ldy); break; /* NONE, CAUSAL */
     }
 }
 
 void sk_softmax_avx2(size_t rows, size_t cols, const float *x, size_t ldx, float *y, size_t ldy)
 {
-    rows8(rows, cols, 1.f, x, ldx, NULL, SK_MASK_NONE, y, ldy);
+    rows8(rows, cols, 1.f, x, ldx, NULL, SK_MASK_NONE, cols, y, ldy);
 }
 
 float sk_max_avx2(size_t n, const float *x)

@@ -2,8 +2,11 @@
  *   1. the max of scale*x (+ mask) over attended columns (reads x and the mask),
  *   2. e = exp(scale*x - max) with the softmax exp, masked lanes forced to 0, written to y, summed
  *      (float lanes, flushed into a double every 1024 columns),
- *   3. y *= 1/sum.
+ *   3. y *= 1/sum, for rows <= 2048 columns run inside the next row's sweep 2 (its loads, multiplies
+ *      and stores fill the slots the exp leaves free).
  * Scale and mask are fused into sweeps 1 and 2; tails run under a __mmask16, never past the row.
+ * Key padding masks: columns past the last attended key are only zero-filled, and an all-attended
+ * prefix runs without a mask (sk_keys_end).
  * A NaN reaching an attended lane makes the sum NaN, so the whole row comes out NaN; masked lanes
  * never enter the max or the sum, so NaN under the mask does not leak. */
 #include <math.h>
@@ -84,10 +87,15 @@ AI void rnone16(size_t n, float scale, const float *x, int kind, const void *mro
 
 /* Sweep 2: y = exp(scale*x (+ add) - m) on attended columns, 0 elsewhere; returns the sum (float
    lanes, flushed into a double every 1024 columns). Vectors with nothing attended skip the exp. */
+AI void rscale16(size_t n, float inv, float *y);
+
+/* Sweep 2, fused with sweep 3 of the previous row (yp[0..np) *= invp; yp NULL: none): the loads,
+   multiplies and stores of the normalisation fill the slots the exp leaves free. */
 AI double rexp16(size_t n, float scale, const float *x, int kind, const void *mrow, float m, float *y,
-                  const float *pf)
+                 const float *pf, float *yp, size_t np, float invp)
 {
-    const __m512 vs = _mm512_set1_ps(scale), negm = _mm512_set1_ps(-m);
+    const __m512 vs = _mm512_set1_ps(scale), negm = _mm512_set1_ps(-m), vi = _mm512_set1_ps(invp);
+    size_t done = 0; /* columns of yp already normalised */
     __m512 add = _mm512_setzero_ps();
     double sum = 0.0;
     for (size_t c = 0; c < n;) {
@@ -99,6 +107,11 @@ AI double rexp16(size_t n, float scale, const float *x, int kind, const void *mr
                 _mm_prefetch((const char *)(pf + c + 16), _MM_HINT_T0);
                 _mm_prefetch((const char *)(pf + c + 32), _MM_HINT_T0);
                 _mm_prefetch((const char *)(pf + c + 48), _MM_HINT_T0);
+            }
+            if (yp && c + 64 <= np) {
+                for (int j = 0; j < 4; j++)
+                    _mm512_storeu_ps(yp + c + 16 * j, _mm512_mul_ps(_mm512_loadu_ps(yp + c + 16 * j), vi));
+                done = c + 64;
             }
             __m512 a[4] = { add, add, add, add }, e[4];
             __mmask16 k[4];
@@ -129,6 +142,7 @@ AI double rexp16(size_t n, float scale, const float *x, int kind, const void *mr
         }
         sum += (double)_mm512_reduce_add_ps(_mm512_add_ps(s0, s1));
     }
+    if (yp) rscale16(np - done, invp, yp + done);
     return sum;
 }
 
@@ -162,12 +176,19 @@ static void rstream16(size_t n, float inv, const float *e, float *y)
 #define STREAM_MIN_ELEMS (4u << 20) /* 16 MiB of output: well past L2, streaming pays */
 #define STREAM_MAX_COLS 4096        /* the scratch row: 16 KiB of stack */
 
+/* Columns [len, cols) of a finished row: 0, or NaN for a NaN row (causal / key-padding tail). */
+AI void tail16fill(size_t cols, size_t len, float *yr)
+{
+    const float fill = len && yr[0] != yr[0] ? NAN : 0.f;
+    for (size_t c = len; c < cols; c += 16) _mm512_mask_storeu_ps(yr + c, tail16(cols - c), _mm512_set1_ps(fill));
+}
+
 /* Rows in blocks of up to 8 that stay in L1 together: each sweep runs over the whole block, so the
    horizontal reductions and the division of one row overlap the next row's sweep instead of
    stalling the pipeline. rowlen(r) is the number of leading columns processed (causal), the rest
    zeroed (or NaN for a NaN row). */
 AI void rows16(size_t rows, size_t cols, float scale, const float *x, size_t ldx, const sk_mask *mask,
-               int kind, float *y, size_t ldy)
+               int kind, size_t cap, float *y, size_t ldy)
 {
     size_t rb = 24576 / (cols * 8 + 1); /* x and y rows of the block within ~24 KiB */
     rb = rb < 1 ? 1 : (rb > 8 ? 8 : rb);
@@ -178,7 +199,8 @@ AI void rows16(size_t rows, size_t cols, float scale, const float *x, size_t ldx
                            : kind == SK_MASK_BOOL ? (const void *)((const uint8_t *)mask->data + r * mask->ld)
                            : kind == SK_MASK_ADD ? (const void *)((const float *)mask->data + r * mask->ld)
                            : NULL;
-            const size_t len = mask && mask->kind == SK_MASK_CAUSAL ? sk_causal_len(r, cols, mask->offset) : cols;
+            size_t len = mask && mask->kind == SK_MASK_CAUSAL ? sk_causal_len(r, cols, mask->offset) : cols;
+            len = len < cap ? len : cap;
             const float *xr = x + r * ldx;
             float *yr = y + r * ldy;
             const float m = len ? rmax16(len, scale, xr, kind, mr) : -INFINITY;
@@ -186,11 +208,11 @@ AI void rows16(size_t rows, size_t cols, float scale, const float *x, size_t ldx
                 rnone16(len, scale, xr, kind, mr, yr);
             } else {
                 const float *pf = r + 1 < rows ? x + (r + 1) * ldx : NULL;
-                const float inv = (float)(1.0 / rexp16(len, scale, xr, kind, mr, m, scr, pf));
+                const float inv = (float)(1.0 / rexp16(len, scale, xr, kind, mr, m, scr, pf, NULL, 0, 0.f));
                 rstream16(len, inv, scr, yr);
             }
-            if (len < cols) { /* causal tail: 0, or NaN for a NaN row */
-                const float fill = len && m != -INFINITY && yr[0] != yr[0] ? NAN : 0.f;
+            if (len < cols) { /* causal / key-padding tail: 0, or NaN for a NaN row */
+                const float fill = len && yr[0] != yr[0] ? NAN : 0.f;
                 for (size_t c = len; c < cols; c += 16)
                     _mm512_mask_storeu_ps(yr + c, tail16(cols - c), _mm512_set1_ps(fill));
             }
@@ -198,11 +220,14 @@ AI void rows16(size_t rows, size_t cols, float scale, const float *x, size_t ldx
         _mm_sfence(); /* order the non-temporal stores before returning */
         return;
     }
+    float *yp = NULL, invp = 0.f; /* the previous row, its sweep 3 still due (fused into the next) */
+    const int fuse = cols <= 2048; /* x row, y row and the previous y row within L1 */
+    size_t np = 0;
     for (size_t r0 = 0; r0 < rows; r0 += rb) {
         const size_t nb = rows - r0 < rb ? rows - r0 : rb;
         const void *mr[8];
         size_t len[8];
-        float m[8], inv[8];
+        float m[8];
         for (size_t i = 0; i < nb; i++) {
             const size_t r = r0 + i;
             mr[i] = kind == SK_MASK_KEYS ? mask->data
@@ -210,6 +235,7 @@ AI void rows16(size_t rows, size_t cols, float scale, const float *x, size_t ldx
                   : kind == SK_MASK_ADD ? (const void *)((const float *)mask->data + r * mask->ld)
                   : NULL;
             len[i] = mask && mask->kind == SK_MASK_CAUSAL ? sk_causal_len(r, cols, mask->offset) : cols;
+            len[i] = len[i] < cap ? len[i] : cap;
         }
         for (size_t i = 0; i < nb; i++)
             m[i] = len[i] ? rmax16(len[i], scale, x + (r0 + i) * ldx, kind, mr[i]) : -INFINITY;
@@ -218,22 +244,24 @@ AI void rows16(size_t rows, size_t cols, float scale, const float *x, size_t ldx
             float *yr = y + (r0 + i) * ldy;
             if (m[i] == -INFINITY) {
                 rnone16(len[i], scale, xr, kind, mr[i], yr);
-                inv[i] = 0.f;
+                tail16fill(cols, len[i], yr);
             } else {
                 const size_t rn = r0 + nb + i; /* prefetch target: row i of the next block */
                 const float *pf = rn < rows && len[i] <= cols ? x + rn * ldx : NULL;
-                inv[i] = (float)(1.0 / rexp16(len[i], scale, xr, kind, mr[i], m[i], yr, pf));
+                const float inv = (float)(1.0 / rexp16(len[i], scale, xr, kind, mr[i], m[i], yr, pf, yp, np, invp));
+                if (yp) tail16fill(cols, np, yp);
+                yp = yr, np = len[i], invp = inv;
+                if (!fuse) { /* long rows: normalise while the row is still in L1 */
+                    rscale16(np, invp, yp);
+                    tail16fill(cols, np, yp);
+                    yp = NULL;
+                }
             }
         }
-        for (size_t i = 0; i < nb; i++) {
-            float *yr = y + (r0 + i) * ldy;
-            if (m[i] != -INFINITY) rscale16(len[i], inv[i], yr);
-            if (len[i] < cols) { /* causal tail: 0, or NaN for a NaN row */
-                const float fill = len[i] && yr[0] != yr[0] ? NAN : 0.f;
-                for (size_t c = len[i]; c < cols; c += 16)
-                    _mm512_mask_storeu_ps(yr + c, tail16(cols - c), _mm512_set1_ps(fill));
-            }
-        }
+    }
+    if (yp) {
+        rscale16(np, invp, yp);
+        tail16fill(cols, np, yp);
     }
 }
 
@@ -241,16 +269,24 @@ void sk_scale_mask_softmax_avx512(size_t rows, size_t cols, float scale, const f
                                   const sk_mask *mask, float *y, size_t ldy)
 {
     switch (mask ? mask->kind : SK_MASK_NONE) {
-    case SK_MASK_KEYS: rows16(rows, cols, scale, x, ldx, mask, SK_MASK_KEYS, y, ldy); break;
-    case SK_MASK_BOOL: rows16(rows, cols, scale, x, ldx, mask, SK_MASK_BOOL, y, ldy); break;
-    case SK_MASK_ADD: rows16(rows, cols, scale, x, ldx, mask, SK_MASK_ADD, y, ldy); break;
-    default: rows16(rows, cols, scale, x, ldx, mask, SK_MASK_NONE, y, ldy); break; /* NONE, CAUSAL */
+    case SK_MASK_KEYS: {
+        /* The key mask is the same for every row: columns past the last attended key are only
+           zero-filled, and an all-attended prefix needs no mask at all. */
+        int dense;
+        const size_t hi = sk_keys_end(cols, (const uint8_t *)mask->data, &dense);
+        if (dense) rows16(rows, cols, scale, x, ldx, mask, SK_MASK_NONE, hi, y, ldy);
+        else rows16(rows, cols, scale, x, ldx, mask, SK_MASK_KEYS, hi, y, ldy);
+        break;
+    }
+    case SK_MASK_BOOL: rows16(rows, cols, scale, x, ldx, mask, SK_MASK_BOOL, cols, y, ldy); break;
+    case SK_MASK_ADD: rows16(rows, cols, scale, x, ldx, mask, SK_MASK_ADD, cols, y, ldy); break;
+    default: rows16(rows, cols, scale, x, ldx, mask, SK_MASK_NONE, cols, y, ldy); break; /* NONE, CAUSAL */
     }
 }
 
 void sk_softmax_avx512(size_t rows, size_t cols, const float *x, size_t ldx, float *y, size_t ldy)
 {
-    rows16(rows, cols, 1.f, x, ldx, NULL, SK_MASK_NONE, y, ldy);
+    rows16(rows, cols, 1.f, x, ldx, NULL, SK_MASK_NONE, cols, y, ldy);
 }
 
 float sk_max_avx512(size_t n, const float *x)

@@ -79,6 +79,10 @@ static void make_mask(mask_buf *mb, sk_mask_kind kind, size_t rows, size_t cols)
     case SK_MASK_KEYS: {
         uint8_t *d = malloc(cols + 1);
         for (size_t c = 0; c < cols; c++) d[c] = all_off ? 0 : (ck_rand_u32(10) < 7 ? (uint8_t)(1 + ck_rand_u32(255)) : 0);
+        const uint32_t layout = ck_rand_u32(3); /* key padding: a masked suffix of random length, */
+        const size_t pad = cols ? ck_rand_u32((uint32_t)cols + 1) : 0; /* after a dense (1) or */
+        if (layout == 1 && !all_off) for (size_t c = 0; c < cols - pad; c++) d[c] = (uint8_t)(1 + ck_rand_u32(255)); /* random (2) prefix */
+        if (layout) for (size_t c = cols - pad; c < cols; c++) d[c] = 0;
         mb->data = d;
         break;
     }
