@@ -1,5 +1,5 @@
 // Benchmarks: the gemm family. sgemm/<contender>/<NN|NT>/<m>x<n>x<k>, contender = each available
-// ISA or "openblas" (cblas_sgemm, single thread). alpha = 1, beta = 0, random inputs, dense ld.
+// ISA, "openblas" (cblas_sgemm) or "onednn" (dnnl_sgemm), single thread. alpha = 1, beta = 0, random inputs, dense ld.
 // Counter "GFLOP/s" = 2 m n k per second.
 #include <cmath>
 #include <string>
@@ -9,6 +9,10 @@
 
 #ifdef SK_BENCH_HAVE_OPENBLAS
 #include <cblas.h>
+#endif
+#ifdef SK_BENCH_HAVE_ONEDNN
+#include <omp.h>
+#include <oneapi/dnnl/dnnl.h>
 #endif
 
 namespace {
@@ -55,25 +59,23 @@ void run_sk(benchmark::State &st, sk_isa isa, bool nt, Shape s)
 }
 
 #ifdef SK_BENCH_HAVE_OPENBLAS
-// OpenBLAS's auto-detected kernels miscompute on some CPUs: check its result against sk_sgemm once
-// before timing it, and report the case as an error rather than a figure when they disagree.
-bool openblas_agrees(const Operands &o, bool nt, Shape s, std::string *why)
+// A peer's result is checked against sk_sgemm once before it is timed (OpenBLAS's auto-detected
+// kernels miscompute on some CPUs); a disagreeing case is reported as an error, not a figure.
+template <typename Peer>
+bool peer_agrees(const char *peer, const Operands &o, bool nt, Shape s, Peer run, std::string *why)
 {
     std::vector<float> ref(s.m * s.n), got(s.m * s.n);
-    const size_t ldb = nt ? s.k : s.n;
-    sk_sgemm(SK_NOTRANS, nt ? SK_TRANS : SK_NOTRANS, s.m, s.n, s.k, 1.f, o.a.p, s.k, o.b.p, ldb, 0.f,
-             ref.data(), s.n);
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, nt ? CblasTrans : CblasNoTrans, (blasint)s.m,
-                (blasint)s.n, (blasint)s.k, 1.f, o.a.p, (blasint)s.k, o.b.p, (blasint)ldb, 0.f,
-                got.data(), (blasint)s.n);
+    sk_sgemm(SK_NOTRANS, nt ? SK_TRANS : SK_NOTRANS, s.m, s.n, s.k, 1.f, o.a.p, s.k, o.b.p,
+             nt ? s.k : s.n, 0.f, ref.data(), s.n);
+    run(got.data());
     /* inputs in [-1, 1): sum |a||b| <= k, and rounding errors grow like sqrt(k) 2^-24 of it in
        practice; a wrong kernel is off by O(|C|) ~ sqrt(k) / 3. 1e-4 k separates the two. */
     const double tol = 1e-4 * (double)s.k;
     for (size_t i = 0; i < ref.size(); i++) {
         const double d = std::fabs((double)ref[i] - (double)got[i]);
         if (!(d <= tol)) {
-            *why = "OpenBLAS result differs from sk_sgemm at element " + std::to_string(i) +
-                   " by " + std::to_string(d) + " (check OPENBLAS_CORETYPE)";
+            *why = std::string(peer) + " result differs from sk_sgemm at element " +
+                   std::to_string(i) + " by " + std::to_string(d);
             return false;
         }
     }
@@ -83,15 +85,41 @@ bool openblas_agrees(const Operands &o, bool nt, Shape s, std::string *why)
 void run_openblas(benchmark::State &st, bool nt, Shape s)
 {
     Operands o(s);
+    auto call = [&](float *c) {
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, nt ? CblasTrans : CblasNoTrans, (blasint)s.m,
+                    (blasint)s.n, (blasint)s.k, 1.f, o.a.p, (blasint)s.k, o.b.p,
+                    (blasint)(nt ? s.k : s.n), 0.f, c, (blasint)s.n);
+    };
     std::string why;
-    if (!openblas_agrees(o, nt, s, &why)) {
+    if (!peer_agrees("OpenBLAS (check OPENBLAS_CORETYPE)", o, nt, s, call, &why)) {
         st.SkipWithError(why.c_str());
         return;
     }
     for (auto _ : st) {
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, nt ? CblasTrans : CblasNoTrans, (blasint)s.m,
-                    (blasint)s.n, (blasint)s.k, 1.f, o.a.data(), (blasint)s.k, o.b.data(),
-                    (blasint)(nt ? s.k : s.n), 0.f, o.c.data(), (blasint)s.n);
+        call(o.c.data());
+        benchmark::DoNotOptimize(o.c.data());
+        benchmark::ClobberMemory();
+    }
+    set_counters(st, s);
+}
+#endif
+
+#ifdef SK_BENCH_HAVE_ONEDNN
+void run_onednn(benchmark::State &st, bool nt, Shape s)
+{
+    Operands o(s);
+    auto call = [&](float *c) {
+        return dnnl_sgemm('N', nt ? 'T' : 'N', (dnnl_dim_t)s.m, (dnnl_dim_t)s.n, (dnnl_dim_t)s.k, 1.f,
+                          o.a.p, (dnnl_dim_t)s.k, o.b.p, (dnnl_dim_t)(nt ? s.k : s.n), 0.f, c,
+                          (dnnl_dim_t)s.n);
+    };
+    std::string why;
+    if (!peer_agrees("oneDNN", o, nt, s, call, &why)) {
+        st.SkipWithError(why.c_str());
+        return;
+    }
+    for (auto _ : st) {
+        call(o.c.data());
         benchmark::DoNotOptimize(o.c.data());
         benchmark::ClobberMemory();
     }
@@ -105,6 +133,9 @@ void sk_register_gemm_benchmarks()
 {
 #ifdef SK_BENCH_HAVE_OPENBLAS
     openblas_set_num_threads(1);
+#endif
+#ifdef SK_BENCH_HAVE_ONEDNN
+    omp_set_num_threads(1); /* oneDNN's CPU runtime here is OpenMP: single thread like every contender */
 #endif
     std::vector<std::string> seen;
     for (const Shape &s : kShapes) {
@@ -123,6 +154,10 @@ void sk_register_gemm_benchmarks()
             }
 #ifdef SK_BENCH_HAVE_OPENBLAS
             benchmark::RegisterBenchmark(("sgemm/openblas/" + var + "/" + shape).c_str(), run_openblas,
+                                         nt != 0, s);
+#endif
+#ifdef SK_BENCH_HAVE_ONEDNN
+            benchmark::RegisterBenchmark(("sgemm/onednn/" + var + "/" + shape).c_str(), run_onednn,
                                          nt != 0, s);
 #endif
         }

@@ -23,6 +23,10 @@
 #include <cpuid.h>
 #endif
 
+#ifdef SK_BENCH_HAVE_ONEDNN
+#include <omp.h>
+#include <oneapi/dnnl/dnnl.h>
+#endif
 #ifdef SK_BENCH_HAVE_OPENBLAS
 #include <cblas.h>
 #endif
@@ -157,6 +161,18 @@ void add_context()
     benchmark::AddCustomContext("openblas_coretype_env", env_or("OPENBLAS_CORETYPE", "(unset)"));
 #else
     benchmark::AddCustomContext("openblas_version", "absent");
+#endif
+#ifdef SK_BENCH_HAVE_ONEDNN
+    {
+        const dnnl_version_t *v = dnnl_version();
+        benchmark::AddCustomContext("onednn_version", std::to_string(v->major) + "." +
+                                                          std::to_string(v->minor) + "." +
+                                                          std::to_string(v->patch));
+        benchmark::AddCustomContext("onednn_cpu_runtime", v->cpu_runtime == DNNL_RUNTIME_OMP ? "omp" : "other");
+        benchmark::AddCustomContext("onednn_threads", std::to_string(omp_get_max_threads()));
+    }
+#else
+    benchmark::AddCustomContext("onednn_version", "absent");
 #endif
 #ifdef SK_BENCH_HAVE_SLEEF
     benchmark::AddCustomContext("sleef_version", std::to_string(SLEEF_VERSION_MAJOR) + "." +
