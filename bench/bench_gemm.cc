@@ -58,7 +58,6 @@ void run_sk(benchmark::State &st, sk_isa isa, bool nt, Shape s)
     set_counters(st, s);
 }
 
-#ifdef SK_BENCH_HAVE_OPENBLAS
 // A peer's result is checked against sk_sgemm once before it is timed (OpenBLAS's auto-detected
 // kernels miscompute on some CPUs); a disagreeing case is reported as an error, not a figure.
 template <typename Peer>
@@ -82,25 +81,32 @@ bool peer_agrees(const char *peer, const Operands &o, bool nt, Shape s, Peer run
     return true;
 }
 
-void run_openblas(benchmark::State &st, bool nt, Shape s)
+// Checks a peer once, then times it (the same loop for every peer).
+template <typename Peer>
+void time_peer(benchmark::State &st, const char *peer, const Operands &o, bool nt, Shape s, Peer call)
 {
-    Operands o(s);
-    auto call = [&](float *c) {
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, nt ? CblasTrans : CblasNoTrans, (blasint)s.m,
-                    (blasint)s.n, (blasint)s.k, 1.f, o.a.p, (blasint)s.k, o.b.p,
-                    (blasint)(nt ? s.k : s.n), 0.f, c, (blasint)s.n);
-    };
     std::string why;
-    if (!peer_agrees("OpenBLAS (check OPENBLAS_CORETYPE)", o, nt, s, call, &why)) {
+    if (!peer_agrees(peer, o, nt, s, call, &why)) {
         st.SkipWithError(why.c_str());
         return;
     }
     for (auto _ : st) {
-        call(o.c.data());
-        benchmark::DoNotOptimize(o.c.data());
+        call(o.c.p);
+        benchmark::DoNotOptimize(o.c.p);
         benchmark::ClobberMemory();
     }
     set_counters(st, s);
+}
+
+#ifdef SK_BENCH_HAVE_OPENBLAS
+void run_openblas(benchmark::State &st, bool nt, Shape s)
+{
+    Operands o(s);
+    time_peer(st, "OpenBLAS (check OPENBLAS_CORETYPE)", o, nt, s, [&](float *c) {
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, nt ? CblasTrans : CblasNoTrans, (blasint)s.m,
+                    (blasint)s.n, (blasint)s.k, 1.f, o.a.p, (blasint)s.k, o.b.p,
+                    (blasint)(nt ? s.k : s.n), 0.f, c, (blasint)s.n);
+    });
 }
 #endif
 
@@ -108,22 +114,10 @@ void run_openblas(benchmark::State &st, bool nt, Shape s)
 void run_onednn(benchmark::State &st, bool nt, Shape s)
 {
     Operands o(s);
-    auto call = [&](float *c) {
-        return dnnl_sgemm('N', nt ? 'T' : 'N', (dnnl_dim_t)s.m, (dnnl_dim_t)s.n, (dnnl_dim_t)s.k, 1.f,
-                          o.a.p, (dnnl_dim_t)s.k, o.b.p, (dnnl_dim_t)(nt ? s.k : s.n), 0.f, c,
-                          (dnnl_dim_t)s.n);
-    };
-    std::string why;
-    if (!peer_agrees("oneDNN", o, nt, s, call, &why)) {
-        st.SkipWithError(why.c_str());
-        return;
-    }
-    for (auto _ : st) {
-        call(o.c.data());
-        benchmark::DoNotOptimize(o.c.data());
-        benchmark::ClobberMemory();
-    }
-    set_counters(st, s);
+    time_peer(st, "oneDNN", o, nt, s, [&](float *c) {
+        dnnl_sgemm('N', nt ? 'T' : 'N', (dnnl_dim_t)s.m, (dnnl_dim_t)s.n, (dnnl_dim_t)s.k, 1.f, o.a.p,
+                   (dnnl_dim_t)s.k, o.b.p, (dnnl_dim_t)(nt ? s.k : s.n), 0.f, c, (dnnl_dim_t)s.n);
+    });
 }
 #endif
 
