@@ -53,14 +53,6 @@ struct Buf {
     float *data() { return p; }
 };
 
-// Number of copies of a working set of `bytes` needed so that rotating through them exceeds the
-// last-level cache (a case meant to run from memory must not run from cache by accident).
-inline size_t rotation_count(size_t bytes, size_t llc = 64u << 20)
-{
-    size_t c = llc / (bytes ? bytes : 1) + 1;
-    return c < 1 ? 1 : (c > 64 ? 64 : c);
-}
-
 inline std::string shape3(size_t m, size_t n, size_t k)
 {
     return std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
