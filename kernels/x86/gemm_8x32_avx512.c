@@ -1,5 +1,5 @@
 /* AVX-512 GEMM kernels: the 8x32 register tile (16 zmm accumulators, two B vectors, one broadcast
- * of A per row) in 1..8-row variants, the 14x16 transposed tile for NT with few rows, and the
+ * of A per row) in 1..8-row variants, the 16x16 transposed tile for NT with few rows, and the
  * m == 1 matrix-vector kernels (masked tails).
  *
  * Tile choice, measured side by side on this Zen 5 VM (sk_bench, avx512 / OpenBLAS auto): 8x32
@@ -13,7 +13,7 @@
 
 #define MR 8 /* rows of the main tile (<= 14) */
 #define SK_GEMM_ALIGN64 __attribute__((aligned(64)))
-#define MR_T 14 /* rows of B per transposed tile */
+#define MR_T 16 /* rows of B per transposed tile */
 #define NR 32
 
 /* r x 16*NV tile: A(i,p) = a[p*csa + i] (ROWS: a[i*csa + p]), B(p, 0..16*NV-1) = b[p*rsb + ...]. */
@@ -77,14 +77,24 @@ ukr_t_body(const int R, size_t k, const float *a, size_t rsa, const float *b, si
     __m512 x[16];
 #pragma GCC unroll 16
     for (int i = 0; i < 16; i++) x[i] = _mm512_setzero_ps();
+    /* row q = 7 g + e at offset e * rsa from base g: few address registers (no spills) */
+    const float *a7 = a + (R > 7 ? 7 * rsa : 0), *a14 = a + (R > 14 ? 14 * rsa : 0);
+    const size_t r3 = 3 * rsa, r5 = 5 * rsa, r6 = 6 * rsa;
+#define ROWOFF(e) ((e) == 0 ? 0 : (e) == 1 ? rsa : (e) == 2 ? 2 * rsa : (e) == 3 ? r3 : (e) == 4 ? 4 * rsa : (e) == 5 ? r5 : r6)
 #pragma GCC unroll 2
     for (size_t p = 0; p < k; p++) {
         const __m512 b0 = _mm512_loadu_ps(b);
-#pragma GCC unroll 14
-        for (int q = 0; q < R; q++) x[q] = _mm512_fmadd_ps(_mm512_set1_ps(a[q * rsa]), b0, x[q]);
+#pragma GCC unroll 16
+        for (int q = 0; q < R; q++) {
+            const float *ap = q < 7 ? a + ROWOFF(q) : q < 14 ? a7 + ROWOFF(q - 7) : a14 + ROWOFF(q - 14);
+            x[q] = _mm512_fmadd_ps(_mm512_set1_ps(*ap), b0, x[q]);
+        }
         a++;
+        a7++;
+        a14++;
         b += rsb;
     }
+#undef ROWOFF
     __m512 t[16], u[16];
 #pragma GCC unroll 8
     for (int q = 0; q < 16; q += 2) { /* per 128-bit lane: [x0 y0 x1 y1], [x2 y2 x3 y3] */
@@ -137,7 +147,7 @@ ukr_t_body(const int R, size_t k, const float *a, size_t rsa, const float *b, si
     }
 UKR(1) UKR(2) UKR(3) UKR(4) UKR(5) UKR(6) UKR(7) UKR(8)
 UKRT(1) UKRT(2) UKRT(3) UKRT(4) UKRT(5) UKRT(6) UKRT(7) UKRT(8) UKRT(9) UKRT(10) UKRT(11) UKRT(12)
-UKRT(13) UKRT(14)
+UKRT(13) UKRT(14) UKRT(15) UKRT(16)
 
 static inline __mmask16 tail16(size_t n) { return (__mmask16)((1u << n) - 1u); } /* n <= 16 */
 
@@ -289,7 +299,8 @@ void sk_gemm_init_avx512(sk_gemm_dsp *d)
                                               ukr_r_5x32, ukr_r_6x32, ukr_r_7x32, ukr_r_8x32 };
     static const sk_gemm_ukr_t_fn ukr_t[MR_T] = {
         ukr_t_1x16, ukr_t_2x16, ukr_t_3x16, ukr_t_4x16, ukr_t_5x16, ukr_t_6x16, ukr_t_7x16,
-        ukr_t_8x16, ukr_t_9x16, ukr_t_10x16, ukr_t_11x16, ukr_t_12x16, ukr_t_13x16, ukr_t_14x16 };
+        ukr_t_8x16, ukr_t_9x16, ukr_t_10x16, ukr_t_11x16, ukr_t_12x16, ukr_t_13x16, ukr_t_14x16,
+        ukr_t_15x16, ukr_t_16x16 };
     for (int i = 0; i < SK_GEMM_MR_MAX; i++) d->ukr[i] = i < MR ? ukr[i] : NULL;
     d->gemv_n = gemv_n;
     d->gemv_t = gemv_t;

@@ -2,7 +2,7 @@
  * against a double-precision reference with the contract's bound
  *   |C - exact| <= 2 k 2^-24 (|alpha| |op(A)| |op(B)| + |beta| |C0|)   (elementwise),
  * over sizes around every tile edge of every ISA's kernel (MR x NR = 6x16 AVX2, 8x32 AVX-512,
- * 8x12 NEON; transposed NT tiles 6x16 and 14x16) and cache block (KC 256, MC up to 168, NC up to 4080 -- keep in sync with gemm.c),
+ * 8x12 NEON; transposed NT tiles 6x16 and 16x16) and cache block (KC 256, MC up to 168, NC up to 4080 -- keep in sync with gemm.c),
  * all four transposes, padded leading dimensions (poisoned padding must stay untouched), alpha in
  * {1, -0.5, 0}, beta in {0, 1, 0.25} (beta == 0 with C full of NaN: must not propagate), guard bands,
  * concurrent calls from several threads, bad arguments, and a hand-computed 2x2 case. */
