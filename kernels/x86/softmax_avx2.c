@@ -200,56 +200,15 @@ AI void tail8fill(size_t cols, size_t len, float *yr)
     if (c < cols) _mm256_maskstore_ps(yr + c, tail8(cols - c), fv);
 }
 
-/* Rows in blocks of up to 8 that stay in L1 together (see softmax_avx512.c). */
-AI void rows8(size_t rows, size_t cols, float scale, const float *x, size_t ldx, const sk_mask *mask,
-              int kind, size_t cap, float *y, size_t ldy)
-{
-    size_t rb = 24576 / (cols * 8 + 1); /* x and y rows of the block within ~24 KiB */
-    rb = rb < 1 ? 1 : (rb > 8 ? 8 : rb);
-    float *yp = NULL, invp = 0.f; /* the previous row, its sweep 3 still due (fused into the next) */
-    const int fuse = cols <= 2048; /* x row, y row and the previous y row within L1 */
-    size_t np = 0;
-    for (size_t r0 = 0; r0 < rows; r0 += rb) {
-        const size_t nb = rows - r0 < rb ? rows - r0 : rb;
-        const void *mr[8];
-        size_t len[8];
-        float m[8];
-        for (size_t i = 0; i < nb; i++) {
-            const size_t r = r0 + i;
-            mr[i] = kind == SK_MASK_KEYS || kind == KIND_LANES ? mask->data
-                  : kind == SK_MASK_BOOL ? (const void *)((const uint8_t *)mask->data + r * mask->ld)
-                  : kind == SK_MASK_ADD ? (const void *)((const float *)mask->data + r * mask->ld)
-                  : NULL;
-            len[i] = mask && mask->kind == SK_MASK_CAUSAL ? sk_causal_len(r, cols, mask->offset) : cols;
-            len[i] = len[i] < cap ? len[i] : cap;
-        }
-        for (size_t i = 0; i < nb; i++)
-            m[i] = len[i] ? rmax8(len[i], scale, x + (r0 + i) * ldx, kind, mr[i]) : -INFINITY;
-        for (size_t i = 0; i < nb; i++) {
-            const float *xr = x + (r0 + i) * ldx;
-            float *yr = y + (r0 + i) * ldy;
-            if (m[i] == -INFINITY) {
-                rnone8(len[i], scale, xr, kind, mr[i], yr);
-                tail8fill(cols, len[i], yr);
-            } else {
-                const size_t rn = r0 + nb + i; /* prefetch target: row i of the next block */
-                const float *pf = rn < rows && len[i] <= cols ? x + rn * ldx : NULL;
-                const float inv = (float)(1.0 / rexp8(len[i], scale, xr, kind, mr[i], m[i], yr, pf, yp, np, invp));
-                if (yp) tail8fill(cols, np, yp);
-                yp = yr, np = len[i], invp = inv;
-                if (!fuse) { /* long rows: normalise while the row is still in L1 */
-                    rscale8(np, invp, yp);
-                    tail8fill(cols, np, yp);
-                    yp = NULL;
-                }
-            }
-        }
-    }
-    if (yp) {
-        rscale8(np, invp, yp);
-        tail8fill(cols, np, yp);
-    }
-}
+/* The block driver (softmax_rows.h) on this file's row kernels. */
+#define SK_ROWS rows8
+#define SK_RMAX rmax8
+#define SK_RNONE rnone8
+#define SK_REXP rexp8
+#define SK_RSCALE rscale8
+#define SK_TAILFILL tail8fill
+#define SK_ROW_SHARED_MASK(kind) ((kind) == SK_MASK_KEYS || (kind) == KIND_LANES)
+#include "softmax_rows.h"
 
 void sk_scale_mask_softmax_avx2(size_t rows, size_t cols, float scale, const float *x, size_t ldx,
                                 const sk_mask *mask, float *y, size_t ldy)

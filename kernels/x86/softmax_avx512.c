@@ -183,14 +183,22 @@ AI void tail16fill(size_t cols, size_t len, float *yr)
     for (size_t c = len; c < cols; c += 16) _mm512_mask_storeu_ps(yr + c, tail16(cols - c), _mm512_set1_ps(fill));
 }
 
-/* Rows in blocks of up to 8 that stay in L1 together: each sweep runs over the whole block, so the
-   horizontal reductions and the division of one row overlap the next row's sweep instead of
-   stalling the pipeline. rowlen(r) is the number of leading columns processed (causal), the rest
-   zeroed (or NaN for a NaN row). */
+/* The block driver (softmax_rows.h) on this file's row kernels. */
+#define SK_ROWS rows16_blocks
+#define SK_RMAX rmax16
+#define SK_RNONE rnone16
+#define SK_REXP rexp16
+#define SK_RSCALE rscale16
+#define SK_TAILFILL tail16fill
+#define SK_ROW_SHARED_MASK(kind) ((kind) == SK_MASK_KEYS)
+#include "softmax_rows.h"
+
+/* Outputs of STREAM_MIN_ELEMS or more with one row per block: each row through an L1 scratch row
+   and out with non-temporal stores; everything else through the shared block driver. */
 AI void rows16(size_t rows, size_t cols, float scale, const float *x, size_t ldx, const sk_mask *mask,
                int kind, size_t cap, float *y, size_t ldy)
 {
-    size_t rb = 24576 / (cols * 8 + 1); /* x and y rows of the block within ~24 KiB */
+    size_t rb = 24576 / (cols * 8 + 1); /* the block driver's rows per block */
     rb = rb < 1 ? 1 : (rb > 8 ? 8 : rb);
     if (rb == 1 && cols <= STREAM_MAX_COLS && rows * cols >= STREAM_MIN_ELEMS && ((uintptr_t)y & 3) == 0) {
         float scr[STREAM_MAX_COLS] SK_ALIGN(64);
@@ -220,49 +228,7 @@ AI void rows16(size_t rows, size_t cols, float scale, const float *x, size_t ldx
         _mm_sfence(); /* order the non-temporal stores before returning */
         return;
     }
-    float *yp = NULL, invp = 0.f; /* the previous row, its sweep 3 still due (fused into the next) */
-    const int fuse = cols <= 2048; /* x row, y row and the previous y row within L1 */
-    size_t np = 0;
-    for (size_t r0 = 0; r0 < rows; r0 += rb) {
-        const size_t nb = rows - r0 < rb ? rows - r0 : rb;
-        const void *mr[8];
-        size_t len[8];
-        float m[8];
-        for (size_t i = 0; i < nb; i++) {
-            const size_t r = r0 + i;
-            mr[i] = kind == SK_MASK_KEYS ? mask->data
-                  : kind == SK_MASK_BOOL ? (const void *)((const uint8_t *)mask->data + r * mask->ld)
-                  : kind == SK_MASK_ADD ? (const void *)((const float *)mask->data + r * mask->ld)
-                  : NULL;
-            len[i] = mask && mask->kind == SK_MASK_CAUSAL ? sk_causal_len(r, cols, mask->offset) : cols;
-            len[i] = len[i] < cap ? len[i] : cap;
-        }
-        for (size_t i = 0; i < nb; i++)
-            m[i] = len[i] ? rmax16(len[i], scale, x + (r0 + i) * ldx, kind, mr[i]) : -INFINITY;
-        for (size_t i = 0; i < nb; i++) {
-            const float *xr = x + (r0 + i) * ldx;
-            float *yr = y + (r0 + i) * ldy;
-            if (m[i] == -INFINITY) {
-                rnone16(len[i], scale, xr, kind, mr[i], yr);
-                tail16fill(cols, len[i], yr);
-            } else {
-                const size_t rn = r0 + nb + i; /* prefetch target: row i of the next block */
-                const float *pf = rn < rows && len[i] <= cols ? x + rn * ldx : NULL;
-                const float inv = (float)(1.0 / rexp16(len[i], scale, xr, kind, mr[i], m[i], yr, pf, yp, np, invp));
-                if (yp) tail16fill(cols, np, yp);
-                yp = yr, np = len[i], invp = inv;
-                if (!fuse) { /* long rows: normalise while the row is still in L1 */
-                    rscale16(np, invp, yp);
-                    tail16fill(cols, np, yp);
-                    yp = NULL;
-                }
-            }
-        }
-    }
-    if (yp) {
-        rscale16(np, invp, yp);
-        tail16fill(cols, np, yp);
-    }
+    rows16_blocks(rows, cols, scale, x, ldx, mask, kind, cap, y, ldy);
 }
 
 void sk_scale_mask_softmax_avx512(size_t rows, size_t cols, float scale, const float *x, size_t ldx,
