@@ -22,13 +22,7 @@ extern "C" {
 #ifdef SK_BENCH_HAVE_OPENBLAS
 #include <cblas.h>
 #endif
-#ifdef SK_BENCH_HAVE_SLEEF
-#include <immintrin.h>
-// Declared here: sleef.h only declares the AVX-512 variants when the including file is compiled
-// with -mavx512f, and this file is baseline.
-extern "C" __m512 Sleef_expf16_u10avx512f(__m512);
-extern "C" __m256 Sleef_expf8_u10avx2(__m256);
-#endif
+#include "bench_sleef.h"
 
 namespace {
 
@@ -97,67 +91,6 @@ void bm_comp_simdkern(benchmark::State &st, Shape s)
 }
 
 #if defined(SK_BENCH_HAVE_OPENBLAS) && defined(SK_BENCH_HAVE_SLEEF)
-// g++ 12's AVX-512 intrinsics trip -Wmaybe-uninitialized (their _mm512_undefined_ps operand)
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-// Row softmax in place, the way a user would write it with SLEEF: max, exp(x - max) + sum, scale.
-__attribute__((target("avx512f"))) void softmax_rows_sleef512(size_t rows, size_t cols, float *x)
-{
-    for (size_t r = 0; r < rows; r++) {
-        float *p = x + r * cols;
-        __m512 m = _mm512_set1_ps(-INFINITY);
-        size_t j = 0;
-        for (; j + 16 <= cols; j += 16) m = _mm512_max_ps(m, _mm512_loadu_ps(p + j));
-        alignas(64) float t[16];
-        _mm512_store_ps(t, m);
-        float mx = -INFINITY;
-        for (float f : t) mx = f > mx ? f : mx;
-        for (; j < cols; j++) mx = p[j] > mx ? p[j] : mx;
-        const __m512 vm = _mm512_set1_ps(mx);
-        __m512 s = _mm512_setzero_ps();
-        for (j = 0; j + 16 <= cols; j += 16) {
-            const __m512 e = Sleef_expf16_u10avx512f(_mm512_sub_ps(_mm512_loadu_ps(p + j), vm));
-            _mm512_storeu_ps(p + j, e);
-            s = _mm512_add_ps(s, e);
-        }
-        _mm512_store_ps(t, s);
-        float sum = 0.f;
-        for (float f : t) sum += f;
-        for (; j < cols; j++) sum += (p[j] = std::exp(p[j] - mx));
-        const __m512 inv = _mm512_set1_ps(1.f / sum);
-        for (j = 0; j + 16 <= cols; j += 16) _mm512_storeu_ps(p + j, _mm512_mul_ps(_mm512_loadu_ps(p + j), inv));
-        for (; j < cols; j++) p[j] *= 1.f / sum;
-    }
-}
-
-__attribute__((target("avx2,fma"))) void softmax_rows_sleef256(size_t rows, size_t cols, float *x)
-{
-    for (size_t r = 0; r < rows; r++) {
-        float *p = x + r * cols;
-        float mx = -INFINITY;
-        size_t j = 0;
-        __m256 m = _mm256_set1_ps(-INFINITY);
-        for (; j + 8 <= cols; j += 8) m = _mm256_max_ps(m, _mm256_loadu_ps(p + j));
-        alignas(32) float t[8];
-        _mm256_store_ps(t, m);
-        for (float f : t) mx = f > mx ? f : mx;
-        for (; j < cols; j++) mx = p[j] > mx ? p[j] : mx;
-        const __m256 vm = _mm256_set1_ps(mx);
-        __m256 s = _mm256_setzero_ps();
-        for (j = 0; j + 8 <= cols; j += 8) {
-            const __m256 e = Sleef_expf8_u10avx2(_mm256_sub_ps(_mm256_loadu_ps(p + j), vm));
-            _mm256_storeu_ps(p + j, e);
-            s = _mm256_add_ps(s, e);
-        }
-        _mm256_store_ps(t, s);
-        float sum = 0.f;
-        for (float f : t) sum += f;
-        for (; j < cols; j++) sum += (p[j] = std::exp(p[j] - mx));
-        const __m256 inv = _mm256_set1_ps(1.f / sum);
-        for (j = 0; j + 8 <= cols; j += 8) _mm256_storeu_ps(p + j, _mm256_mul_ps(_mm256_loadu_ps(p + j), inv));
-        for (; j < cols; j++) p[j] *= 1.f / sum;
-    }
-}
-
 void bm_comp_openblas(benchmark::State &st, Shape s)
 {
     openblas_set_num_threads(1);
@@ -170,8 +103,11 @@ void bm_comp_openblas(benchmark::State &st, Shape s)
             const size_t c0 = h * s.d;
             cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)s.n_q, (int)s.n_kv, (int)s.d, scale,
                         in.q.p + c0, (int)in.ld, in.k.p + c0, (int)in.ld, 0.f, sc.data(), (int)s.n_kv);
-            if (z) softmax_rows_sleef512(s.n_q, s.n_kv, sc.data());
-            else softmax_rows_sleef256(s.n_q, s.n_kv, sc.data());
+            for (size_t r = 0; r < s.n_q; r++) {
+                float *row = sc.data() + r * s.n_kv;
+                if (z) sleef_softmax_row_avx512(s.n_kv, row, row);
+                else sleef_softmax_row_avx2(s.n_kv, row, row);
+            }
             cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)s.n_q, (int)s.d, (int)s.n_kv, 1.f,
                         sc.data(), (int)s.n_kv, in.v.p + c0, (int)in.ld, 0.f, in.o.p + c0, (int)in.ld);
         }
