@@ -10,8 +10,10 @@
  * into near-equal row blocks (e.g. 16 = 8 + 8 rather than 14 + 2) served by the r-row kernels;
  * columns past n in the last B panel are zero and that tile goes through a stack tile.
  * NN packs the B block row by row (B streams in order); NT with one MC block packs each B panel
- * right before use; NN with few rows (or a B that fits L1) does not pack B at all (the kernel
- * reads B in place, row stride ldb). When m fits one MC block (or few NR strips reuse A), A is
+ * right before use; NN with few rows (or a B that fits L1) does not pack B at all: the first row
+ * block's kernel reads the panel in place (row stride ldb) and, where the ISA has ukr_cp, stores
+ * it to a packed panel as it goes, which the other row blocks read from L1 (rows of B at a stride
+ * of 2 KiB share a few L1 sets: read in place three times, they come from L2 each time). When m fits one MC block (or few NR strips reuse A), A is
  * read in place too (ukr_r: rows of A; ukr with csa = lda for op(A) = A^T) unless its row stride
  * would pile the rows into one L1 set.
  * m == 1 goes to matrix-vector kernels; NT with m <= rows_nr computes C^T = B A^T with B read in
@@ -275,11 +277,15 @@ static void gemm_blocked(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t 
             }
             for (size_t ic = 0; ic < m; ic += MC) {
                 const size_t mc = m - ic < MC ? m - ic : MC;
-                /* row blocks: nrb blocks, the first `big` of them one row taller */
-                const size_t nrb = cdiv(mc, MR), rlo = mc / nrb, big = mc % nrb;
+                /* row blocks: nrb blocks, full MR-row ones and the rest last when the rest is at
+                   least 2/3 of MR (16 = 6 + 6 + 4), else near-equal ones, the first `big` of them
+                   one row taller (8 = 4 + 4, not 6 + 2) */
+                const size_t nrb = cdiv(mc, MR), rest = mc % MR;
+                const int full = 3 * rest >= 2 * MR;
+                const size_t rlo = full ? MR : mc / nrb, big = full ? nrb - 1 : mc % nrb;
                 const float *asrc = ta ? a + pc * lda + ic : a + ic * lda + pc; /* op(A)(ic, pc) */
                 for (size_t q = 0, r0 = 0; q < nrb && !direct_a; q++) {
-                    const size_t r = rlo + (q < big);
+                    const size_t r = full ? (q < big ? MR : rest) : rlo + (q < big);
                     pack_a(ta, r, kc, ta ? asrc + r0 : asrc + r0 * lda, lda, abuf + q * MR * kc, MR);
                     r0 += r;
                 }
@@ -287,10 +293,12 @@ static void gemm_blocked(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t 
                     const size_t nr = nc - jr < NR ? nc - jr : NR;
                     const float *bp = bbuf + jr * kc;
                     size_t rsb = NR;
+                    int copy_b = 0; /* the first row block copies the in-place panel for the rest */
                     if (!whole_b) {
                         if (direct_b && nr == NR) {
                             bp = bsrc + jr;
                             rsb = ldb;
+                            copy_b = nrb > 1 && d->ukr_cp[0];
                         } else {
                             bp = bbuf;
                             pack_b(d, tb, nr, kc, tb ? bsrc + jr * ldb : bsrc + jr, ldb, bbuf, NR);
@@ -298,7 +306,7 @@ static void gemm_blocked(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t 
                     }
                     float *cj = c + ic * ldc + jc + jr;
                     for (size_t q = 0, r0 = 0; q < nrb; q++) {
-                        const size_t r = rlo + (q < big);
+                        const size_t r = full ? (q < big ? MR : rest) : rlo + (q < big);
                         const float *ap = abuf + q * MR * kc;
                         size_t csa = MR;
                         sk_gemm_ukr_fn fn = d->ukr[r - 1];
@@ -307,7 +315,13 @@ static void gemm_blocked(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t 
                             csa = lda;
                             if (!ta) fn = d->ukr_r[r - 1];
                         }
-                        if (SK_LIKELY(nr == NR)) {
+                        if (copy_b) { /* B's scattered rows (L2) once, then the copy (L1) */
+                            (direct_a && !ta ? d->ukr_rcp : d->ukr_cp)[r - 1](kc, ap, csa, bp, rsb, cj + r0 * ldc,
+                                                                         ldc, alpha, be, bbuf);
+                            bp = bbuf;
+                            rsb = NR;
+                            copy_b = 0;
+                        } else if (SK_LIKELY(nr == NR)) {
                             fn(kc, ap, csa, bp, rsb, cj + r0 * ldc, ldc, alpha, be);
                         } else {
                             fn(kc, ap, csa, bp, rsb, tile, NR, alpha, 0.f);

@@ -27,6 +27,12 @@ typedef void (*sk_gemm_ukr_fn)(size_t k, const float *a, size_t csa, const float
 typedef void (*sk_gemv_fn)(size_t n, size_t k, float alpha, const float *a, const float *b,
                            size_t ldb, float beta, float *c);
 
+/* As sk_gemm_ukr_fn with B read in place (row stride rsb), and the NR columns of B it reads also
+ * copied to the packed micro-panel bp[p*NR + j] (the row blocks after it read that, rsb = NR, from
+ * L1 instead of B's scattered rows) while the next panel (b + NR) is prefetched. */
+typedef void (*sk_gemm_ukr_cp_fn)(size_t k, const float *a, size_t csa, const float *b, size_t rsb,
+                                  float *c, size_t ldc, float alpha, float beta, float *bp);
+
 /* Transposed-tile kernel for NT with few rows, C^T = B op(A)^T with the rows of B read in place:
  * for q < r (r = 1..MR, one function per r) and i < w (w <= rows_nr),
  *   C[i*ldc + q] = alpha * sum_p a[q*rsa + p] b[p*rsb + i] + beta * C[i*ldc + q]
@@ -47,6 +53,8 @@ typedef struct sk_gemm_dsp {
     sk_gemm_pack_fn pack_bt;            /* NULL: the portable one */
     sk_gemm_ukr_fn ukr_r[SK_GEMM_MR_MAX]; /* as ukr with A(i,p) = a[i*csa + p] (A rows in place) */
     sk_gemm_ukr_t_fn ukr_t[SK_GEMM_MR_MAX]; /* ukr_t[r-1]: r rows of B; NULL: none */
+    sk_gemm_ukr_cp_fn ukr_cp[SK_GEMM_MR_MAX], ukr_rcp[SK_GEMM_MR_MAX]; /* as ukr, ukr_r, copying B
+                                           (the first row block of an in-place B panel); NULL: none */
     unsigned rows_nr, mr_t;             /* lanes and rows of ukr_t: NT path for m <= rows_nr */
     unsigned mr, nr;                    /* register tile */
     unsigned mc, kc, nc;                /* cache blocks: A block mc x kc (L2), B block kc x nc (L3),

@@ -8,21 +8,27 @@
 #define MR 6
 #define NR 16
 
-/* r x 16 tile: A(i,p) = a[p*csa + i] (ROWS: a[i*csa + p]), B(p, 0..15) = b[p*rsb + 0..15]. */
+/* r x 16 tile: A(i,p) = a[p*csa + i] (ROWS: a[i*csa + p]), B(p, 0..15) = b[p*rsb + 0..15].
+   CP: B read in place is also copied to the packed panel bp[p*16 + 0..15] (the stores ride along
+   with the FMAs) and the next panel, b + 16, is prefetched. */
 static inline __attribute__((always_inline)) void
-ukr_body(const int R, const int ROWS, size_t k, const float *a, size_t csa, const float *b, size_t rsb, float *c,
-         size_t ldc, float alpha, float beta)
+ukr_body(const int R, const int ROWS, const int CP, size_t k, const float *a, size_t csa, const float *b,
+         size_t rsb, float *c, size_t ldc, float alpha, float beta, float *bp)
 {
     __m256 c0[MR], c1[MR];
 #pragma GCC unroll 6
     for (int i = 0; i < R; i++) c0[i] = c1[i] = _mm256_setzero_ps();
-#pragma GCC unroll 6
-    for (int i = 0; i < R; i++) _mm_prefetch((const char *)(c + i * ldc), _MM_HINT_T0);
 #define LOOP(CSA, RSB)                                                                             \
     _Pragma("GCC unroll 4") for (size_t p = 0; p < k; p++) {                                       \
         const __m256 b0 = _mm256_loadu_ps(b), b1 = _mm256_loadu_ps(b + 8);                         \
+        if (CP) {                                                                                  \
+            _mm256_storeu_ps(bp, b0);                                                              \
+            _mm256_storeu_ps(bp + 8, b1);                                                          \
+            _mm_prefetch((const char *)(b + NR), _MM_HINT_T0);                                     \
+            bp += NR;                                                                              \
+        }                                                                                          \
         _Pragma("GCC unroll 6") for (int i = 0; i < R; i++) {                                      \
-            const __m256 ai = _mm256_broadcast_ss(ROWS ? a + i * csa : a + i);                                          \
+            const __m256 ai = _mm256_broadcast_ss(ROWS ? a + i * csa : a + i);                     \
             c0[i] = _mm256_fmadd_ps(ai, b0, c0[i]);                                                \
             c1[i] = _mm256_fmadd_ps(ai, b1, c1[i]);                                                \
         }                                                                                          \
@@ -31,7 +37,7 @@ ukr_body(const int R, const int ROWS, size_t k, const float *a, size_t csa, cons
     }
     if (ROWS) { /* A(i,p) = a[i*csa + p] */
         LOOP(1, rsb)
-    } else if (csa == MR && rsb == NR) { /* both packed: constant strides, immediate offsets */
+    } else if (!CP && csa == MR && rsb == NR) { /* both packed: constant strides, immediate offsets */
         LOOP(MR, NR)
     } else {
         LOOP(csa, rsb)
@@ -163,12 +169,22 @@ ukr_t_body(void (*loop)(size_t, const float *, size_t, const float *, size_t, fl
     static void ukr_##R##x16(size_t k, const float *a, size_t csa, const float *b, size_t rsb,   \
                              float *c, size_t ldc, float alpha, float beta)                       \
     {                                                                                              \
-        ukr_body(R, 0, k, a, csa, b, rsb, c, ldc, alpha, beta);                                   \
+        ukr_body(R, 0, 0, k, a, csa, b, rsb, c, ldc, alpha, beta, NULL);                          \
     }                                                                                              \
     static void ukr_r_##R##x16(size_t k, const float *a, size_t rsa, const float *b, size_t rsb,  \
                                float *c, size_t ldc, float alpha, float beta)                     \
     {                                                                                              \
-        ukr_body(R, 1, k, a, rsa, b, rsb, c, ldc, alpha, beta);                                   \
+        ukr_body(R, 1, 0, k, a, rsa, b, rsb, c, ldc, alpha, beta, NULL);                          \
+    }                                                                                              \
+    static void ukr_cp_##R##x16(size_t k, const float *a, size_t csa, const float *b, size_t rsb, \
+                                float *c, size_t ldc, float alpha, float beta, float *bp)         \
+    {                                                                                              \
+        ukr_body(R, 0, 1, k, a, csa, b, rsb, c, ldc, alpha, beta, bp);                            \
+    }                                                                                              \
+    static void ukr_rcp_##R##x16(size_t k, const float *a, size_t rsa, const float *b, size_t rsb,\
+                                 float *c, size_t ldc, float alpha, float beta, float *bp)        \
+    {                                                                                              \
+        ukr_body(R, 1, 1, k, a, rsa, b, rsb, c, ldc, alpha, beta, bp);                            \
     }                                                                                              \
     static __attribute__((noinline)) void ukr_t_loop_##R(size_t k, const float *a, size_t rsa,    \
                                                         const float *b, size_t rsb, float (*acc)[16]) \
@@ -368,6 +384,12 @@ void sk_gemm_init_avx2(sk_gemm_dsp *d)
     for (int i = 0; i < SK_GEMM_MR_MAX; i++) d->ukr[i] = i < MR ? ukr[i] : NULL;
     for (int i = 0; i < SK_GEMM_MR_MAX; i++) d->ukr_r[i] = i < MR ? ukr_r[i] : NULL;
     for (int i = 0; i < SK_GEMM_MR_MAX; i++) d->ukr_t[i] = i < MR ? ukr_t[i] : NULL;
+    static const sk_gemm_ukr_cp_fn ukr_cp[MR] = { ukr_cp_1x16, ukr_cp_2x16, ukr_cp_3x16,
+                                                  ukr_cp_4x16, ukr_cp_5x16, ukr_cp_6x16 };
+    static const sk_gemm_ukr_cp_fn ukr_rcp[MR] = { ukr_rcp_1x16, ukr_rcp_2x16, ukr_rcp_3x16,
+                                                   ukr_rcp_4x16, ukr_rcp_5x16, ukr_rcp_6x16 };
+    for (int i = 0; i < SK_GEMM_MR_MAX; i++) d->ukr_cp[i] = i < MR ? ukr_cp[i] : NULL;
+    for (int i = 0; i < SK_GEMM_MR_MAX; i++) d->ukr_rcp[i] = i < MR ? ukr_rcp[i] : NULL;
     d->rows_nr = 16;
     d->gemv_n = gemv_n;
     d->gemv_t = gemv_t;

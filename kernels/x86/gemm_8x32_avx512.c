@@ -306,6 +306,7 @@ void sk_gemm_init_avx512(sk_gemm_dsp *d)
     d->gemv_t = gemv_t;
     for (int i = 0; i < SK_GEMM_MR_MAX; i++) d->ukr_r[i] = i < MR ? ukr_r[i] : NULL;
     for (int i = 0; i < SK_GEMM_MR_MAX; i++) d->ukr_t[i] = i < MR_T ? ukr_t[i] : NULL;
+    for (int i = 0; i < SK_GEMM_MR_MAX; i++) d->ukr_cp[i] = d->ukr_rcp[i] = NULL;
     d->rows_nr = 16;
     d->mr = MR;
     d->mr_t = MR_T;
