@@ -209,6 +209,7 @@ static void pack_b(const sk_gemm_dsp *d, sk_trans tb, size_t nr, size_t kc, cons
 /* --- the blocked driver ---------------------------------------------------------------------------- */
 
 #define TILE_MAX (SK_GEMM_MR_MAX * 64) /* r x NR stack tile, NR <= 64 */
+#define RB_MAX 64                      /* row blocks per MC block: mc / mr <= 64 in every table */
 
 static size_t cdiv(size_t a, size_t b) { return (a + b - 1) / b; }
 
@@ -254,6 +255,12 @@ static void gemm_blocked(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t 
     }
     float *bbuf = abuf + a_sz;
     SK_ALIGN(64) float tile[TILE_MAX];
+    struct { /* one row block of the current MC block */
+        sk_gemm_ukr_fn fn;
+        sk_gemm_ukr_cp_fn fcp;
+        const float *a; /* its A micro-panel, or its rows of A in place */
+        size_t r, coff; /* rows; offset of its C rows from c + jr */
+    } rb[RB_MAX];
 
     for (size_t jc = 0; jc < n; jc += NC) {
         const size_t nc = n - jc < NC ? n - jc : NC;
@@ -284,50 +291,53 @@ static void gemm_blocked(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t 
                 const int full = 3 * rest >= 2 * MR;
                 const size_t rlo = full ? MR : mc / nrb, big = full ? nrb - 1 : mc % nrb;
                 const float *asrc = ta ? a + pc * lda + ic : a + ic * lda + pc; /* op(A)(ic, pc) */
-                for (size_t q = 0, r0 = 0; q < nrb && !direct_a; q++) {
+                const size_t csa = direct_a ? lda : MR;
+                for (size_t q = 0, r0 = 0; q < nrb; q++) { /* the row blocks, decided once */
                     const size_t r = full ? (q < big ? MR : rest) : rlo + (q < big);
-                    pack_a(ta, r, kc, ta ? asrc + r0 : asrc + r0 * lda, lda, abuf + q * MR * kc, MR);
+                    const float *ap = abuf + q * MR * kc;
+                    rb[q].fn = d->ukr[r - 1];
+                    rb[q].fcp = d->ukr_cp[r - 1];
+                    if (direct_a) {
+                        ap = ta ? asrc + r0 : asrc + r0 * lda;
+                        if (!ta) {
+                            rb[q].fn = d->ukr_r[r - 1];
+                            rb[q].fcp = d->ukr_rcp[r - 1];
+                        }
+                    } else {
+                        pack_a(ta, r, kc, ta ? asrc + r0 : asrc + r0 * lda, lda, abuf + q * MR * kc, MR);
+                    }
+                    rb[q].a = ap;
+                    rb[q].r = r;
+                    rb[q].coff = (ic + r0) * ldc + jc;
                     r0 += r;
                 }
                 for (size_t jr = 0; jr < nc; jr += NR) {
                     const size_t nr = nc - jr < NR ? nc - jr : NR;
                     const float *bp = bbuf + jr * kc;
-                    size_t rsb = NR;
-                    int copy_b = 0; /* the first row block copies the in-place panel for the rest */
+                    size_t rsb = NR, q = 0;
+                    float *cj = c + jr;
                     if (!whole_b) {
                         if (direct_b && nr == NR) {
                             bp = bsrc + jr;
                             rsb = ldb;
-                            copy_b = nrb > 1 && d->ukr_cp[0];
+                            if (nrb > 1 && rb[0].fcp) { /* B's scattered rows (L2) once, then the copy (L1) */
+                                rb[0].fcp(kc, rb[0].a, csa, bp, rsb, cj + rb[0].coff, ldc, alpha, be, bbuf);
+                                bp = bbuf;
+                                rsb = NR;
+                                q = 1;
+                            }
                         } else {
                             bp = bbuf;
                             pack_b(d, tb, nr, kc, tb ? bsrc + jr * ldb : bsrc + jr, ldb, bbuf, NR);
                         }
                     }
-                    float *cj = c + ic * ldc + jc + jr;
-                    for (size_t q = 0, r0 = 0; q < nrb; q++) {
-                        const size_t r = full ? (q < big ? MR : rest) : rlo + (q < big);
-                        const float *ap = abuf + q * MR * kc;
-                        size_t csa = MR;
-                        sk_gemm_ukr_fn fn = d->ukr[r - 1];
-                        if (direct_a) {
-                            ap = ta ? asrc + r0 : asrc + r0 * lda;
-                            csa = lda;
-                            if (!ta) fn = d->ukr_r[r - 1];
+                    if (SK_LIKELY(nr == NR)) {
+                        for (; q < nrb; q++) rb[q].fn(kc, rb[q].a, csa, bp, rsb, cj + rb[q].coff, ldc, alpha, be);
+                    } else {
+                        for (; q < nrb; q++) {
+                            rb[q].fn(kc, rb[q].a, csa, bp, rsb, tile, NR, alpha, 0.f);
+                            merge_tile(rb[q].r, nr, tile, NR, be, cj + rb[q].coff, ldc);
                         }
-                        if (copy_b) { /* B's scattered rows (L2) once, then the copy (L1) */
-                            (direct_a && !ta ? d->ukr_rcp : d->ukr_cp)[r - 1](kc, ap, csa, bp, rsb, cj + r0 * ldc,
-                                                                         ldc, alpha, be, bbuf);
-                            bp = bbuf;
-                            rsb = NR;
-                            copy_b = 0;
-                        } else if (SK_LIKELY(nr == NR)) {
-                            fn(kc, ap, csa, bp, rsb, cj + r0 * ldc, ldc, alpha, be);
-                        } else {
-                            fn(kc, ap, csa, bp, rsb, tile, NR, alpha, 0.f);
-                            merge_tile(r, nr, tile, NR, be, cj + r0 * ldc, ldc);
-                        }
-                        r0 += r;
                     }
                 }
             }

@@ -35,7 +35,9 @@ ukr_body(const int R, const int ROWS, const int CP, size_t k, const float *a, si
         a += (CSA);                                                                                \
         b += (RSB);                                                                                \
     }
-    if (ROWS) { /* A(i,p) = a[i*csa + p] */
+    if (ROWS && !CP && rsb == NR) { /* A(i,p) = a[i*csa + p], B packed: immediate offsets */
+        LOOP(1, NR)
+    } else if (ROWS) {
         LOOP(1, rsb)
     } else if (!CP && csa == MR && rsb == NR) { /* both packed: constant strides, immediate offsets */
         LOOP(MR, NR)
@@ -44,7 +46,13 @@ ukr_body(const int R, const int ROWS, const int CP, size_t k, const float *a, si
     }
 #undef LOOP
     const __m256 va = _mm256_set1_ps(alpha);
-    if (beta == 0.f) {
+    if (beta == 0.f && alpha == 1.f) {
+#pragma GCC unroll 6
+        for (int i = 0; i < R; i++) {
+            _mm256_storeu_ps(c + i * ldc, c0[i]);
+            _mm256_storeu_ps(c + i * ldc + 8, c1[i]);
+        }
+    } else if (beta == 0.f) {
 #pragma GCC unroll 6
         for (int i = 0; i < R; i++) {
             _mm256_storeu_ps(c + i * ldc, _mm256_mul_ps(va, c0[i]));
