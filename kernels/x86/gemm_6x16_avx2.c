@@ -173,6 +173,66 @@ ukr_t_body(void (*loop)(size_t, const float *, size_t, const float *, size_t, fl
     }
 }
 
+/* r rows of C (lanes i < w of the eight rows x[0..7], rows q >= R zero) from an 8 x 8 block:
+   column i of the block is C row i + h*8 (see ukr_t_regs). */
+static inline __attribute__((always_inline)) void
+ukr_t_half(const int R, const __m256 *x, size_t i0, size_t w, float *c, size_t ldc, float alpha, float beta)
+{
+    __m256 t[8], u[8];
+#pragma GCC unroll 4
+    for (int q = 0; q < 8; q += 2) {
+        t[q] = _mm256_unpacklo_ps(x[q], x[q + 1]);
+        t[q + 1] = _mm256_unpackhi_ps(x[q], x[q + 1]);
+    }
+#pragma GCC unroll 2
+    for (int g = 0; g < 8; g += 4) { /* u[g+e], lane L = column 4L+e of rows g..g+3 */
+        u[g] = _mm256_shuffle_ps(t[g], t[g + 2], 0x44);
+        u[g + 1] = _mm256_shuffle_ps(t[g], t[g + 2], 0xee);
+        u[g + 2] = _mm256_shuffle_ps(t[g + 1], t[g + 3], 0x44);
+        u[g + 3] = _mm256_shuffle_ps(t[g + 1], t[g + 3], 0xee);
+    }
+    const int plain = alpha == 1.f && beta == 0.f;
+#pragma GCC unroll 8
+    for (int i = 0; i < 8; i++) { /* column i of this half */
+        const size_t ci_idx = i0 + (size_t)i;
+        if (ci_idx >= w) break;
+        const int e = i & 3;
+        const __m256 col = i < 4 ? _mm256_permute2f128_ps(u[e], u[4 + e], 0x20)
+                                 : _mm256_permute2f128_ps(u[e], u[4 + e], 0x31);
+        float *ci = c + ci_idx * ldc;
+        __m256 o = col;
+        if (!plain) {
+            o = _mm256_mul_ps(_mm256_set1_ps(alpha), col);
+            if (beta != 0.f) o = _mm256_fmadd_ps(_mm256_set1_ps(beta), load_r(R, ci), o);
+        }
+        store_r(R, ci, o);
+    }
+}
+
+/* Transposed r x 16 tile with the accumulators kept in registers through the transposes. */
+static inline __attribute__((always_inline)) void
+ukr_t_regs(const int R, size_t k, const float *a, size_t rsa, const float *b, size_t rsb, size_t w, float *c,
+           size_t ldc, float alpha, float beta)
+{
+    __m256 x0[8], x1[8];
+#pragma GCC unroll 8
+    for (int q = 0; q < 8; q++) x0[q] = x1[q] = _mm256_setzero_ps();
+#pragma GCC unroll 4
+    for (size_t p = 0; p < k; p++) {
+        const __m256 b0 = _mm256_loadu_ps(b), b1 = _mm256_loadu_ps(b + 8);
+#pragma GCC unroll 6
+        for (int q = 0; q < R; q++) {
+            const __m256 aq = _mm256_broadcast_ss(a + q * rsa);
+            x0[q] = _mm256_fmadd_ps(aq, b0, x0[q]);
+            x1[q] = _mm256_fmadd_ps(aq, b1, x1[q]);
+        }
+        a++;
+        b += rsb;
+    }
+    ukr_t_half(R, x0, 0, w, c, ldc, alpha, beta);
+    ukr_t_half(R, x1, 8, w, c, ldc, alpha, beta);
+}
+
 #define UKR(R)                                                                                     \
     static void ukr_##R##x16(size_t k, const float *a, size_t csa, const float *b, size_t rsb,   \
                              float *c, size_t ldc, float alpha, float beta)                       \
@@ -202,7 +262,7 @@ ukr_t_body(void (*loop)(size_t, const float *, size_t, const float *, size_t, fl
     static void ukr_t_##R##x16(size_t k, const float *a, size_t rsa, const float *b, size_t rsb,  \
                                size_t w, float *c, size_t ldc, float alpha, float beta)           \
     {                                                                                              \
-        ukr_t_body(ukr_t_loop_##R, R, k, a, rsa, b, rsb, w, c, ldc, alpha, beta);                 \
+        ukr_t_regs(R, k, a, rsa, b, rsb, w, c, ldc, alpha, beta);                                  \
     }
 UKR(1) UKR(2) UKR(3) UKR(4) UKR(5) UKR(6)
 
