@@ -49,7 +49,15 @@ ukr_body(const int R, const int NV, const int ROWS, size_t k, const float *a, si
     }
 #undef LOOP
     const __m512 va = _mm512_set1_ps(alpha);
-    if (beta == 0.f) {
+    if (alpha == 1.f && (beta == 0.f || beta == 1.f)) { /* the common cases: no scaling */
+#pragma GCC unroll 14
+        for (int i = 0; i < R; i++) {
+            float *ci = c + i * ldc;
+            _mm512_storeu_ps(ci, beta == 0.f ? c0[i] : _mm512_add_ps(_mm512_loadu_ps(ci), c0[i]));
+            if (NV > 1)
+                _mm512_storeu_ps(ci + 16, beta == 0.f ? c1[i] : _mm512_add_ps(_mm512_loadu_ps(ci + 16), c1[i]));
+        }
+    } else if (beta == 0.f) {
 #pragma GCC unroll 14
         for (int i = 0; i < R; i++) {
             _mm512_storeu_ps(c + i * ldc, _mm512_mul_ps(va, c0[i]));
