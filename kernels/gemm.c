@@ -365,9 +365,12 @@ static int gemm_nt_rows(const sk_gemm_dsp *d, sk_trans ta, size_t m, size_t n, s
         pack_a(ta, m, kc, ta ? a + pc * lda : a + pc, lda, at, W);
         if (m < W)
             for (size_t p = 0; p < kc; p++) memset(at + p * W + m, 0, (W - m) * sizeof(float));
-        for (size_t j0 = 0; j0 < n; j0 += MR) {
-            const size_t r = n - j0 < MR ? n - j0 : MR;
-            d->ukr_t[r - 1](kc, b + j0 * ldb + pc, ldb, at, W, m, c + j0, ldc, alpha, be);
+        for (size_t j0 = 0, r; j0 < n; j0 += r) {
+            /* MR rows of B at a time; the last MR + rest as two near-equal tiles (8 = 4 + 4, not
+               6 + 2: a 2-row tile is FMA-latency bound) */
+            const size_t left = n - j0;
+            r = left <= MR ? left : left < 2 * MR ? (left + 1) / 2 : MR;
+            d->ukr_t[r - 1](kc, b + j0 * ldb + pc, ldb, at, W, m, c + j0, ldc, n - j0, alpha, be);
         }
     }
     return 1;

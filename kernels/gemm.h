@@ -36,9 +36,11 @@ typedef void (*sk_gemm_ukr_cp_fn)(size_t k, const float *a, size_t csa, const fl
 /* Transposed-tile kernel for NT with few rows, C^T = B op(A)^T with the rows of B read in place:
  * for q < r (r = 1..MR, one function per r) and i < w (w <= rows_nr),
  *   C[i*ldc + q] = alpha * sum_p a[q*rsa + p] b[p*rsb + i] + beta * C[i*ldc + q]
- * (beta == 0: C not read); b[p*rsb + 0..rows_nr-1] readable (packed op(A)^T). k >= 1. */
+ * (beta == 0: C not read); b[p*rsb + 0..rows_nr-1] readable (packed op(A)^T). k >= 1. room: the
+ * columns C[i*ldc + 0..room-1] may be written (later tiles overwrite those past r): with beta == 0
+ * a kernel may store whole vectors past its r columns there. */
 typedef void (*sk_gemm_ukr_t_fn)(size_t k, const float *a, size_t rsa, const float *b, size_t rsb,
-                                 size_t w, float *c, size_t ldc, float alpha, float beta);
+                                 size_t w, float *c, size_t ldc, size_t room, float alpha, float beta);
 
 /* Transposing pack of a B panel (op(B) = B^T): dst[p*NR + j] = b[j*ldb + p] for j < nr, p < kc;
  * zero for nr <= j < NR. */

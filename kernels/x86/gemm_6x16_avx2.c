@@ -75,35 +75,6 @@ static inline __m256i tail_mask(size_t n)
     return _mm256_cmpgt_epi32(_mm256_set1_epi32((int)n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
 }
 
-/* Transposed r x 16 tile (see sk_gemm_ukr_t_fn): row q of the accumulators = row q of B times the
-   16 columns of packed op(A)^T; two 8 x 8 in-register transposes (rows >= r zero) turn lane i
-   into the r contiguous values of C row i. The product loop is a separate (not inlined) function
-   that leaves its accumulators in acc: all 16 ymm serve the loop, none holds alpha or beta. */
-static inline __attribute__((always_inline)) void
-ukr_t_loop(const int R, size_t k, const float *a, size_t rsa, const float *b, size_t rsb, float (*acc)[16])
-{
-    __m256 x0[MR], x1[MR];
-#pragma GCC unroll 6
-    for (int q = 0; q < R; q++) x0[q] = x1[q] = _mm256_setzero_ps();
-#pragma GCC unroll 4
-    for (size_t p = 0; p < k; p++) {
-        const __m256 b0 = _mm256_loadu_ps(b), b1 = _mm256_loadu_ps(b + 8);
-#pragma GCC unroll 6
-        for (int q = 0; q < R; q++) {
-            const __m256 aq = _mm256_broadcast_ss(a + q * rsa);
-            x0[q] = _mm256_fmadd_ps(aq, b0, x0[q]);
-            x1[q] = _mm256_fmadd_ps(aq, b1, x1[q]);
-        }
-        a++;
-        b += rsb;
-    }
-#pragma GCC unroll 8
-    for (int q = 0; q < 8; q++) {
-        _mm256_store_ps(acc[q], q < R ? x0[q] : _mm256_setzero_ps());
-        _mm256_store_ps(acc[q] + 8, q < R ? x1[q] : _mm256_setzero_ps());
-    }
-}
-
 /* The first R (1..8) lanes of v to / from p without masked moves (slow stores on AMD). */
 static inline __attribute__((always_inline)) void store_r(const int R, float *p, __m256 v)
 {
@@ -133,50 +104,12 @@ static inline __attribute__((always_inline)) __m256 load_r(const int R, const fl
                   : _mm256_castps128_ps256(t);
 }
 
+/* Columns i0..i0+7 of the transposed tile (lanes of the eight rows x[0..7], rows q >= R zero): its
+   column i is the first R values of C row i0 + i, for i0 + i < w. wide: store all eight values
+   (the ones past R are zero, and a later tile overwrites them). */
 static inline __attribute__((always_inline)) void
-ukr_t_body(void (*loop)(size_t, const float *, size_t, const float *, size_t, float (*)[16]), const int R,
-           size_t k, const float *a, size_t rsa, const float *b, size_t rsb, size_t w, float *c,
-           size_t ldc, float alpha, float beta)
-{
-    __attribute__((aligned(32))) float acc[8][16];
-    loop(k, a, rsa, b, rsb, acc);
-    const __m256 va = _mm256_set1_ps(alpha), vb = _mm256_set1_ps(beta);
-#pragma GCC unroll 2
-    for (int h = 0; h < 2; h++) {
-        __m256 x[8], t[8], u[8];
-#pragma GCC unroll 8
-        for (int q = 0; q < 8; q++) x[q] = _mm256_load_ps(acc[q] + 8 * h);
-#pragma GCC unroll 4
-        for (int q = 0; q < 8; q += 2) {
-            t[q] = _mm256_unpacklo_ps(x[q], x[q + 1]);
-            t[q + 1] = _mm256_unpackhi_ps(x[q], x[q + 1]);
-        }
-#pragma GCC unroll 2
-        for (int g = 0; g < 8; g += 4) { /* u[g+e], lane L = column 4L+e of rows g..g+3 */
-            u[g] = _mm256_shuffle_ps(t[g], t[g + 2], 0x44);
-            u[g + 1] = _mm256_shuffle_ps(t[g], t[g + 2], 0xee);
-            u[g + 2] = _mm256_shuffle_ps(t[g + 1], t[g + 3], 0x44);
-            u[g + 3] = _mm256_shuffle_ps(t[g + 1], t[g + 3], 0xee);
-        }
-#pragma GCC unroll 8
-        for (int i = 0; i < 8; i++) { /* column i of this half */
-            const size_t ci_idx = (size_t)(8 * h + i);
-            if (ci_idx >= w) continue;
-            const int e = i & 3;
-            const __m256 col = i < 4 ? _mm256_permute2f128_ps(u[e], u[4 + e], 0x20)
-                                     : _mm256_permute2f128_ps(u[e], u[4 + e], 0x31);
-            float *ci = c + ci_idx * ldc;
-            __m256 o = _mm256_mul_ps(va, col);
-            if (beta != 0.f) o = _mm256_fmadd_ps(vb, load_r(R, ci), o);
-            store_r(R, ci, o);
-        }
-    }
-}
-
-/* r rows of C (lanes i < w of the eight rows x[0..7], rows q >= R zero) from an 8 x 8 block:
-   column i of the block is C row i + h*8 (see ukr_t_regs). */
-static inline __attribute__((always_inline)) void
-ukr_t_half(const int R, const __m256 *x, size_t i0, size_t w, float *c, size_t ldc, float alpha, float beta)
+ukr_t_half(const int R, const __m256 *x, size_t i0, size_t w, float *c, size_t ldc, int wide, float alpha,
+           float beta)
 {
     __m256 t[8], u[8];
 #pragma GCC unroll 4
@@ -205,15 +138,23 @@ ukr_t_half(const int R, const __m256 *x, size_t i0, size_t w, float *c, size_t l
             o = _mm256_mul_ps(_mm256_set1_ps(alpha), col);
             if (beta != 0.f) o = _mm256_fmadd_ps(_mm256_set1_ps(beta), load_r(R, ci), o);
         }
-        store_r(R, ci, o);
+        if (R < 8 && wide)
+            _mm256_storeu_ps(ci, o);
+        else
+            store_r(R, ci, o);
     }
 }
 
-/* Transposed r x 16 tile with the accumulators kept in registers through the transposes. */
+/* Transposed r x 16 tile (see sk_gemm_ukr_t_fn): row q of the accumulators = row q of B times the
+   16 columns of packed op(A)^T; two 8 x 8 in-register transposes (rows >= r zero) turn lane i into
+   the r contiguous values of C row i: one whole-vector store per row when beta == 0 and the row
+   has room (the next tile overwrites the zeros past r), else r values without masked moves (slow
+   stores on AMD). */
 static inline __attribute__((always_inline)) void
 ukr_t_regs(const int R, size_t k, const float *a, size_t rsa, const float *b, size_t rsb, size_t w, float *c,
-           size_t ldc, float alpha, float beta)
+           size_t ldc, size_t room, float alpha, float beta)
 {
+    const int wide = beta == 0.f && room >= 8;
     __m256 x0[8], x1[8];
 #pragma GCC unroll 8
     for (int q = 0; q < 8; q++) x0[q] = x1[q] = _mm256_setzero_ps();
@@ -229,8 +170,13 @@ ukr_t_regs(const int R, size_t k, const float *a, size_t rsa, const float *b, si
         a++;
         b += rsb;
     }
-    ukr_t_half(R, x0, 0, w, c, ldc, alpha, beta);
-    ukr_t_half(R, x1, 8, w, c, ldc, alpha, beta);
+    if (wide && w >= 16 && alpha == 1.f) { /* the common case, straight-line */
+        ukr_t_half(R, x0, 0, 16, c, ldc, 1, 1.f, 0.f);
+        ukr_t_half(R, x1, 8, 16, c, ldc, 1, 1.f, 0.f);
+        return;
+    }
+    ukr_t_half(R, x0, 0, w, c, ldc, wide, alpha, beta);
+    ukr_t_half(R, x1, 8, w, c, ldc, wide, alpha, beta);
 }
 
 #define UKR(R)                                                                                     \
@@ -254,15 +200,11 @@ ukr_t_regs(const int R, size_t k, const float *a, size_t rsa, const float *b, si
     {                                                                                              \
         ukr_body(R, 1, 1, k, a, rsa, b, rsb, c, ldc, alpha, beta, bp);                            \
     }                                                                                              \
-    static __attribute__((noinline)) void ukr_t_loop_##R(size_t k, const float *a, size_t rsa,    \
-                                                        const float *b, size_t rsb, float (*acc)[16]) \
-    {                                                                                              \
-        ukr_t_loop(R, k, a, rsa, b, rsb, acc);                                                     \
-    }                                                                                              \
     static void ukr_t_##R##x16(size_t k, const float *a, size_t rsa, const float *b, size_t rsb,  \
-                               size_t w, float *c, size_t ldc, float alpha, float beta)           \
+                               size_t w, float *c, size_t ldc, size_t room, float alpha,          \
+                               float beta)                                                        \
     {                                                                                              \
-        ukr_t_regs(R, k, a, rsa, b, rsb, w, c, ldc, alpha, beta);                                  \
+        ukr_t_regs(R, k, a, rsa, b, rsb, w, c, ldc, room, alpha, beta);                            \
     }
 UKR(1) UKR(2) UKR(3) UKR(4) UKR(5) UKR(6)
 

@@ -149,8 +149,10 @@ ukr_t_body(const int R, size_t k, const float *a, size_t rsa, const float *b, si
     }
 #define UKRT(R)                                                                                    \
     static void ukr_t_##R##x16(size_t k, const float *a, size_t rsa, const float *b, size_t rsb,  \
-                               size_t w, float *c, size_t ldc, float alpha, float beta)           \
+                               size_t w, float *c, size_t ldc, size_t room, float alpha,          \
+                               float beta)                                                        \
     {                                                                                              \
+        (void)room; /* masked stores write exactly r columns */                                    \
         ukr_t_body(R, k, a, rsa, b, rsb, w, c, ldc, alpha, beta);                                 \
     }
 UKR(1) UKR(2) UKR(3) UKR(4) UKR(5) UKR(6) UKR(7) UKR(8)
