@@ -18,8 +18,8 @@ ukr_body(const int R, const int ROWS, const int CP, size_t k, const float *a, si
     __m256 c0[MR], c1[MR];
 #pragma GCC unroll 6
     for (int i = 0; i < R; i++) c0[i] = c1[i] = _mm256_setzero_ps();
-#define LOOP(CSA, RSB)                                                                             \
-    _Pragma("GCC unroll 4") for (size_t p = 0; p < k; p++) {                                       \
+#define LOOP(CSA, RSB, K)                                                                          \
+    _Pragma("GCC unroll 4") for (size_t p = 0; p < (K); p++) {                                     \
         const __m256 b0 = _mm256_loadu_ps(b), b1 = _mm256_loadu_ps(b + 8);                         \
         if (CP) {                                                                                  \
             _mm256_storeu_ps(bp, b0);                                                              \
@@ -36,13 +36,19 @@ ukr_body(const int R, const int ROWS, const int CP, size_t k, const float *a, si
         b += (RSB);                                                                                \
     }
     if (ROWS && !CP && rsb == NR) { /* A(i,p) = a[i*csa + p], B packed: immediate offsets */
-        LOOP(1, NR)
+        if (k == 64) /* the attention head size: a constant trip count */
+            LOOP(1, NR, 64)
+        else
+            LOOP(1, NR, k)
     } else if (ROWS) {
-        LOOP(1, rsb)
+        if (k == 64)
+            LOOP(1, rsb, 64)
+        else
+            LOOP(1, rsb, k)
     } else if (!CP && csa == MR && rsb == NR) { /* both packed: constant strides, immediate offsets */
-        LOOP(MR, NR)
+        LOOP(MR, NR, k)
     } else {
-        LOOP(csa, rsb)
+        LOOP(csa, rsb, k)
     }
 #undef LOOP
     const __m256 va = _mm256_set1_ps(alpha);
