@@ -5,6 +5,8 @@
 
 #include "gemm.h"
 
+
+
 #define MR 6
 #define NR 16
 
@@ -18,6 +20,9 @@ ukr_body(const int R, const int ROWS, const int CP, size_t k, const float *a, si
     __m256 c0[MR], c1[MR];
 #pragma GCC unroll 6
     for (int i = 0; i < R; i++) c0[i] = c1[i] = _mm256_setzero_ps();
+#pragma GCC unroll 6
+    for (int i = 0; i < R; i++)
+        if (!ROWS) _mm_prefetch((const char *)(c + i * ldc), _MM_HINT_T0);
 #define LOOP(CSA, RSB, K)                                                                          \
     _Pragma("GCC unroll 4") for (size_t p = 0; p < (K); p++) {                                     \
         const __m256 b0 = _mm256_loadu_ps(b), b1 = _mm256_loadu_ps(b + 8);                         \
