@@ -311,7 +311,17 @@ static void gemm_blocked(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t 
                     rb[q].coff = (ic + r0) * ldc + jc;
                     r0 += r;
                 }
+                /* the next A block (packed after this one) is fetched into L2 a slice per B panel,
+                   so that its packing does not wait on memory */
+                const int pf_a = !direct_a && ic + MC < m;
+                const size_t mcn = m - ic - MC < MC ? m - ic - MC : MC;
+                const size_t pf_rows = ta ? kc : mcn, pf_lines = (ta ? mcn : kc) * sizeof(float) / 64 + 1;
+                const float *pf_src = ta ? asrc + MC : asrc + MC * lda;
+                const size_t pf_per = pf_a ? cdiv(pf_rows * pf_lines, cdiv(nc, NR)) : 0;
+                size_t pf_next = 0;
                 for (size_t jr = 0; jr < nc; jr += NR) {
+                    for (size_t e = pf_next + pf_per; pf_next < e && pf_next < pf_rows * pf_lines; pf_next++)
+                        __builtin_prefetch(pf_src + pf_next / pf_lines * lda + pf_next % pf_lines * 16, 0, 2);
                     const size_t nr = nc - jr < NR ? nc - jr : NR;
                     const float *bp = bbuf + jr * kc;
                     size_t rsb = NR, q = 0;
