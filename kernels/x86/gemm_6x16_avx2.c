@@ -356,7 +356,9 @@ static void gemv_t(size_t n, size_t k, float alpha, const float *a, const float 
     }
 }
 
-/* Transposing B pack (see sk_gemm_pack_fn): 8 x 8 blocks through ymm registers. */
+/* Transposing B pack (see sk_gemm_pack_fn): 8 x 8 blocks, each as two 4 x 8 halves whose 128-bit
+   lanes hold rows q and q + 4 (loaded straight into the lanes), so that a 4 x 4 transpose within
+   the lanes gives whole 8-wide rows of the panel (16 shuffles a block instead of 24). */
 static void pack_bt(size_t nr, size_t kc, const float *b, size_t ldb, float *dst, size_t ld)
 {
     size_t j = 0;
@@ -365,25 +367,22 @@ static void pack_bt(size_t nr, size_t kc, const float *b, size_t ldb, float *dst
         float *d = dst + j;
         size_t p = 0;
         for (; p + 8 <= kc; p += 8, d += 8 * ld) {
-            __m256 r[8], t[8], u[8];
-#pragma GCC unroll 8
-            for (int q = 0; q < 8; q++) r[q] = _mm256_loadu_ps(s + q * ldb + p);
-#pragma GCC unroll 4
-            for (int q = 0; q < 8; q += 2) {
-                t[q] = _mm256_unpacklo_ps(r[q], r[q + 1]);
-                t[q + 1] = _mm256_unpackhi_ps(r[q], r[q + 1]);
-            }
 #pragma GCC unroll 2
-            for (int g = 0; g < 8; g += 4) {
-                u[g] = _mm256_shuffle_ps(t[g], t[g + 2], 0x44);
-                u[g + 1] = _mm256_shuffle_ps(t[g], t[g + 2], 0xee);
-                u[g + 2] = _mm256_shuffle_ps(t[g + 1], t[g + 3], 0x44);
-                u[g + 3] = _mm256_shuffle_ps(t[g + 1], t[g + 3], 0xee);
-            }
+            for (int h = 0; h < 2; h++) { /* k = p + 4h .. p + 4h + 3 */
+                __m256 r[4], t[4];
 #pragma GCC unroll 4
-            for (int e = 0; e < 4; e++) { /* column e and 4 + e of the 8 x 8 block */
-                _mm256_storeu_ps(d + e * ld, _mm256_permute2f128_ps(u[e], u[4 + e], 0x20));
-                _mm256_storeu_ps(d + (4 + e) * ld, _mm256_permute2f128_ps(u[e], u[4 + e], 0x31));
+                for (int q = 0; q < 4; q++)
+                    r[q] = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(s + q * ldb + p + 4 * h)),
+                                                _mm_loadu_ps(s + (q + 4) * ldb + p + 4 * h), 1);
+                t[0] = _mm256_unpacklo_ps(r[0], r[1]);
+                t[1] = _mm256_unpackhi_ps(r[0], r[1]);
+                t[2] = _mm256_unpacklo_ps(r[2], r[3]);
+                t[3] = _mm256_unpackhi_ps(r[2], r[3]);
+                float *dh = d + 4 * h * ld;
+                _mm256_storeu_ps(dh, _mm256_shuffle_ps(t[0], t[2], 0x44));
+                _mm256_storeu_ps(dh + ld, _mm256_shuffle_ps(t[0], t[2], 0xee));
+                _mm256_storeu_ps(dh + 2 * ld, _mm256_shuffle_ps(t[1], t[3], 0x44));
+                _mm256_storeu_ps(dh + 3 * ld, _mm256_shuffle_ps(t[1], t[3], 0xee));
             }
         }
         for (; p < kc; p++, d += ld)
