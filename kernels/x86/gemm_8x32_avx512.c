@@ -2,7 +2,7 @@
  * of A per row) in 1..8-row variants, the 16x16 transposed tile for NT with few rows, and the
  * m == 1 matrix-vector kernels (masked tails).
  *
- * Tile choice, measured side by side on this Zen 5 VM (sk_bench, avx512 / OpenBLAS auto): 8x32
+ * Tile choice, measured side by side on the Zen 4 class VM (sk_bench, avx512 / OpenBLAS auto): 8x32
  * beat 14x32 and 12x32 (1024^3: 1.04 vs 1.01 and 0.85; 2048x2048x64: 1.32 vs 1.12 and 1.08). With
  * 14 or 12 rows, a tile's C rows at a row stride that is a multiple of 4 KiB all fall in one L1 set
  * (12 ways), and the VM runs one 512-bit FMA per cycle, so 16 accumulators already cover the FMA
@@ -321,8 +321,10 @@ void sk_gemm_init_avx512(sk_gemm_dsp *d)
     d->mr = MR;
     d->mr_t = MR_T;
     d->nr = NR;
-    /* Zen 5: L1d 48 KiB (B micro-panel KC x 32 = 32 KiB + A micro-panel 8 KiB), L2 1 MiB
-       (A block MC x KC = 168 KiB), L3 32 MiB (B block KC x NC = 4 MiB). */
+    /* AMD Zen 4 / Zen 5, Intel Xeon: L1d 32-48 KiB (B micro-panel KC x 32 = 32 KiB, streamed
+       against the A micro-panel's 8 KiB: KC 192 and 128 measured 2-3% slower than 256 at 1024^3 on
+       the Zen 4 class VM), L2 1-2 MiB (A block MC x KC = 168 KiB), L3 >= 8 MiB (B block KC x NC =
+       4 MiB). */
     d->kc = 256;
     d->mc = 168;
     d->nc = 4080;
