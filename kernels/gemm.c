@@ -27,6 +27,7 @@
 #include "dsp.h"
 #include "common.h"
 
+
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #elif defined(__aarch64__)
@@ -311,9 +312,9 @@ static void gemm_blocked(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t 
                     rb[q].coff = (ic + r0) * ldc + jc;
                     r0 += r;
                 }
-                /* the next A block (packed after this one) is fetched into L2 a slice per B panel,
-                   so that its packing does not wait on memory */
-                const int pf_a = !direct_a && ic + MC < m;
+                /* the next A block is fetched into L2 a slice per B panel, so that its packing
+                   (or the first B panel's kernels, with A read in place) does not wait on memory */
+                const int pf_a = ic + MC < m;
                 const size_t mcn = m - ic - MC < MC ? m - ic - MC : MC;
                 const size_t pf_rows = ta ? kc : mcn, pf_lines = (ta ? mcn : kc) * sizeof(float) / 64 + 1;
                 const float *pf_src = ta ? asrc + MC : asrc + MC * lda;
