@@ -27,6 +27,10 @@
 #include "dsp.h"
 #include "common.h"
 
+
+
+
+
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #elif defined(__aarch64__)
@@ -233,9 +237,10 @@ static void gemm_blocked(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t 
     const size_t MR = d->mr, NR = d->nr, MC = d->mc, NC = d->nc;
     const size_t nkb = cdiv(k, d->kc), KC = cdiv(k, nkb); /* equal k blocks: no tiny last one */
     const int one_ic = m <= MC;                  /* B panels packed one at a time, right before use */
-    /* NN, few rows or a B that stays in L1: B read in place, unless its row stride is a multiple
-       of 4 KiB (the kernel walks kc rows of B: all in one L1 set) */
-    const int direct_b = one_ic && !tb && ldb % 1024 != 0 && (m <= 4 * MR || k * n <= 8192);
+    /* NN with one MC block: B read in place when the kernels copy its panels as they go (ukr_cp),
+       or with few rows or a B that stays in L1, unless its row stride is a multiple of 4 KiB (the
+       kernel walks kc rows of B: all in one L1 set) */
+    const int direct_b = one_ic && !tb && ldb % 1024 != 0 && (m <= 4 * MR || k * n <= 8192 || d->ukr_cp[0]);
     /* A read in place when its packing would not pay (m is one block, or few NR strips reuse each
        A block), the kernels allow it (ukr_r) and the rows the kernel walks do not pile up in one
        L1 set (a row stride that is a multiple of 4 KiB maps every row to the same set: fine for up
@@ -292,6 +297,10 @@ static void gemm_blocked(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t 
                 const size_t rlo = full ? MR : mc / nrb, big = full ? nrb - 1 : mc % nrb;
                 const float *asrc = ta ? a + pc * lda + ic : a + ic * lda + pc; /* op(A)(ic, pc) */
                 const size_t csa = direct_a ? lda : MR;
+                /* an in-place B panel is copied by the first row block's kernel for the others when
+                   at least two others reuse it and it would not stay in L1 (B over 16 KiB, or rows
+                   at a multiple of 2 KiB: a few L1 sets) */
+                const int copy_b = direct_b && d->ukr_cp[0] && nrb >= 3 && (k * n > 4096 || ldb % 512 == 0);
                 for (size_t q = 0, r0 = 0; q < nrb; q++) { /* the row blocks, decided once */
                     const size_t r = full ? (q < big ? MR : rest) : rlo + (q < big);
                     const float *ap = abuf + q * MR * kc;
@@ -330,7 +339,7 @@ static void gemm_blocked(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t 
                         if (direct_b && nr == NR) {
                             bp = bsrc + jr;
                             rsb = ldb;
-                            if (nrb > 1 && rb[0].fcp) { /* B's scattered rows (L2) once, then the copy (L1) */
+                            if (copy_b && rb[0].fcp) { /* B's scattered rows (L2) once, then the copy (L1) */
                                 rb[0].fcp(kc, rb[0].a, csa, bp, rsb, cj + rb[0].coff, ldc, alpha, be, bbuf);
                                 bp = bbuf;
                                 rsb = NR;

@@ -16,10 +16,12 @@
 #define MR_T 16 /* rows of B per transposed tile */
 #define NR 32
 
-/* r x 16*NV tile: A(i,p) = a[p*csa + i] (ROWS: a[i*csa + p]), B(p, 0..16*NV-1) = b[p*rsb + ...]. */
+/* r x 16*NV tile: A(i,p) = a[p*csa + i] (ROWS: a[i*csa + p]), B(p, 0..16*NV-1) = b[p*rsb + ...].
+   CP: B read in place is also copied to the packed panel bp[p*32 + ...] (the stores ride along with
+   the FMAs) and the next panel, b + 32, is prefetched. */
 static inline __attribute__((always_inline)) void
-ukr_body(const int R, const int NV, const int ROWS, size_t k, const float *a, size_t csa, const float *b,
-         size_t rsb, float *c, size_t ldc, float alpha, float beta)
+ukr_body_cp(const int R, const int NV, const int ROWS, const int CP, size_t k, const float *a, size_t csa,
+            const float *b, size_t rsb, float *c, size_t ldc, float alpha, float beta, float *bp)
 {
     __m512 c0[MR], c1[MR];
 #pragma GCC unroll 14
@@ -32,6 +34,13 @@ ukr_body(const int R, const int NV, const int ROWS, size_t k, const float *a, si
 #define LOOP(CSA, RSB)                                                                             \
     _Pragma("GCC unroll 2") for (size_t p = 0; p < k; p++) {                                       \
         const __m512 b0 = _mm512_loadu_ps(b), b1 = NV > 1 ? _mm512_loadu_ps(b + 16) : b0;          \
+        if (CP) {                                                                                  \
+            _mm512_storeu_ps(bp, b0);                                                              \
+            _mm512_storeu_ps(bp + 16, b1);                                                         \
+            _mm_prefetch((const char *)(b + NR), _MM_HINT_T0);                                     \
+            _mm_prefetch((const char *)(b + NR + 16), _MM_HINT_T0);                                \
+            bp += NR;                                                                              \
+        }                                                                                          \
         _Pragma("GCC unroll 8") for (int i = 0; i < R; i++) {                                      \
             const __m512 ai = _mm512_set1_ps(ROWS ? a[i * csa] : a[i]);                                                \
             c0[i] = _mm512_fmadd_ps(ai, b0, c0[i]);                                                \
@@ -42,7 +51,7 @@ ukr_body(const int R, const int NV, const int ROWS, size_t k, const float *a, si
     }
     if (ROWS) { /* A(i,p) = a[i*csa + p] */
         LOOP(1, rsb)
-    } else if (csa == MR && rsb == NR) { /* both packed: constant strides, immediate offsets */
+    } else if (!CP && csa == MR && rsb == NR) { /* both packed: constant strides, immediate offsets */
         LOOP(MR, NR)
     } else {
         LOOP(csa, rsb)
@@ -73,6 +82,13 @@ ukr_body(const int R, const int NV, const int ROWS, size_t k, const float *a, si
                 _mm512_storeu_ps(ci + 16, _mm512_fmadd_ps(vb, _mm512_loadu_ps(ci + 16), _mm512_mul_ps(va, c1[i])));
         }
     }
+}
+
+static inline __attribute__((always_inline)) void
+ukr_body(const int R, const int NV, const int ROWS, size_t k, const float *a, size_t csa, const float *b,
+         size_t rsb, float *c, size_t ldc, float alpha, float beta)
+{
+    ukr_body_cp(R, NV, ROWS, 0, k, a, csa, b, rsb, c, ldc, alpha, beta, NULL);
 }
 
 /* Transposed r x 16 tile (see sk_gemm_ukr_t_fn): row q of the accumulators = row q of B times the
@@ -146,6 +162,16 @@ ukr_t_body(const int R, size_t k, const float *a, size_t rsa, const float *b, si
                                float *c, size_t ldc, float alpha, float beta)                     \
     {                                                                                              \
         ukr_body(R, 2, 1, k, a, rsa, b, rsb, c, ldc, alpha, beta);                                \
+    }                                                                                              \
+    static void ukr_cp_##R##x32(size_t k, const float *a, size_t csa, const float *b, size_t rsb, \
+                                float *c, size_t ldc, float alpha, float beta, float *bp)         \
+    {                                                                                              \
+        ukr_body_cp(R, 2, 0, 1, k, a, csa, b, rsb, c, ldc, alpha, beta, bp);                      \
+    }                                                                                              \
+    static void ukr_rcp_##R##x32(size_t k, const float *a, size_t rsa, const float *b, size_t rsb,\
+                                 float *c, size_t ldc, float alpha, float beta, float *bp)        \
+    {                                                                                              \
+        ukr_body_cp(R, 2, 1, 1, k, a, rsa, b, rsb, c, ldc, alpha, beta, bp);                      \
     }
 #define UKRT(R)                                                                                    \
     static void ukr_t_##R##x16(size_t k, const float *a, size_t rsa, const float *b, size_t rsb,  \
@@ -316,7 +342,12 @@ void sk_gemm_init_avx512(sk_gemm_dsp *d)
     d->gemv_t = gemv_t;
     for (int i = 0; i < SK_GEMM_MR_MAX; i++) d->ukr_r[i] = i < MR ? ukr_r[i] : NULL;
     for (int i = 0; i < SK_GEMM_MR_MAX; i++) d->ukr_t[i] = i < MR_T ? ukr_t[i] : NULL;
-    for (int i = 0; i < SK_GEMM_MR_MAX; i++) d->ukr_cp[i] = d->ukr_rcp[i] = NULL;
+    static const sk_gemm_ukr_cp_fn ukr_cp[MR] = { ukr_cp_1x32, ukr_cp_2x32, ukr_cp_3x32, ukr_cp_4x32,
+                                                  ukr_cp_5x32, ukr_cp_6x32, ukr_cp_7x32, ukr_cp_8x32 };
+    static const sk_gemm_ukr_cp_fn ukr_rcp[MR] = { ukr_rcp_1x32, ukr_rcp_2x32, ukr_rcp_3x32, ukr_rcp_4x32,
+                                                   ukr_rcp_5x32, ukr_rcp_6x32, ukr_rcp_7x32, ukr_rcp_8x32 };
+    for (int i = 0; i < SK_GEMM_MR_MAX; i++) d->ukr_cp[i] = i < MR ? ukr_cp[i] : NULL;
+    for (int i = 0; i < SK_GEMM_MR_MAX; i++) d->ukr_rcp[i] = i < MR ? ukr_rcp[i] : NULL;
     d->rows_nr = 16;
     d->mr = MR;
     d->mr_t = MR_T;
