@@ -31,6 +31,7 @@
 
 
 
+
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #elif defined(__aarch64__)
@@ -253,6 +254,9 @@ static void gemm_blocked(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t 
        at a time right before use (NT with one MC block; the last, partial panel of a direct B) */
     const int whole_b = tb ? !one_ic : !direct_b;
     const size_t b_sz = (whole_b ? cdiv(ncap, NR) * NR : NR) * KC;
+    /* NN over several MC blocks: the whole B block is packed by the first MC block's first row
+       block (copy-while-computing, ukr_cp), not in a pass of its own */
+    const int fuse_b = whole_b && !tb && d->ukr_cp[0] && ldb % 1024 != 0;
     float *abuf = buf_get(a_sz + b_sz);
     if (!abuf) { /* no memory for packing: the unpacked reference path */
         sk_sgemm_ref(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
@@ -273,7 +277,9 @@ static void gemm_blocked(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t 
             const size_t kc = k - pc < KC ? k - pc : KC;
             const float be = pc == 0 ? beta : 1.f;
             const float *bsrc = tb ? b + jc * ldb + pc : b + pc * ldb + jc; /* op(B)(pc, jc) */
-            if (whole_b && !tb) { /* row by row: B streams in order (prefetch-friendly) */
+            if (fuse_b) {
+                /* packed by the first MC block's kernels (below) */
+            } else if (whole_b && !tb) { /* row by row: B streams in order (prefetch-friendly) */
                 for (size_t p = 0; p < kc; p++) {
                     const float *src = bsrc + p * ldb;
                     for (size_t jr = 0; jr < nc; jr += NR) {
@@ -335,7 +341,14 @@ static void gemm_blocked(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t 
                     const float *bp = bbuf + jr * kc;
                     size_t rsb = NR, q = 0;
                     float *cj = c + jr;
-                    if (!whole_b) {
+                    if (fuse_b && ic == 0) { /* this panel's first use: copy it as it is read */
+                        if (nr == NR && rb[0].fcp) {
+                            rb[0].fcp(kc, rb[0].a, csa, bsrc + jr, ldb, cj + rb[0].coff, ldc, alpha, be, bbuf + jr * kc);
+                            q = 1;
+                        } else {
+                            pack_b(d, tb, nr, kc, bsrc + jr, ldb, bbuf + jr * kc, NR);
+                        }
+                    } else if (!whole_b) {
                         if (direct_b && nr == NR) {
                             bp = bsrc + jr;
                             rsb = ldb;
