@@ -241,7 +241,10 @@ void ck_test_gemm(void)
     static const size_t big[][3] = { { 20, 40, 255 }, { 20, 40, 256 }, { 21, 41, 257 }, { 9, 19, 513 },
                                      { 167, 33, 40 }, { 168, 35, 20 }, { 169, 17, 30 }, { 337, 9, 9 },
                                      { 145, 50, 260 }, { 5, 4081, 7 }, { 19, 4097, 3 }, { 64, 64, 64 },
-                                     { 96, 100, 300 }, { 128, 128, 64 } };
+                                     { 96, 100, 300 }, { 128, 128, 64 },
+                                     /* several MC blocks with full B panels of every NR: B packed
+                                        by the first block's kernels, then read by the others */
+                                     { 200, 70, 40 }, { 337, 100, 300 } };
     size_t nbig = sizeof big / sizeof big[0];
     for (size_t s = 0; s < nbig; s++)
         for (int t = 0; t < 4; t++) {
