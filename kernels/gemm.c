@@ -181,11 +181,14 @@ static inline void copy_row(float *d, const float *s, size_t n)
 }
 
 /* Rows [0, r) x cols [0, kc) of op(A) (already offset) into a micro-panel dst[p*MR + i]. */
-static void pack_a(sk_trans ta, size_t r, size_t kc, const float *a, size_t lda, float *dst, size_t MR)
+static void pack_a(const sk_gemm_dsp *d, sk_trans ta, size_t r, size_t kc, const float *a, size_t lda,
+                   float *dst, size_t MR)
 {
     if (ta) /* A(i,p) = a[p*lda + i] */
         for (size_t p = 0; p < kc; p++) copy_row(dst + p * MR, a + p * lda, r);
-    else /* A(i,p) = a[i*lda + p] */
+    else if (r == MR && MR == d->mr && d->pack_an) /* A(i,p) = a[i*lda + p] */
+        d->pack_an(r, kc, a, lda, dst, MR);
+    else
         pack_t(r, kc, a, lda, dst, MR);
 }
 
@@ -319,7 +322,7 @@ static void gemm_blocked(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t 
                             rb[q].fcp = d->ukr_rcp[r - 1];
                         }
                     } else {
-                        pack_a(ta, r, kc, ta ? asrc + r0 : asrc + r0 * lda, lda, abuf + q * MR * kc, MR);
+                        pack_a(d, ta, r, kc, ta ? asrc + r0 : asrc + r0 * lda, lda, abuf + q * MR * kc, MR);
                     }
                     rb[q].a = ap;
                     rb[q].r = r;
@@ -394,7 +397,7 @@ static int gemm_nt_rows(const sk_gemm_dsp *d, sk_trans ta, size_t m, size_t n, s
     for (size_t pc = 0; pc < k; pc += KC) {
         const size_t kc = k - pc < KC ? k - pc : KC;
         const float be = pc == 0 ? beta : 1.f;
-        pack_a(ta, m, kc, ta ? a + pc * lda : a + pc, lda, at, W);
+        pack_a(d, ta, m, kc, ta ? a + pc * lda : a + pc, lda, at, W);
         if (m < W)
             for (size_t p = 0; p < kc; p++) memset(at + p * W + m, 0, (W - m) * sizeof(float));
         for (size_t j0 = 0, r; j0 < n; j0 += r) {

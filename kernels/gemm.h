@@ -53,6 +53,9 @@ typedef struct sk_gemm_dsp {
     sk_gemm_ukr_fn ukr[SK_GEMM_MR_MAX]; /* ukr[r-1]: r rows; NULL past mr */
     sk_gemv_fn gemv_n, gemv_t;
     sk_gemm_pack_fn pack_bt;            /* NULL: the portable one */
+    sk_gemm_pack_fn pack_an;            /* A panel of exactly mr rows, op(A) = A: dst[p*mr + i] =
+                                           a[i*lda + p] (arguments as pack_bt with nr = ld = mr; the
+                                           columns past p = kc - 1 are not written); NULL: portable */
     sk_gemm_ukr_fn ukr_r[SK_GEMM_MR_MAX]; /* as ukr with A(i,p) = a[i*csa + p] (A rows in place) */
     sk_gemm_ukr_t_fn ukr_t[SK_GEMM_MR_MAX]; /* ukr_t[r-1]: r rows of B; NULL: none */
     sk_gemm_ukr_cp_fn ukr_cp[SK_GEMM_MR_MAX], ukr_rcp[SK_GEMM_MR_MAX]; /* as ukr, ukr_r, copying B

@@ -394,6 +394,42 @@ static void pack_bt(size_t nr, size_t kc, const float *b, size_t ldb, float *dst
         for (size_t p = 0; p < kc; p++) dst[p * ld + j] = 0.f;
 }
 
+/* A micro-panel of 6 rows (see pack_an in gemm.h): dst[p*6 + i] = a[i*lda + p]. Four values of k at
+   a time: the 128-bit lanes of four vectors hold rows q and q + 4 (rows 6, 7 zero), a 4 x 4
+   transpose within the lanes makes vector e = [rows 0..3 | rows 4, 5, 0, 0] of column p + e, and
+   eight-wide stores 6 floats apart write the column (the next store covers the two zeros; the
+   panel's last column is stored as 4 + 2). */
+static void pack_a6(size_t r, size_t kc, const float *a, size_t lda, float *dst, size_t ld)
+{
+    (void)r;
+    (void)ld;
+    const __m128 z = _mm_setzero_ps();
+    size_t p = 0;
+    for (; p + 4 <= kc; p += 4) {
+        const __m256 r0 = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(a + p)),
+                                               _mm_loadu_ps(a + 4 * lda + p), 1);
+        const __m256 r1 = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(a + lda + p)),
+                                               _mm_loadu_ps(a + 5 * lda + p), 1);
+        const __m256 r2 = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(a + 2 * lda + p)), z, 1);
+        const __m256 r3 = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(a + 3 * lda + p)), z, 1);
+        const __m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpackhi_ps(r0, r1);
+        const __m256 t2 = _mm256_unpacklo_ps(r2, r3), t3 = _mm256_unpackhi_ps(r2, r3);
+        float *d = dst + 6 * p;
+        _mm256_storeu_ps(d, _mm256_shuffle_ps(t0, t2, 0x44));
+        _mm256_storeu_ps(d + 6, _mm256_shuffle_ps(t0, t2, 0xee));
+        _mm256_storeu_ps(d + 12, _mm256_shuffle_ps(t1, t3, 0x44));
+        const __m256 c3 = _mm256_shuffle_ps(t1, t3, 0xee);
+        if (p + 4 < kc) {
+            _mm256_storeu_ps(d + 18, c3);
+        } else {
+            _mm_storeu_ps(d + 18, _mm256_castps256_ps128(c3));
+            _mm_storel_pi((__m64 *)(d + 22), _mm256_extractf128_ps(c3, 1));
+        }
+    }
+    for (; p < kc; p++)
+        for (int i = 0; i < 6; i++) dst[6 * p + i] = a[i * lda + p];
+}
+
 void sk_gemm_init_avx2(sk_gemm_dsp *d)
 {
     static const sk_gemm_ukr_fn ukr[MR] = { ukr_1x16, ukr_2x16, ukr_3x16, ukr_4x16, ukr_5x16, ukr_6x16 };
@@ -414,6 +450,7 @@ void sk_gemm_init_avx2(sk_gemm_dsp *d)
     d->gemv_n = gemv_n;
     d->gemv_t = gemv_t;
     d->pack_bt = pack_bt;
+    d->pack_an = pack_a6;
     d->mr = MR;
     d->mr_t = MR;
     d->nr = NR;
