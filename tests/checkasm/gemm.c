@@ -244,7 +244,9 @@ void ck_test_gemm(void)
                                      { 96, 100, 300 }, { 128, 128, 64 },
                                      /* several MC blocks with full B panels of every NR: B packed
                                         by the first block's kernels, then read by the others */
-                                     { 200, 70, 40 }, { 337, 100, 300 } };
+                                     { 200, 70, 40 }, { 337, 100, 300 },
+                                     /* ... and n over 4 NR: A packed too, on every ISA */
+                                     { 200, 140, 70 } };
     size_t nbig = sizeof big / sizeof big[0];
     for (size_t s = 0; s < nbig; s++)
         for (int t = 0; t < 4; t++) {
