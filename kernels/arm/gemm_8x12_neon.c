@@ -1,7 +1,8 @@
 /* NEON GEMM kernels: the 8x12 register tile (24 q accumulators, three B vectors, A used by lane)
- * in 1..8-row variants -- packed A, op(A) = A^T read in place, or A rows read in place --, the
- * transposed 4x16 tile for NT with few rows, and the m == 1 matrix-vector kernels. No kernel reads
- * past the values its contract names (A, B and C may end the caller's buffer). */
+ * in 1..8-row variants -- packed A, op(A) = A^T read in place, or A rows read in place, each also
+ * as a variant that copies the B it reads in place to a packed panel --, the transposed 4x16 tile
+ * for NT with few rows, and the m == 1 matrix-vector kernels. No kernel reads past the values its
+ * contract names (A, B and C may end the caller's buffer). */
 #include <arm_neon.h>
 
 #include "gemm.h"
@@ -255,6 +256,16 @@ ukr_t_body(const int R, size_t k, const float *a, size_t rsa, const float *b, si
                                float *c, size_t ldc, float alpha, float beta)                     \
     {                                                                                              \
         ukr_r_body(R, 0, k, a, rsa, b, rsb, c, ldc, alpha, beta, NULL);                           \
+    }                                                                                              \
+    static void ukr_cp_##R##x12(size_t k, const float *a, size_t csa, const float *b, size_t rsb, \
+                                float *c, size_t ldc, float alpha, float beta, float *bp)         \
+    {                                                                                              \
+        ukr_body(R, 1, k, a, csa, b, rsb, c, ldc, alpha, beta, bp);                               \
+    }                                                                                              \
+    static void ukr_rcp_##R##x12(size_t k, const float *a, size_t rsa, const float *b, size_t rsb,\
+                                 float *c, size_t ldc, float alpha, float beta, float *bp)        \
+    {                                                                                              \
+        ukr_r_body(R, 1, k, a, rsa, b, rsb, c, ldc, alpha, beta, bp);                             \
     }
 UKR(1) UKR(2) UKR(3) UKR(4) UKR(5) UKR(6) UKR(7) UKR(8)
 #undef UKR
@@ -337,9 +348,16 @@ void sk_gemm_init_neon(sk_gemm_dsp *d)
     static const sk_gemm_ukr_fn ukr_r[MR] = { ukr_r_1x12, ukr_r_2x12, ukr_r_3x12, ukr_r_4x12,
                                               ukr_r_5x12, ukr_r_6x12, ukr_r_7x12, ukr_r_8x12 };
     static const sk_gemm_ukr_t_fn ukr_t[MR_T] = { ukr_t_1x16, ukr_t_2x16, ukr_t_3x16, ukr_t_4x16 };
+    static const sk_gemm_ukr_cp_fn ukr_cp[MR] = { ukr_cp_1x12, ukr_cp_2x12, ukr_cp_3x12, ukr_cp_4x12,
+                                                  ukr_cp_5x12, ukr_cp_6x12, ukr_cp_7x12, ukr_cp_8x12 };
+    static const sk_gemm_ukr_cp_fn ukr_rcp[MR] = { ukr_rcp_1x12, ukr_rcp_2x12, ukr_rcp_3x12,
+                                                   ukr_rcp_4x12, ukr_rcp_5x12, ukr_rcp_6x12,
+                                                   ukr_rcp_7x12, ukr_rcp_8x12 };
     for (int i = 0; i < SK_GEMM_MR_MAX; i++) {
         d->ukr[i] = i < MR ? ukr[i] : NULL;
         d->ukr_r[i] = i < MR ? ukr_r[i] : NULL;
+        d->ukr_cp[i] = i < MR ? ukr_cp[i] : NULL;
+        d->ukr_rcp[i] = i < MR ? ukr_rcp[i] : NULL;
         d->ukr_t[i] = i < MR_T ? ukr_t[i] : NULL;
     }
     d->rows_nr = W_T;
