@@ -1,36 +1,45 @@
-/* NEON GEMM kernels: the 8x12 register tile (24 q accumulators, three B vectors, two A vectors
- * used by lane) in 1..8-row variants, and the m == 1 matrix-vector kernels. */
+/* NEON GEMM kernels: the 8x12 register tile (24 q accumulators, three B vectors, A used by lane)
+ * in 1..8-row variants -- packed A, op(A) = A^T read in place, or A rows read in place, each also
+ * as a variant that copies the B it reads in place to a packed panel --, the transposed 4x16 tile
+ * for NT with few rows, and the m == 1 matrix-vector kernels. No kernel reads past the values its
+ * contract names (A, B and C may end the caller's buffer). */
 #include <arm_neon.h>
 
 #include "gemm.h"
 
 #define MR 8
 #define NR 12
+#define MR_T 4 /* ukr_t: rows of B per tile */
+#define W_T 16 /* ukr_t: lanes, the columns of packed op(A)^T (rows_nr) */
 
-/* r x 12 tile: A(i,p) = a[p*csa + i] (a[0..7] readable: a packed panel), B(p, 0..11) = b[p*rsb]. */
-static inline __attribute__((always_inline)) void
-ukr_body(const int R, size_t k, const float *a, size_t csa, const float *b, size_t rsb, float *c,
-         size_t ldc, float alpha, float beta)
+/* The first n (1..4) floats at p, zero past n: reads exactly n floats. */
+static inline __attribute__((always_inline)) float32x4_t load_n(const int n, const float *p)
 {
-    float32x4_t c0[MR], c1[MR], c2[MR];
-    for (int i = 0; i < MR; i++) c0[i] = c1[i] = c2[i] = vdupq_n_f32(0.f);
-    for (size_t p = 0; p < k; p++) {
-        const float32x4_t b0 = vld1q_f32(b), b1 = vld1q_f32(b + 4), b2 = vld1q_f32(b + 8);
-        const float32x4_t a0 = vld1q_f32(a);
-        const float32x4_t a1 = R > 4 ? vld1q_f32(a + 4) : a0;
-#define ROW(i, av, l)                                                                              \
-    if (R > i) {                                                                                   \
-        c0[i] = vfmaq_laneq_f32(c0[i], b0, av, l);                                                 \
-        c1[i] = vfmaq_laneq_f32(c1[i], b1, av, l);                                                 \
-        c2[i] = vfmaq_laneq_f32(c2[i], b2, av, l);                                                 \
+    if (n >= 4) return vld1q_f32(p);
+    if (n == 3) return vcombine_f32(vld1_f32(p), vld1_lane_f32(p + 2, vdup_n_f32(0.f), 0));
+    if (n == 2) return vcombine_f32(vld1_f32(p), vdup_n_f32(0.f));
+    return vld1q_lane_f32(p, vdupq_n_f32(0.f), 0);
+}
+
+/* The first n (1..4) lanes of v to p: writes exactly n floats. */
+static inline __attribute__((always_inline)) void store_n(const int n, float *p, float32x4_t v)
+{
+    if (n >= 4) {
+        vst1q_f32(p, v);
+        return;
     }
-        ROW(0, a0, 0) ROW(1, a0, 1) ROW(2, a0, 2) ROW(3, a0, 3)
-        ROW(4, a1, 0) ROW(5, a1, 1) ROW(6, a1, 2) ROW(7, a1, 3)
-#undef ROW
-        a += csa;
-        b += rsb;
-    }
+    if (n >= 2) vst1_f32(p, vget_low_f32(v));
+    if (n == 3) vst1q_lane_f32(p + 2, v, 2);
+    if (n == 1) vst1q_lane_f32(p, v, 0);
+}
+
+/* C rows 0..R-1 (12 columns each) = alpha acc + beta C (beta == 0: C not read). */
+static inline __attribute__((always_inline)) void
+store_tile(const int R, const float32x4_t *c0, const float32x4_t *c1, const float32x4_t *c2,
+           float *c, size_t ldc, float alpha, float beta)
+{
     const float32x4_t va = vdupq_n_f32(alpha), vb = vdupq_n_f32(beta);
+#pragma GCC unroll 8
     for (int i = 0; i < R; i++) {
         float *ci = c + i * ldc;
         float32x4_t r0 = vmulq_f32(va, c0[i]), r1 = vmulq_f32(va, c1[i]), r2 = vmulq_f32(va, c2[i]);
@@ -45,13 +54,231 @@ ukr_body(const int R, size_t k, const float *a, size_t csa, const float *b, size
     }
 }
 
+/* Row i of the tile += B row (b0 b1 b2) times lane l of av (lanes are literals: immediates). */
+#define FMA_ROW(i, av, l)                                                                          \
+    if (R > (i)) {                                                                                 \
+        c0[i] = vfmaq_laneq_f32(c0[i], b0, av, l);                                                 \
+        c1[i] = vfmaq_laneq_f32(c1[i], b1, av, l);                                                 \
+        c2[i] = vfmaq_laneq_f32(c2[i], b2, av, l);                                                 \
+    }
+
+/* Load the B row at b (12 floats); CP: also store it to the packed panel bp and prefetch the next
+   panel (b + 12). */
+#define LOAD_B()                                                                                   \
+    const float32x4_t b0 = vld1q_f32(b), b1 = vld1q_f32(b + 4), b2 = vld1q_f32(b + 8);             \
+    if (CP) {                                                                                      \
+        vst1q_f32(bp, b0);                                                                         \
+        vst1q_f32(bp + 4, b1);                                                                     \
+        vst1q_f32(bp + 8, b2);                                                                     \
+        __builtin_prefetch(b + NR, 0, 3);                                                          \
+        bp += NR;                                                                                  \
+    }
+
+/* r x 12 tile, A(i,p) = a[p*csa + i]: a packed micro-panel (csa == MR, a[0..7] readable) or
+   op(A) = A^T read in place (csa = lda: exactly a[0..R-1] readable, the last row of A may end the
+   buffer). B(p, 0..11) = b[p*rsb + 0..11]; CP: see sk_gemm_ukr_cp_fn.
+   Registers: 24 accumulators + 3 B + 2 A = 29 q. */
+static inline __attribute__((always_inline)) void
+ukr_body(const int R, const int CP, size_t k, const float *a, size_t csa, const float *b, size_t rsb,
+         float *c, size_t ldc, float alpha, float beta, float *bp)
+{
+    float32x4_t c0[MR], c1[MR], c2[MR];
+#pragma GCC unroll 8
+    for (int i = 0; i < MR; i++) c0[i] = c1[i] = c2[i] = vdupq_n_f32(0.f);
+#define STEP()                                                                                     \
+    {                                                                                              \
+        LOAD_B()                                                                                   \
+        FMA_ROW(0, a0, 0) FMA_ROW(1, a0, 1) FMA_ROW(2, a0, 2) FMA_ROW(3, a0, 3)                    \
+        FMA_ROW(4, a1, 0) FMA_ROW(5, a1, 1) FMA_ROW(6, a1, 2) FMA_ROW(7, a1, 3)                    \
+        a += csa;                                                                                  \
+        b += rsb;                                                                                  \
+    }
+    if (csa == MR || R == 4 || R == 8) { /* whole vectors: a packed panel, or exactly R values */
+        for (size_t p = 0; p < k; p++) {
+            const float32x4_t a0 = vld1q_f32(a), a1 = R > 4 ? vld1q_f32(a + 4) : a0;
+            STEP()
+        }
+    } else { /* A^T in place, R != 4, 8: exactly R values of each row of A */
+        for (size_t p = 0; p < k; p++) {
+            const float32x4_t a0 = load_n(R < 4 ? R : 4, a), a1 = R > 4 ? load_n(R - 4, a + 4) : a0;
+            STEP()
+        }
+    }
+#undef STEP
+    store_tile(R, c0, c1, c2, c, ldc, alpha, beta);
+}
+
+/* r x 12 tile with the rows of A read in place: A(i,p) = a[i*rsa + p]; reads exactly A(0..R-1,
+   0..k-1) (the last row of A may end the buffer). R <= 4: four k steps at a time, one vector of 4
+   consecutive k values per row of A used by lane (12 accumulators + 4 A + 3 B = 19 q registers),
+   then single steps for k % 4. R > 4 (4 more A vectors would make 31 live q registers: GCC spilled
+   accumulators in the loop): every k step gathers column p of A into the lanes of two vectors, as
+   the packed panel would give it (24 accumulators + 2 A + 3 B = 29 q). */
+static inline __attribute__((always_inline)) void
+ukr_r_body(const int R, const int CP, size_t k, const float *a, size_t rsa, const float *b,
+           size_t rsb, float *c, size_t ldc, float alpha, float beta, float *bp)
+{
+    float32x4_t c0[MR], c1[MR], c2[MR];
+#pragma GCC unroll 8
+    for (int i = 0; i < MR; i++) c0[i] = c1[i] = c2[i] = vdupq_n_f32(0.f);
+    const float *ai[MR]; /* the rows of A (only the first R formed) */
+#pragma GCC unroll 8
+    for (int i = 0; i < R; i++) ai[i] = a + i * rsa;
+    size_t p = 0;
+    for (; R <= 4 && p + 4 <= k; p += 4) {
+        const float32x4_t r0 = vld1q_f32(ai[0] + p);
+        const float32x4_t r1 = R > 1 ? vld1q_f32(ai[1] + p) : r0;
+        const float32x4_t r2 = R > 2 ? vld1q_f32(ai[2] + p) : r0;
+        const float32x4_t r3 = R > 3 ? vld1q_f32(ai[3] + p) : r0;
+#define QUAD(l)                                                                                    \
+    {                                                                                              \
+        LOAD_B()                                                                                   \
+        FMA_ROW(0, r0, l) FMA_ROW(1, r1, l) FMA_ROW(2, r2, l) FMA_ROW(3, r3, l)                    \
+        b += rsb;                                                                                  \
+    }
+        QUAD(0) QUAD(1) QUAD(2) QUAD(3)
+#undef QUAD
+    }
+    for (; p < k; p++) { /* column p of A gathered into lanes */
+        LOAD_B()
+        float32x4_t a0 = vld1q_dup_f32(ai[0] + p), a1 = a0;
+        if (R > 1) a0 = vld1q_lane_f32(ai[1] + p, a0, 1);
+        if (R > 2) a0 = vld1q_lane_f32(ai[2] + p, a0, 2);
+        if (R > 3) a0 = vld1q_lane_f32(ai[3] + p, a0, 3);
+        if (R > 4) a1 = vld1q_dup_f32(ai[4] + p);
+        if (R > 5) a1 = vld1q_lane_f32(ai[5] + p, a1, 1);
+        if (R > 6) a1 = vld1q_lane_f32(ai[6] + p, a1, 2);
+        if (R > 7) a1 = vld1q_lane_f32(ai[7] + p, a1, 3);
+        FMA_ROW(0, a0, 0) FMA_ROW(1, a0, 1) FMA_ROW(2, a0, 2) FMA_ROW(3, a0, 3)
+        FMA_ROW(4, a1, 0) FMA_ROW(5, a1, 1) FMA_ROW(6, a1, 2) FMA_ROW(7, a1, 3)
+        b += rsb;
+    }
+    store_tile(R, c0, c1, c2, c, ldc, alpha, beta);
+}
+
+/* The 4 x 4 transpose: lane l of x[q] -> lane q of y[l]. */
+static inline __attribute__((always_inline)) void transpose4(const float32x4_t *x, float32x4_t *y)
+{
+    /* t0 = x0[0] x1[0] x0[2] x1[2], t1 = x0[1] x1[1] x0[3] x1[3]; t2, t3 the same of x2, x3;
+       then 64-bit halves: y0 = t0.lo t2.lo, y1 = t1.lo t3.lo, y2 = t0.hi t2.hi, y3 = t1.hi t3.hi */
+    const float32x4_t t0 = vtrn1q_f32(x[0], x[1]), t1 = vtrn2q_f32(x[0], x[1]);
+    const float32x4_t t2 = vtrn1q_f32(x[2], x[3]), t3 = vtrn2q_f32(x[2], x[3]);
+    const float64x2_t d0 = vreinterpretq_f64_f32(t0), d1 = vreinterpretq_f64_f32(t1);
+    const float64x2_t d2 = vreinterpretq_f64_f32(t2), d3 = vreinterpretq_f64_f32(t3);
+    y[0] = vreinterpretq_f32_f64(vtrn1q_f64(d0, d2));
+    y[1] = vreinterpretq_f32_f64(vtrn1q_f64(d1, d3));
+    y[2] = vreinterpretq_f32_f64(vtrn2q_f64(d0, d2));
+    y[3] = vreinterpretq_f32_f64(vtrn2q_f64(d1, d3));
+}
+
+/* Transposed r x 16 tile (see sk_gemm_ukr_t_fn): x[q][v] lane l = row q of B (a[q*rsa + p], read
+   in place) times column 4v + l of packed op(A)^T (b[p*rsb + 0..15]). Four k steps at a time, one
+   vector of 4 consecutive k values per row of B used by lane (the k % 4 tail: single values, no
+   read past a row's end). Registers: 16 accumulators + 4 B-row vectors + 4 op(A)^T vectors = 24 q.
+   Each group of four lanes is a 4 x 4 transpose (rows q >= r stay zero) whose vector l holds the r
+   values of C row 4v + l: one whole 4-float store when beta == 0 and the row has room (a later
+   tile overwrites the zeros past r), else exactly r values. */
+static inline __attribute__((always_inline)) void
+ukr_t_body(const int R, size_t k, const float *a, size_t rsa, const float *b, size_t rsb, size_t w,
+           float *c, size_t ldc, size_t room, float alpha, float beta)
+{
+    float32x4_t x[MR_T][4];
+#pragma GCC unroll 4
+    for (int q = 0; q < MR_T; q++) x[q][0] = x[q][1] = x[q][2] = x[q][3] = vdupq_n_f32(0.f);
+    const float *aq[MR_T]; /* the rows of B (only the first R formed) */
+#pragma GCC unroll 4
+    for (int q = 0; q < R; q++) aq[q] = a + q * rsa;
+#define FMA_Q(q, l)                                                                                \
+    if (R > (q)) {                                                                                 \
+        x[q][0] = vfmaq_laneq_f32(x[q][0], v0, r##q, l);                                           \
+        x[q][1] = vfmaq_laneq_f32(x[q][1], v1, r##q, l);                                           \
+        x[q][2] = vfmaq_laneq_f32(x[q][2], v2, r##q, l);                                           \
+        x[q][3] = vfmaq_laneq_f32(x[q][3], v3, r##q, l);                                           \
+    }
+#define QUAD(l)                                                                                    \
+    {                                                                                              \
+        const float32x4_t v0 = vld1q_f32(b), v1 = vld1q_f32(b + 4);                                \
+        const float32x4_t v2 = vld1q_f32(b + 8), v3 = vld1q_f32(b + 12);                           \
+        FMA_Q(0, l) FMA_Q(1, l) FMA_Q(2, l) FMA_Q(3, l)                                            \
+        b += rsb;                                                                                  \
+    }
+    size_t p = 0;
+    for (; p + 4 <= k; p += 4) {
+        const float32x4_t r0 = vld1q_f32(aq[0] + p);
+        const float32x4_t r1 = R > 1 ? vld1q_f32(aq[1] + p) : r0;
+        const float32x4_t r2 = R > 2 ? vld1q_f32(aq[2] + p) : r0;
+        const float32x4_t r3 = R > 3 ? vld1q_f32(aq[3] + p) : r0;
+        QUAD(0) QUAD(1) QUAD(2) QUAD(3)
+    }
+#undef QUAD
+#undef FMA_Q
+    for (; p < k; p++) {
+        const float32x4_t v[4] = { vld1q_f32(b), vld1q_f32(b + 4), vld1q_f32(b + 8),
+                                   vld1q_f32(b + 12) };
+#pragma GCC unroll 4
+        for (int q = 0; q < R; q++) {
+            const float s = aq[q][p];
+#pragma GCC unroll 4
+            for (int u = 0; u < 4; u++) x[q][u] = vfmaq_n_f32(x[q][u], v[u], s);
+        }
+        b += rsb;
+    }
+    const int wide = beta == 0.f && room >= 4;
+    const float32x4_t va = vdupq_n_f32(alpha), vb = vdupq_n_f32(beta);
+#pragma GCC unroll 4
+    for (int v = 0; v < 4; v++) {
+        if (4 * (size_t)v >= w) break;
+        const float32x4_t xv[4] = { x[0][v], x[1][v], x[2][v], x[3][v] };
+        float32x4_t y[4];
+        transpose4(xv, y);
+#pragma GCC unroll 4
+        for (int l = 0; l < 4; l++) {
+            const size_t i = 4 * (size_t)v + (size_t)l; /* C row */
+            if (i >= w) break;
+            float *ci = c + i * ldc;
+            float32x4_t o = vmulq_f32(va, y[l]);
+            if (beta != 0.f) o = vfmaq_f32(o, vb, load_n(R, ci));
+            if (wide)
+                vst1q_f32(ci, o);
+            else
+                store_n(R, ci, o);
+        }
+    }
+}
+
 #define UKR(R)                                                                                     \
     static void ukr_##R##x12(size_t k, const float *a, size_t csa, const float *b, size_t rsb,   \
                              float *c, size_t ldc, float alpha, float beta)                       \
     {                                                                                              \
-        ukr_body(R, k, a, csa, b, rsb, c, ldc, alpha, beta);                                      \
+        ukr_body(R, 0, k, a, csa, b, rsb, c, ldc, alpha, beta, NULL);                             \
+    }                                                                                              \
+    static void ukr_r_##R##x12(size_t k, const float *a, size_t rsa, const float *b, size_t rsb, \
+                               float *c, size_t ldc, float alpha, float beta)                     \
+    {                                                                                              \
+        ukr_r_body(R, 0, k, a, rsa, b, rsb, c, ldc, alpha, beta, NULL);                           \
+    }                                                                                              \
+    static void ukr_cp_##R##x12(size_t k, const float *a, size_t csa, const float *b, size_t rsb, \
+                                float *c, size_t ldc, float alpha, float beta, float *bp)         \
+    {                                                                                              \
+        ukr_body(R, 1, k, a, csa, b, rsb, c, ldc, alpha, beta, bp);                               \
+    }                                                                                              \
+    static void ukr_rcp_##R##x12(size_t k, const float *a, size_t rsa, const float *b, size_t rsb,\
+                                 float *c, size_t ldc, float alpha, float beta, float *bp)        \
+    {                                                                                              \
+        ukr_r_body(R, 1, k, a, rsa, b, rsb, c, ldc, alpha, beta, bp);                             \
     }
 UKR(1) UKR(2) UKR(3) UKR(4) UKR(5) UKR(6) UKR(7) UKR(8)
+#undef UKR
+
+#define UKR_T(R)                                                                                   \
+    static void ukr_t_##R##x16(size_t k, const float *a, size_t rsa, const float *b, size_t rsb,  \
+                               size_t w, float *c, size_t ldc, size_t room, float alpha,          \
+                               float beta)                                                        \
+    {                                                                                              \
+        ukr_t_body(R, k, a, rsa, b, rsb, w, c, ldc, room, alpha, beta);                            \
+    }
+UKR_T(1) UKR_T(2) UKR_T(3) UKR_T(4)
+#undef UKR_T
 
 static inline float finish1(float s, float alpha, float beta, const float *c)
 {
@@ -118,7 +345,23 @@ void sk_gemm_init_neon(sk_gemm_dsp *d)
 {
     static const sk_gemm_ukr_fn ukr[MR] = { ukr_1x12, ukr_2x12, ukr_3x12, ukr_4x12,
                                             ukr_5x12, ukr_6x12, ukr_7x12, ukr_8x12 };
-    for (int i = 0; i < SK_GEMM_MR_MAX; i++) d->ukr[i] = i < MR ? ukr[i] : NULL;
+    static const sk_gemm_ukr_fn ukr_r[MR] = { ukr_r_1x12, ukr_r_2x12, ukr_r_3x12, ukr_r_4x12,
+                                              ukr_r_5x12, ukr_r_6x12, ukr_r_7x12, ukr_r_8x12 };
+    static const sk_gemm_ukr_t_fn ukr_t[MR_T] = { ukr_t_1x16, ukr_t_2x16, ukr_t_3x16, ukr_t_4x16 };
+    static const sk_gemm_ukr_cp_fn ukr_cp[MR] = { ukr_cp_1x12, ukr_cp_2x12, ukr_cp_3x12, ukr_cp_4x12,
+                                                  ukr_cp_5x12, ukr_cp_6x12, ukr_cp_7x12, ukr_cp_8x12 };
+    static const sk_gemm_ukr_cp_fn ukr_rcp[MR] = { ukr_rcp_1x12, ukr_rcp_2x12, ukr_rcp_3x12,
+                                                   ukr_rcp_4x12, ukr_rcp_5x12, ukr_rcp_6x12,
+                                                   ukr_rcp_7x12, ukr_rcp_8x12 };
+    for (int i = 0; i < SK_GEMM_MR_MAX; i++) {
+        d->ukr[i] = i < MR ? ukr[i] : NULL;
+        d->ukr_r[i] = i < MR ? ukr_r[i] : NULL;
+        d->ukr_cp[i] = i < MR ? ukr_cp[i] : NULL;
+        d->ukr_rcp[i] = i < MR ? ukr_rcp[i] : NULL;
+        d->ukr_t[i] = i < MR_T ? ukr_t[i] : NULL;
+    }
+    d->rows_nr = W_T;
+    d->mr_t = MR_T;
     d->gemv_n = gemv_n;
     d->gemv_t = gemv_t;
     d->mr = MR;

@@ -2,15 +2,18 @@
  * against a double-precision reference with the contract's bound
  *   |C - exact| <= 2 k 2^-24 (|alpha| |op(A)| |op(B)| + |beta| |C0|)   (elementwise),
  * over sizes around every tile edge of every ISA's kernel (MR x NR = 6x16 AVX2, 8x32 AVX-512,
- * 8x12 NEON; transposed NT tiles 6x16 and 16x16) and cache block (KC 256, MC up to 168, NC up to 4080 -- keep in sync with gemm.c),
+ * 8x12 NEON; transposed NT tiles 6x16, 16x16 and 4x16 NEON) and cache block (KC 256, MC up to 168, NC up to 4080 -- keep in sync with gemm.c),
  * all four transposes, padded leading dimensions (poisoned padding must stay untouched), alpha in
  * {1, -0.5, 0}, beta in {0, 1, 0.25} (beta == 0 with C full of NaN: must not propagate), guard bands,
  * concurrent calls from several threads, bad arguments, and a hand-computed 2x2 case. */
+#define _DEFAULT_SOURCE /* MAP_ANONYMOUS */
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "checkasm.h"
 
@@ -92,6 +95,49 @@ static int run_case(sk_trans ta, sk_trans tb, size_t m, size_t n, size_t k, floa
         }
     ck_buf_free(A.p); ck_buf_free(B.p); ck_buf_free(C0.p); ck_buf_free(Cr.p); ck_buf_free(Cn.p);
     return ok;
+}
+
+/* n floats that end a mapping: the float after them is on a PROT_NONE page, so that a kernel
+   reading (not only writing, which the guard bands catch) past the values it needs faults. */
+static float *page_end_alloc(size_t n, char **base, size_t *len)
+{
+    const size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+    *len = (n * sizeof(float) + pg - 1) / pg * pg + pg;
+    char *p = mmap(NULL, *len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) return NULL;
+    *base = p;
+    if (mprotect(p + *len - pg, pg, PROT_NONE)) return NULL;
+    return (float *)(p + *len - pg) - n;
+}
+
+/* A, B and C (unpadded) each end at a PROT_NONE page: in-place operands (rows of A or B, A^T)
+   and C stores must stay inside. */
+static void page_end_case(sk_trans ta, sk_trans tb, size_t m, size_t n, size_t k, float beta)
+{
+    ck_func("sgemm %c%c m=%zu n=%zu k=%zu beta=%g, operands ending at a PROT_NONE page",
+            ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k, beta);
+    char *base[3] = { NULL, NULL, NULL };
+    size_t len[3] = { 0, 0, 0 };
+    float *a = page_end_alloc(m * k, &base[0], &len[0]), *b = page_end_alloc(k * n, &base[1], &len[1]);
+    float *c = page_end_alloc(m * n, &base[2], &len[2]), *want = malloc(m * n * sizeof(float));
+    if (ck_check(a && b && c && want, "mmap / malloc")) {
+        ck_fill(a, m * k, -1.f, 1.f);
+        ck_fill(b, k * n, -1.f, 1.f);
+        ck_fill(c, m * n, -1.f, 1.f);
+        memcpy(want, c, m * n * sizeof(float));
+        ck_ref();
+        sk_sgemm(ta, tb, m, n, k, 1.f, a, ta ? m : k, b, tb ? k : n, beta, want, n);
+        ck_new();
+        sk_sgemm(ta, tb, m, n, k, 1.f, a, ta ? m : k, b, tb ? k : n, beta, c, n);
+        const double tol = 4. * (double)k * (double)(k + 1) * 0x1p-24; /* |a|, |b|, |c| <= 1 */
+        for (size_t i = 0; i < m * n; i++)
+            if (!ck_check(fabs((double)c[i] - want[i]) <= tol, "C(%zu,%zu) = %.9g vs scalar %.9g",
+                          i / n, i % n, c[i], want[i]))
+                break;
+    }
+    for (int q = 0; q < 3; q++)
+        if (base[q]) munmap(base[q], len[q]);
+    free(want);
 }
 
 static void hand_2x2(void)
@@ -269,6 +315,17 @@ void ck_test_gemm(void)
         run_case((sk_trans)(t >> 1), (sk_trans)(t & 1), 1, 1100, 5, -0.5f, g_beta[(t + 1) % 3],
                  2048 - (t >> 1 ? 1 : 5), 2048 - (t & 1 ? 5 : 1100), 0);
     }
+
+    /* Operands ending at an unmapped page, around the tiles: A rows / A^T in place (m < MR, odd
+       k), NT with few rows (B's rows in place), whole-vector C stores. */
+    static const size_t pm[] = { 1, 2, 3, 4, 5, 6, 7, 9, 11, 13, 16, 17 };
+    static const size_t pn[] = { 1, 3, 5, 7, 12, 13, 16, 17 };
+    static const size_t pk[] = { 1, 2, 3, 5, 6, 7, 9 };
+    for (size_t im = 0; im < sizeof pm / sizeof *pm; im++)
+        for (size_t in = 0; in < sizeof pn / sizeof *pn; in++)
+            for (int t = 0; t < 4; t++)
+                page_end_case((sk_trans)(t >> 1), (sk_trans)(t & 1), pm[im], pn[in],
+                              pk[ck_rand_u32(sizeof pk / sizeof *pk)], ck_rand_u32(2) ? 0.f : 0.25f);
 
     threads();
 }
