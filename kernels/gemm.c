@@ -27,11 +27,6 @@
 #include "dsp.h"
 #include "common.h"
 
-
-
-
-
-
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #elif defined(__aarch64__)
