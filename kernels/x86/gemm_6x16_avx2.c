@@ -356,42 +356,58 @@ static void gemv_t(size_t n, size_t k, float alpha, const float *a, const float 
     }
 }
 
-/* Transposing B pack (see sk_gemm_pack_fn): 8 x 8 blocks, each as two 4 x 8 halves whose 128-bit
-   lanes hold rows q and q + 4 (loaded straight into the lanes), so that a 4 x 4 transpose within
-   the lanes gives whole 8-wide rows of the panel (16 shuffles a block instead of 24). */
+/* Four values of k of an 8-row group of B (rows at b, stride ldb) into rows 0..3 of a panel (d,
+   stride ld): the 128-bit lanes of four vectors hold rows q and q + 4 (loaded straight into the
+   lanes), so that a 4 x 4 transpose within the lanes gives 8-wide panel rows (16 shuffles per
+   8 x 8 block, not 24). */
+static inline __attribute__((always_inline)) void
+pack_bt_8x4(const float *s, size_t ldb, float *d, size_t ld)
+{
+    __m256 r[4];
+#pragma GCC unroll 4
+    for (int q = 0; q < 4; q++)
+        r[q] = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(s + q * ldb)),
+                                    _mm_loadu_ps(s + (q + 4) * ldb), 1);
+    const __m256 t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
+    const __m256 t2 = _mm256_unpacklo_ps(r[2], r[3]), t3 = _mm256_unpackhi_ps(r[2], r[3]);
+    _mm256_storeu_ps(d, _mm256_shuffle_ps(t0, t2, 0x44));
+    _mm256_storeu_ps(d + ld, _mm256_shuffle_ps(t0, t2, 0xee));
+    _mm256_storeu_ps(d + 2 * ld, _mm256_shuffle_ps(t1, t3, 0x44));
+    _mm256_storeu_ps(d + 3 * ld, _mm256_shuffle_ps(t1, t3, 0xee));
+}
+
+/* Transposing B pack (see sk_gemm_pack_fn): four values of k at a time across all the panel's 8-row
+   groups, so that each panel row is written whole before the next (G groups: the full 16- and
+   32-wide panels unrolled, others looped). */
+static inline __attribute__((always_inline)) void
+pack_bt_body(const int G, size_t nr, size_t kc, const float *b, size_t ldb, float *dst, size_t ld)
+{
+    const size_t n8 = G ? 8 * (size_t)G : nr & ~(size_t)7;
+    size_t p = 0;
+    for (; p + 4 <= kc; p += 4) {
+        if (G) {
+#pragma GCC unroll 4
+            for (int g = 0; g < G; g++) pack_bt_8x4(b + 8 * g * ldb + p, ldb, dst + p * ld + 8 * g, ld);
+        } else {
+            for (size_t j = 0; j < n8; j += 8) pack_bt_8x4(b + j * ldb + p, ldb, dst + p * ld + j, ld);
+        }
+    }
+    for (; p < kc; p++)
+        for (size_t j = 0; j < n8; j++) dst[p * ld + j] = b[j * ldb + p];
+    for (size_t j = n8; j < nr; j++)
+        for (size_t q = 0; q < kc; q++) dst[q * ld + j] = b[j * ldb + q];
+    for (size_t j = nr; j < ld; j++)
+        for (size_t q = 0; q < kc; q++) dst[q * ld + j] = 0.f;
+}
+
 static void pack_bt(size_t nr, size_t kc, const float *b, size_t ldb, float *dst, size_t ld)
 {
-    size_t j = 0;
-    for (; j + 8 <= nr; j += 8) {
-        const float *s = b + j * ldb;
-        float *d = dst + j;
-        size_t p = 0;
-        for (; p + 8 <= kc; p += 8, d += 8 * ld) {
-#pragma GCC unroll 2
-            for (int h = 0; h < 2; h++) { /* k = p + 4h .. p + 4h + 3 */
-                __m256 r[4], t[4];
-#pragma GCC unroll 4
-                for (int q = 0; q < 4; q++)
-                    r[q] = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(s + q * ldb + p + 4 * h)),
-                                                _mm_loadu_ps(s + (q + 4) * ldb + p + 4 * h), 1);
-                t[0] = _mm256_unpacklo_ps(r[0], r[1]);
-                t[1] = _mm256_unpackhi_ps(r[0], r[1]);
-                t[2] = _mm256_unpacklo_ps(r[2], r[3]);
-                t[3] = _mm256_unpackhi_ps(r[2], r[3]);
-                float *dh = d + 4 * h * ld;
-                _mm256_storeu_ps(dh, _mm256_shuffle_ps(t[0], t[2], 0x44));
-                _mm256_storeu_ps(dh + ld, _mm256_shuffle_ps(t[0], t[2], 0xee));
-                _mm256_storeu_ps(dh + 2 * ld, _mm256_shuffle_ps(t[1], t[3], 0x44));
-                _mm256_storeu_ps(dh + 3 * ld, _mm256_shuffle_ps(t[1], t[3], 0xee));
-            }
-        }
-        for (; p < kc; p++, d += ld)
-            for (int q = 0; q < 8; q++) d[q] = s[q * ldb + p];
-    }
-    for (; j < nr; j++)
-        for (size_t p = 0; p < kc; p++) dst[p * ld + j] = b[j * ldb + p];
-    for (; j < ld; j++)
-        for (size_t p = 0; p < kc; p++) dst[p * ld + j] = 0.f;
+    if (nr == 16 && ld == 16)
+        pack_bt_body(2, nr, kc, b, ldb, dst, ld);
+    else if (nr == 32 && ld == 32)
+        pack_bt_body(4, nr, kc, b, ldb, dst, ld);
+    else
+        pack_bt_body(0, nr, kc, b, ldb, dst, ld);
 }
 
 /* A micro-panel of 6 rows (see pack_an in gemm.h): dst[p*6 + i] = a[i*lda + p]. Four values of k at
