@@ -6,16 +6,21 @@
  *   ic loop (MC rows)          : A block mc x kc packed into MR-row micro-panels (L2)
  *   jr loop (NR)               : one B micro-panel kc x NR (L1)
  *   ir loop (MR)               : micro-kernel on an r x NR tile of C
- * Both transposes and any ld are absorbed by the packing. Rows of a partial mc block are split
- * into near-equal row blocks (e.g. 16 = 8 + 8 rather than 14 + 2) served by the r-row kernels;
- * columns past n in the last B panel are zero and that tile goes through a stack tile.
- * NN packs the B block row by row (B streams in order); NT with one MC block packs each B panel
- * right before use; NN with few rows (or a B that fits L1) does not pack B at all: the first row
- * block's kernel reads the panel in place (row stride ldb) and, where the ISA has ukr_cp, stores
- * it to a packed panel as it goes, which the other row blocks read from L1 (rows of B at a stride
- * of 2 KiB share a few L1 sets: read in place three times, they come from L2 each time). When m fits one MC block (or few NR strips reuse A), A is
- * read in place too (ukr_r: rows of A; ukr with csa = lda for op(A) = A^T) unless its row stride
- * would pile the rows into one L1 set.
+ * Both transposes and any ld are absorbed by the packing. Rows of an mc block are split into
+ * full MR-row blocks and the rest when the rest is at least 2/3 of MR (16 = 6 + 6 + 4), else
+ * into near-equal row blocks (8 = 4 + 4 rather than 6 + 2), served by the r-row kernels; columns
+ * past n in the last B panel are zero and that tile goes through a stack tile.
+ * B: NN with one MC block reads B in place; where the ISA has copying kernels (ukr_cp) the first
+ * row block's kernel also stores the panel it reads to a packed panel, which the other row blocks
+ * read from L1 (B's rows at a stride of 2 KiB share a few L1 sets: read in place again, they would
+ * come from L2 each time). NN over several MC blocks packs the B block the same way, in the first
+ * MC block's kernels (or row by row in a pass of its own without ukr_cp or at a 4 KiB-multiple
+ * stride). NT with one MC block packs each B panel right before use (transposing pack_bt), NT
+ * over several MC blocks the whole B block up front.
+ * A: when m fits one MC block (or few NR strips reuse A), A is read in place (ukr_r: rows of A;
+ * ukr with csa = lda for op(A) = A^T) unless its row stride would pile the rows into one L1 set;
+ * else each MC block is packed (pack_an for full panels of op(A) = A), and the next MC block is
+ * prefetched into L2 a slice per B panel while the current one runs.
  * m == 1 goes to matrix-vector kernels; NT with m <= rows_nr computes C^T = B A^T with B read in
  * place. Packing buffers are per thread, grown on demand, freed at thread exit (pthread key
  * destructor; atexit for the thread that calls exit); if they cannot be allocated the reference
