@@ -390,7 +390,7 @@ static int gemm_nt_rows(const sk_gemm_dsp *d, sk_trans ta, size_t m, size_t n, s
 {
     const size_t W = d->rows_nr, nkb = cdiv(k, d->kc), KC = cdiv(k, nkb);
     /* the kernel walks MR rows of B side by side: at most 8 when they share an L1 set (row
-       stride a multiple of 4 KiB; 12 ways) */
+       stride a multiple of 4 KiB; 8 ways on Zen 4, 12 on Zen 5) */
     const size_t MR = ldb % 1024 == 0 && d->mr_t > 8 ? 8 : d->mr_t;
     float *at = buf_get(W * KC);
     if (!at) return 0;

@@ -5,8 +5,8 @@
  * Tile choice, measured side by side on the Zen 4 class VM (sk_bench, avx512 / OpenBLAS auto): 8x32
  * beat 14x32 and 12x32 (1024^3: 1.04 vs 1.01 and 0.85; 2048x2048x64: 1.32 vs 1.12 and 1.08). With
  * 14 or 12 rows, a tile's C rows at a row stride that is a multiple of 4 KiB all fall in one L1 set
- * (8 ways here, 12 on Zen 5), and the VM runs one 512-bit FMA per cycle, so 16 accumulators already cover the FMA
- * latency (2 pipes x 4 cycles on full-rate parts: 8 chains needed). */
+ * (8 ways here, 12 on Zen 5), and the VM runs one 512-bit FMA per cycle, so 16 accumulators
+ * already cover the FMA latency (2 pipes x 4 cycles on full-rate parts: 8 chains needed). */
 #include <immintrin.h>
 
 #include "gemm.h"
