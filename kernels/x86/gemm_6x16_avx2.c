@@ -378,7 +378,7 @@ pack_bt_8x4(const float *s, size_t ldb, float *d, size_t ld)
 }
 
 /* Transposing B pack (see sk_gemm_pack_fn): four values of k at a time across all the panel's 8-row
-   groups, so that each panel row is written whole before the next (G groups: the full 16- and
+   groups, so that each panel row is written whole before the next (G groups: the full 8-, 16- and
    32-wide panels unrolled, others looped). */
 static inline __attribute__((always_inline)) void
 pack_bt_body(const int G, size_t nr, size_t kc, const float *b, size_t ldb, float *dst, size_t ld)
@@ -403,7 +403,9 @@ pack_bt_body(const int G, size_t nr, size_t kc, const float *b, size_t ldb, floa
 
 static void pack_bt(size_t nr, size_t kc, const float *b, size_t ldb, float *dst, size_t ld)
 {
-    if (nr == 16 && ld == 16)
+    if (nr == 8 && ld == 8) /* also the AVX-512 table's 8-row A panels (pack_an) */
+        pack_bt_body(1, nr, kc, b, ldb, dst, ld);
+    else if (nr == 16 && ld == 16)
         pack_bt_body(2, nr, kc, b, ldb, dst, ld);
     else if (nr == 32 && ld == 32)
         pack_bt_body(4, nr, kc, b, ldb, dst, ld);

@@ -327,32 +327,6 @@ static void gemv_t(size_t n, size_t k, float alpha, const float *a, const float 
     }
 }
 
-/* A micro-panel of 8 rows (see pack_an in gemm.h): dst[p*8 + i] = a[i*lda + p]. Four values of k at
-   a time: the 128-bit lanes of four vectors hold rows q and q + 4, and a 4 x 4 transpose within
-   the lanes makes vector e = column p + e, stored whole. */
-static void pack_a8(size_t r, size_t kc, const float *a, size_t lda, float *dst, size_t ld)
-{
-    (void)r;
-    (void)ld;
-    size_t p = 0;
-    for (; p + 4 <= kc; p += 4) {
-        __m256 x[4];
-#pragma GCC unroll 4
-        for (int q = 0; q < 4; q++)
-            x[q] = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(a + q * lda + p)),
-                                        _mm_loadu_ps(a + (q + 4) * lda + p), 1);
-        const __m256 t0 = _mm256_unpacklo_ps(x[0], x[1]), t1 = _mm256_unpackhi_ps(x[0], x[1]);
-        const __m256 t2 = _mm256_unpacklo_ps(x[2], x[3]), t3 = _mm256_unpackhi_ps(x[2], x[3]);
-        float *d = dst + 8 * p;
-        _mm256_storeu_ps(d, _mm256_shuffle_ps(t0, t2, 0x44));
-        _mm256_storeu_ps(d + 8, _mm256_shuffle_ps(t0, t2, 0xee));
-        _mm256_storeu_ps(d + 16, _mm256_shuffle_ps(t1, t3, 0x44));
-        _mm256_storeu_ps(d + 24, _mm256_shuffle_ps(t1, t3, 0xee));
-    }
-    for (; p < kc; p++)
-        for (int i = 0; i < 8; i++) dst[8 * p + i] = a[i * lda + p];
-}
-
 void sk_gemm_init_avx512(sk_gemm_dsp *d)
 {
     static const sk_gemm_ukr_fn ukr[MR] = { ukr_1x32, ukr_2x32, ukr_3x32, ukr_4x32,
@@ -373,7 +347,9 @@ void sk_gemm_init_avx512(sk_gemm_dsp *d)
     static const sk_gemm_ukr_cp_fn ukr_rcp[MR] = { ukr_rcp_1x32, ukr_rcp_2x32, ukr_rcp_3x32, ukr_rcp_4x32,
                                                    ukr_rcp_5x32, ukr_rcp_6x32, ukr_rcp_7x32, ukr_rcp_8x32 };
     for (int i = 0; i < SK_GEMM_MR_MAX; i++) d->ukr_cp[i] = i < MR ? ukr_cp[i] : NULL;
-    d->pack_an = pack_a8;
+    /* the 8-row A panel of op(A) = A is the transposing B pack with nr = ld = 8 (dst[p*8 + i] =
+       a[i*lda + p]): the AVX2 table's pack_bt, set before this upgrade */
+    d->pack_an = d->pack_bt;
     for (int i = 0; i < SK_GEMM_MR_MAX; i++) d->ukr_rcp[i] = i < MR ? ukr_rcp[i] : NULL;
     d->rows_nr = 16;
     d->mr = MR;
