@@ -273,6 +273,7 @@ sk_status sk_attention(size_t n_q, size_t n_kv, size_t d_k, size_t d_v,
 {
     sk_status st = check_args(n_q, n_kv, d_k, d_v, q, ldq, k, ldk, v, ldv, mask, out, ldo);
     if (st != SK_OK) return st;
+    if (weights && !sk_mat_ok(weights, n_q, n_kv, n_kv)) return SK_EINVAL; /* n_q * n_kv overflows */
     if (n_q == 0) return SK_OK;
     attention_core(sk_dsp_get(), n_q, n_kv, d_k, d_v, NONNULL(q), ldq, NONNULL(k), ldk, NONNULL(v), ldv,
                    scale, mask, NONNULL(out), ldo, weights);
@@ -288,6 +289,10 @@ sk_status sk_mha(size_t n_heads, size_t n_q, size_t n_kv, size_t d_head,
     if (d_head && w / d_head != n_heads) return SK_EINVAL; /* overflow */
     sk_status st = check_args(n_q, n_kv, w, w, q, ldq, k, ldk, v, ldv, mask, out, ldo);
     if (st != SK_OK) return st;
+    size_t wn;
+    if (weights && n_q && n_kv &&
+        (!sk_mul_ok(n_q, n_kv, &wn) || !sk_mat_ok(weights, n_heads, wn, wn)))
+        return SK_EINVAL; /* n_heads * n_q * n_kv overflows */
     if (n_q == 0) return SK_OK;
     const sk_dsp *dsp = sk_dsp_get();
     if (n_kv == 0) { /* nothing to attend to (k, v may be NULL): zero outputs */

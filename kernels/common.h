@@ -16,12 +16,47 @@
 #define SK_ALIGN(n)
 #endif
 
-/* 1 when a rows x cols matrix with row stride ld at p is acceptable: empty, or p != NULL and
-   ld >= cols. */
+/* Checked size arithmetic: 1 and *r = the result, or 0 (and *r = 0) on overflow. */
+static inline int sk_mul_ok(size_t a, size_t b, size_t *r)
+{
+    if (b && a > SIZE_MAX / b) {
+        *r = 0;
+        return 0;
+    }
+    *r = a * b;
+    return 1;
+}
+static inline int sk_add_ok(size_t a, size_t b, size_t *r)
+{
+    if (a > SIZE_MAX - b) {
+        *r = 0;
+        return 0;
+    }
+    *r = a + b;
+    return 1;
+}
+
+/* Largest element count of one operand: its byte size must fit a ptrdiff_t for every element
+   type the API takes (float: 4 bytes). */
+#define SK_ELEMS_MAX ((size_t)PTRDIFF_MAX / sizeof(float))
+
+/* 1 when a rows x cols matrix with row stride ld at p is acceptable: empty, or p != NULL,
+   ld >= cols and its extent (rows - 1) * ld + cols elements fits SK_ELEMS_MAX (no object is
+   larger: a bigger extent is a wrong size, never a real matrix). */
 static inline int sk_mat_ok(const void *p, size_t rows, size_t cols, size_t ld)
 {
     if (rows == 0 || cols == 0) return 1;
-    return p != NULL && ld >= cols;
+    size_t ext;
+    if (!p || ld < cols || !sk_mul_ok(rows - 1, ld, &ext) || !sk_add_ok(ext, cols, &ext)) return 0;
+    return ext <= SK_ELEMS_MAX;
+}
+
+/* a * b * c floats in bytes, or 0 when any step overflows or the count exceeds SK_ELEMS_MAX. */
+static inline size_t sk_floats_bytes3(size_t a, size_t b, size_t c)
+{
+    size_t n;
+    if (!sk_mul_ok(a, b, &n) || !sk_mul_ok(n, c, &n) || n > SK_ELEMS_MAX) return 0;
+    return n * sizeof(float);
 }
 
 /* SK_OK when mask (may be NULL) is valid for a rows x cols score matrix, else SK_EINVAL. */

@@ -15,32 +15,28 @@ static int layer_ok(const sk_mhca *L)
     return L->d_model == 0 || (L->w_q && L->w_k && L->w_v && L->w_o);
 }
 
-/* a * b * c * sizeof(float), or 0 on overflow */
-static size_t bytes3(size_t a, size_t b, size_t c)
-{
-    const size_t lim = SIZE_MAX / sizeof(float);
-    if (b && a > lim / b) return 0;
-    if (c && a * b > lim / c) return 0;
-    return a * b * c * sizeof(float);
-}
 
 size_t sk_mhca_kv_size(const sk_mhca *layer, size_t n_enc)
 {
     if (!layer_ok(layer)) return 0;
-    return bytes3(2, n_enc, layer->d_model);
+    return sk_floats_bytes3(2, n_enc, layer->d_model);
 }
 
 size_t sk_mhca_forward_kv_workspace_size(const sk_mhca *layer, size_t n_dec)
 {
     if (!layer_ok(layer)) return 0;
-    return bytes3(2, n_dec, layer->d_model); /* Q and the concat, n_dec x d_model each */
+    return sk_floats_bytes3(2, n_dec, layer->d_model); /* Q and the concat, n_dec x d_model each */
 }
 
 size_t sk_mhca_workspace_size(const sk_mhca *layer, size_t n_dec, size_t n_enc)
 {
+    if (!layer_ok(layer)) return 0;
+    /* each part 0 on overflow: a nonzero part that is 0 makes the sum 0, never the other part */
     const size_t a = sk_mhca_kv_size(layer, n_enc), b = sk_mhca_forward_kv_workspace_size(layer, n_dec);
-    if (!layer_ok(layer) || a > SIZE_MAX - b) return 0;
-    return a + b;
+    size_t sum;
+    if ((!a && n_enc && layer->d_model) || (!b && n_dec && layer->d_model)) return 0;
+    if (!sk_add_ok(a, b, &sum) || sum / sizeof(float) > SK_ELEMS_MAX) return 0;
+    return sum;
 }
 
 static void project_kv(const sk_mhca *L, size_t n_enc, const float *enc, float *kv)

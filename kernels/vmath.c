@@ -43,7 +43,7 @@ void sk_math_dsp_init(sk_math_dsp *d, sk_isa isa)
 
 sk_status sk_exp(size_t n, const float *x, float *y)
 {
-    if (n && (!x || !y)) return SK_EINVAL;
+    if (n && (!x || !y || n > SK_ELEMS_MAX)) return SK_EINVAL;
     if (n) sk_dsp_get()->math.exp(n, x, y);
     return SK_OK;
 }
