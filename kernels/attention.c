@@ -89,9 +89,8 @@ static void mask_tile(const sk_mask *m, size_t r0, size_t bq, size_t c0, size_t 
     }
     case SK_MASK_CAUSAL: /* row r attends c <= r + offset */
         for (size_t r = 0; r < bq; r++) {
-            const ptrdiff_t last = (ptrdiff_t)(r0 + r) + m->offset; /* last attended key */
-            for (size_t j = 0; j < bk; j++)
-                if ((ptrdiff_t)(c0 + j) > last) st[j * bq + r] = -INFINITY;
+            const size_t len = sk_causal_len(r0 + r, c0 + bk, m->offset); /* keys [0, len) */
+            for (size_t j = len > c0 ? len - c0 : 0; j < bk; j++) st[j * bq + r] = -INFINITY;
         }
         break;
     default:
@@ -133,11 +132,8 @@ static void attention_fused(const sk_dsp *dsp, size_t n_q, size_t n_kv, size_t d
             lrow[r] = 0.f;
         }
         /* keys this block can attend to: all, or up to the causal limit of its last row */
-        size_t kv_end = n_kv;
-        if (mask && mask->kind == SK_MASK_CAUSAL) {
-            const ptrdiff_t last = (ptrdiff_t)(r0 + bq - 1) + mask->offset;
-            kv_end = last < 0 ? 0 : ((size_t)last + 1 < n_kv ? (size_t)last + 1 : n_kv);
-        }
+        const size_t kv_end = mask && mask->kind == SK_MASK_CAUSAL
+                            ? sk_causal_len(r0 + bq - 1, n_kv, mask->offset) : n_kv;
         if (kv_end == 0) continue; /* every row fully masked: zero rows */
         if (packed) a->pack_q(bq, d_k, q + r0 * ldq, ldq, qt);
         for (size_t c0 = 0; c0 < kv_end; c0 += bk_max) {
@@ -216,9 +212,8 @@ static void mha_decode(const sk_dsp *dsp, size_t n_heads, size_t n_kv, size_t dh
     static const float one = 1.f;
     const sk_attn_dsp *a = &dsp->attn;
     if (mask && mask->kind == SK_MASK_NONE) mask = NULL;
-    size_t kv_end = n_kv;
-    if (mask && mask->kind == SK_MASK_CAUSAL) /* row 0 attends c <= offset */
-        kv_end = mask->offset < 0 ? 0 : ((size_t)mask->offset + 1 < n_kv ? (size_t)mask->offset + 1 : n_kv);
+    const size_t kv_end = mask && mask->kind == SK_MASK_CAUSAL ? sk_causal_len(0, n_kv, mask->offset)
+                                                              : n_kv;
     /* row groups and software prefetch (a group ahead) only beyond 4 MB of K and V */
     const int pf = (double)kv_end * (double)(ldk + ldv) * sizeof(float) > 4.0 * 1024 * 1024;
     const size_t G = pf ? SK_DEC_G : SK_DEC_BK;
