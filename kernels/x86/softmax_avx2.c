@@ -14,6 +14,11 @@
 
 static const int32_t tail_tbl[16] = { -1, -1, -1, -1, -1, -1, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0 };
 
+/* x as the sweeps read it: subnormals as 0 (sk_flush_subnormal_avx2: no microcode assists; a
+   subnormal x moves a score by less than |scale| 2^-126) */
+AI __m256 ldx8(const float *p) { return sk_flush_subnormal_avx2(_mm256_loadu_ps(p)); }
+AI __m256 ldxm8(const float *p, __m256i t) { return sk_flush_subnormal_avx2(_mm256_maskload_ps(p, t)); }
+
 AI __m256i tail8(size_t rem) { return _mm256_loadu_si256((const __m256i *)(tail_tbl + 8 - (rem > 8 ? 8 : rem))); }
 
 /* Attended lanes (all-ones) among the lanes of t at column c; (ADD) the additive mask values. */
@@ -81,15 +86,15 @@ AI float rmax8(size_t n, float scale, const float *x, int kind, const void *mrow
         const __m256 k0 = att8(kind, mrow, c, 8, ones, &add);
         const __m256 k1 = att8(kind, mrow, c + 8, 8, ones, &a1);
         /* scale > 0 and no additive mask: max(RN(scale x)) = RN(scale max(x)), skip the multiply */
-        const __m256 v0 = raw ? _mm256_loadu_ps(x + c) : scaled(kind, vs, _mm256_loadu_ps(x + c), add);
-        const __m256 v1 = raw ? _mm256_loadu_ps(x + c + 8) : scaled(kind, vs, _mm256_loadu_ps(x + c + 8), a1);
+        const __m256 v0 = raw ? ldx8(x + c) : scaled(kind, vs, ldx8(x + c), add);
+        const __m256 v1 = raw ? ldx8(x + c + 8) : scaled(kind, vs, ldx8(x + c + 8), a1);
         m0 = _mm256_max_ps(m0, _mm256_blendv_ps(ninf, v0, k0)); /* NaN in v: max returns it */
         m1 = _mm256_max_ps(m1, _mm256_blendv_ps(ninf, v1, k1));
     }
     for (; c < n; c += 8) {
         const __m256i t = tail8(n - c);
         const __m256 k = att8(kind, mrow, c, n - c, t, &add);
-        const __m256 xv = _mm256_maskload_ps(x + c, t);
+        const __m256 xv = ldxm8(x + c, t);
         const __m256 v = raw ? xv : scaled(kind, vs, xv, add);
         m0 = _mm256_max_ps(m0, _mm256_blendv_ps(ninf, v, k));
     }
@@ -133,7 +138,7 @@ AI double rexp8(size_t n, float scale, const float *x, int kind, const void *mro
                 }
             }
             for (int j = 0; j < 2; j++) {
-                const __m256 xv = _mm256_loadu_ps(x + c + 8 * j);
+                const __m256 xv = ldx8(x + c + 8 * j);
                 const __m256 d = kind == SK_MASK_ADD ? _mm256_add_ps(_mm256_fmadd_ps(vs, xv, a[j]), negm)
                                                      : _mm256_fmadd_ps(vs, xv, negm);
                 e[j] = sk_exp_neg_ps_avx2(d);
@@ -147,7 +152,7 @@ AI double rexp8(size_t n, float scale, const float *x, int kind, const void *mro
         for (; c < end; c += 8) {
             const __m256i t = tail8(end - c);
             const __m256 k = att8(kind, mrow, c, end - c, t, &add);
-            const __m256 xv = _mm256_maskload_ps(x + c, t);
+            const __m256 xv = ldxm8(x + c, t);
             const __m256 d = kind == SK_MASK_ADD ? _mm256_add_ps(_mm256_fmadd_ps(vs, xv, add), negm)
                                                  : _mm256_fmadd_ps(vs, xv, negm);
             const __m256 e = _mm256_and_ps(k, sk_exp_neg_ps_avx2(d));
@@ -285,7 +290,7 @@ AI float smm8(size_t n, float scale, const float *x, int kind, const void *mrow,
     for (size_t c = 0; c < n; c += 8) {
         const __m256i t = tail8(n - c);
         const __m256 k = att8(kind, mrow, c, n - c, t, &add);
-        const __m256 v = scaled(kind, vs, _mm256_maskload_ps(x + c, t), add);
+        const __m256 v = scaled(kind, vs, ldxm8(x + c, t), add);
         const __m256 vm = _mm256_blendv_ps(ninf, v, k);
         nan = _mm256_or_ps(nan, _mm256_cmp_ps(vm, vm, _CMP_UNORD_Q));
         m0 = _mm256_max_ps(m0, vm);

@@ -33,6 +33,14 @@ AI __mmask16 att16(int kind, const void *mrow, size_t c, __mmask16 k, __m512 *ad
     return k;
 }
 
+/* x as the sweeps read it: subnormals as 0 (sk_flush_subnormal_avx512: no microcode assists; a
+   subnormal x moves a score by less than |scale| 2^-126) */
+AI __m512 ldx16(const float *p) { return sk_flush_subnormal_avx512(_mm512_loadu_ps(p)); }
+AI __m512 ldxz16(__mmask16 t, const float *p)
+{
+    return sk_flush_subnormal_avx512(_mm512_maskz_loadu_ps(t, p));
+}
+
 AI float hmax16(__m512 v) { return _mm512_reduce_max_ps(v); }
 
 /* Sweep 1: max of scale*x (+ add) over the attended columns of a row (-inf if none). */
@@ -48,11 +56,12 @@ AI float rmax16(size_t n, float scale, const float *x, int kind, const void *mro
         const __mmask16 k0 = att16(kind, mrow, c, 0xffff, &a0);
         const __mmask16 k1 = att16(kind, mrow, c + 16, 0xffff, &a1);
         /* scale > 0 and no additive mask: max(RN(scale x)) = RN(scale max(x)), skip the multiply */
-        __m512 v0 = raw ? _mm512_loadu_ps(x + c) : _mm512_mul_ps(vs, _mm512_loadu_ps(x + c));
-        __m512 v1 = raw ? _mm512_loadu_ps(x + c + 16) : _mm512_mul_ps(vs, _mm512_loadu_ps(x + c + 16));
+        const __m512 x0 = ldx16(x + c), x1 = ldx16(x + c + 16);
+        __m512 v0 = raw ? x0 : _mm512_mul_ps(vs, x0);
+        __m512 v1 = raw ? x1 : _mm512_mul_ps(vs, x1);
         if (kind == SK_MASK_ADD) {
-            v0 = _mm512_fmadd_ps(vs, _mm512_loadu_ps(x + c), a0);
-            v1 = _mm512_fmadd_ps(vs, _mm512_loadu_ps(x + c + 16), a1);
+            v0 = _mm512_fmadd_ps(vs, x0, a0);
+            v1 = _mm512_fmadd_ps(vs, x1, a1);
         }
         m0 = _mm512_mask_max_ps(m0, k0, m0, v0); /* a NaN in v wins the max */
         m1 = _mm512_mask_max_ps(m1, k1, m1, v1);
@@ -60,7 +69,7 @@ AI float rmax16(size_t n, float scale, const float *x, int kind, const void *mro
     for (; c < n; c += 16) {
         const __mmask16 t = tail16(n - c);
         const __mmask16 k = att16(kind, mrow, c, t, &add);
-        const __m512 xv = _mm512_maskz_loadu_ps(t, x + c);
+        const __m512 xv = ldxz16(t, x + c);
         const __m512 v = kind == SK_MASK_ADD ? _mm512_fmadd_ps(vs, xv, add) : raw ? xv : _mm512_mul_ps(vs, xv);
         m0 = _mm512_mask_max_ps(m0, k, m0, v);
     }
@@ -104,7 +113,7 @@ AI double rexp16(size_t n, float scale, const float *x, int kind, const void *mr
                 continue;
             }
             for (int j = 0; j < 4; j++) {
-                const __m512 xv = _mm512_loadu_ps(x + c + 16 * j);
+                const __m512 xv = ldx16(x + c + 16 * j);
                 const __m512 d = kind == SK_MASK_ADD ? _mm512_add_ps(_mm512_fmadd_ps(vs, xv, a[j]), negm)
                                                      : _mm512_fmadd_ps(vs, xv, negm);
                 e[j] = sk_exp_neg_maskz_avx512(k[j], d);
@@ -116,7 +125,7 @@ AI double rexp16(size_t n, float scale, const float *x, int kind, const void *mr
         for (; c < end; c += 16) {
             const __mmask16 t = tail16(end - c);
             const __mmask16 k = att16(kind, mrow, c, t, &add);
-            const __m512 xv = _mm512_maskz_loadu_ps(t, x + c);
+            const __m512 xv = ldxz16(t, x + c);
             const __m512 d = kind == SK_MASK_ADD ? _mm512_add_ps(_mm512_fmadd_ps(vs, xv, add), negm)
                                                  : _mm512_fmadd_ps(vs, xv, negm);
             const __m512 e = sk_exp_neg_maskz_avx512(k, d);
@@ -291,7 +300,7 @@ AI float smm16(size_t n, float scale, const float *x, int kind, const void *mrow
     for (size_t c = 0; c < n; c += 16) {
         const __mmask16 t = tail16(n - c);
         const __mmask16 k = att16(kind, mrow, c, t, &add);
-        const __m512 xv = _mm512_maskz_loadu_ps(t, x + c);
+        const __m512 xv = ldxz16(t, x + c);
         const __m512 v = kind == SK_MASK_ADD ? _mm512_fmadd_ps(vs, xv, add) : _mm512_mul_ps(vs, xv);
         nan |= _mm512_mask_cmp_ps_mask(k, v, v, _CMP_UNORD_Q);
         m0 = _mm512_mask_max_ps(m0, k, m0, v);
