@@ -187,7 +187,7 @@ static void attention_core(const sk_dsp *dsp, size_t n_q, size_t n_kv, size_t d_
 {
     if (d_v == 0 && !weights) return;
     if (n_kv == 0) { /* nothing to attend to */
-        for (size_t r = 0; r < n_q; r++) memset(out + r * ldo, 0, d_v * sizeof(float));
+        for (size_t r = 0; r < n_q && d_v; r++) memset(out + r * ldo, 0, d_v * sizeof(float));
         return;
     }
     if (weights) {

@@ -73,8 +73,9 @@ AI int row4(size_t n, float scale, const float *x, int kind, const void *mrow, f
             const size_t rem = end - c;
             const uint32x4_t k = att4(kind, mrow, c, rem, &add);
             const float32x4_t xv = load4(x + c, rem);
-            const float32x4_t d = kind == SK_MASK_ADD ? vaddq_f32(vfmaq_f32(add, vs, xv), negm)
-                                                      : vfmaq_f32(negm, vs, xv);
+            /* the score rounded as in the max sweep: d <= 0 exactly (an FMA of scale x - m
+               could leave d > 0 by half an ulp of a huge finite score) */
+            const float32x4_t d = vaddq_f32(scaled(kind, vs, xv, add), negm);
             const float32x4_t e = vreinterpretq_f32_u32(vandq_u32(k, vreinterpretq_u32_f32(sk_exp_neg_ps_neon(d))));
             store4(y + c, e, rem);
             s0 = vaddq_f32(s0, e);

@@ -102,7 +102,9 @@ AI float rmax8(size_t n, float scale, const float *x, int kind, const void *mrow
     return raw ? scale * m : m;
 }
 
-/* Sweep 2: y = exp(scale*x (+ add) - m) on attended columns, 0 elsewhere; returns the sum (float
+/* Sweep 2: y = exp(scale*x (+ add) - m) on attended columns, 0 elsewhere; the score rounded as in
+   sweep 1 (scaled), so that d <= 0 exactly (an FMA of scale x - m could leave d > 0 by half an ulp
+   of the score, far beyond the exp's range for huge finite scores); returns the sum (float
    lanes, flushed into a double every 512 columns). Vectors with nothing attended skip the exp. */
 AI void rscale8(size_t n, float inv, float *y);
 
@@ -139,8 +141,7 @@ AI double rexp8(size_t n, float scale, const float *x, int kind, const void *mro
             }
             for (int j = 0; j < 2; j++) {
                 const __m256 xv = ldx8(x + c + 8 * j);
-                const __m256 d = kind == SK_MASK_ADD ? _mm256_add_ps(_mm256_fmadd_ps(vs, xv, a[j]), negm)
-                                                     : _mm256_fmadd_ps(vs, xv, negm);
+                const __m256 d = _mm256_add_ps(scaled(kind, vs, xv, a[j]), negm);
                 e[j] = sk_exp_neg_ps_avx2(d);
                 if (kind != SK_MASK_NONE) e[j] = _mm256_and_ps(k[j], e[j]);
             }
@@ -153,8 +154,7 @@ AI double rexp8(size_t n, float scale, const float *x, int kind, const void *mro
             const __m256i t = tail8(end - c);
             const __m256 k = att8(kind, mrow, c, end - c, t, &add);
             const __m256 xv = ldxm8(x + c, t);
-            const __m256 d = kind == SK_MASK_ADD ? _mm256_add_ps(_mm256_fmadd_ps(vs, xv, add), negm)
-                                                 : _mm256_fmadd_ps(vs, xv, negm);
+            const __m256 d = _mm256_add_ps(scaled(kind, vs, xv, add), negm);
             const __m256 e = _mm256_and_ps(k, sk_exp_neg_ps_avx2(d));
             if (end - c >= 8) _mm256_storeu_ps(y + c, e);
             else _mm256_maskstore_ps(y + c, t, e);

@@ -77,7 +77,9 @@ AI float rmax16(size_t n, float scale, const float *x, int kind, const void *mro
     return raw ? scale * m : m;
 }
 
-/* Sweep 2: y = exp(scale*x (+ add) - m) on attended columns, 0 elsewhere; returns the sum (float
+/* Sweep 2: y = exp(scale*x (+ add) - m) on attended columns, 0 elsewhere; the score rounded as in
+   sweep 1, so that d <= 0 exactly (an FMA of scale x - m could leave d > 0 by half an ulp of the
+   score, far beyond the exp's range for huge finite scores); returns the sum (float
    lanes, flushed into a double every 1024 columns). Vectors with nothing attended skip the exp. */
 AI void rscale16(size_t n, float inv, float *y);
 
@@ -114,8 +116,8 @@ AI double rexp16(size_t n, float scale, const float *x, int kind, const void *mr
             }
             for (int j = 0; j < 4; j++) {
                 const __m512 xv = ldx16(x + c + 16 * j);
-                const __m512 d = kind == SK_MASK_ADD ? _mm512_add_ps(_mm512_fmadd_ps(vs, xv, a[j]), negm)
-                                                     : _mm512_fmadd_ps(vs, xv, negm);
+                const __m512 d = _mm512_add_ps(kind == SK_MASK_ADD ? _mm512_fmadd_ps(vs, xv, a[j])
+                                                                   : _mm512_mul_ps(vs, xv), negm);
                 e[j] = sk_exp_neg_maskz_avx512(k[j], d);
             }
             for (int j = 0; j < 4; j++) _mm512_storeu_ps(y + c + 16 * j, e[j]);
@@ -126,8 +128,8 @@ AI double rexp16(size_t n, float scale, const float *x, int kind, const void *mr
             const __mmask16 t = tail16(end - c);
             const __mmask16 k = att16(kind, mrow, c, t, &add);
             const __m512 xv = ldxz16(t, x + c);
-            const __m512 d = kind == SK_MASK_ADD ? _mm512_add_ps(_mm512_fmadd_ps(vs, xv, add), negm)
-                                                 : _mm512_fmadd_ps(vs, xv, negm);
+            const __m512 d = _mm512_add_ps(kind == SK_MASK_ADD ? _mm512_fmadd_ps(vs, xv, add)
+                                                               : _mm512_mul_ps(vs, xv), negm);
             const __m512 e = sk_exp_neg_maskz_avx512(k, d);
             _mm512_mask_storeu_ps(y + c, t, e);
             s0 = _mm512_add_ps(s0, e);
