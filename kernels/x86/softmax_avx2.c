@@ -97,24 +97,6 @@ AI float rmax8(size_t n, float scale, const float *x, int kind, const void *mrow
     return raw ? scale * m : m;
 }
 
-/* A row whose max is -inf: all zeros, or all NaN if a NaN got lost in the max reduction. */
-AI void rnone8(size_t n, float scale, const float *x, int kind, const void *mrow, float *y)
-{
-    const __m256 vs = _mm256_set1_ps(scale);
-    __m256 add = _mm256_setzero_ps();
-    int nan = 0;
-    for (size_t c = 0; c < n; c += 8) {
-        const __m256i t = tail8(n - c);
-        const __m256 k = att8(kind, mrow, c, n - c, t, &add);
-        const __m256 v = scaled(kind, vs, _mm256_maskload_ps(x + c, t), add);
-        nan |= _mm256_movemask_ps(_mm256_and_ps(k, _mm256_cmp_ps(v, v, _CMP_UNORD_Q)));
-    }
-    const __m256 fillv = _mm256_set1_ps(nan ? NAN : 0.f);
-    size_t c = 0;
-    for (; c + 8 <= n; c += 8) _mm256_storeu_ps(y + c, fillv);
-    if (c < n) _mm256_maskstore_ps(y + c, tail8(n - c), fillv);
-}
-
 /* Sweep 2: y = exp(scale*x (+ add) - m) on attended columns, 0 elsewhere; returns the sum (float
    lanes, flushed into a double every 512 columns). Vectors with nothing attended skip the exp. */
 AI void rscale8(size_t n, float inv, float *y);
@@ -191,10 +173,10 @@ AI void rscale8(size_t n, float inv, float *y)
     }
 }
 
-/* Columns [len, cols) of a finished row: 0, or NaN for a NaN row (causal / key-padding tail). */
+/* Columns [len, cols) of a finished row: 0 (causal / key-padding tail). */
 AI void tail8fill(size_t cols, size_t len, float *yr)
 {
-    const __m256 fv = _mm256_set1_ps(len && yr[0] != yr[0] ? NAN : 0.f);
+    const __m256 fv = _mm256_setzero_ps();
     size_t c = len;
     for (; c + 8 <= cols; c += 8) _mm256_storeu_ps(yr + c, fv); /* vmaskmovps stores are slow */
     if (c < cols) _mm256_maskstore_ps(yr + c, tail8(cols - c), fv);
@@ -203,7 +185,6 @@ AI void tail8fill(size_t cols, size_t len, float *yr)
 /* The block driver (softmax_rows.h) on this file's row kernels. */
 #define SK_ROWS rows8
 #define SK_RMAX rmax8
-#define SK_RNONE rnone8
 #define SK_REXP rexp8
 #define SK_RSCALE rscale8
 #define SK_TAILFILL tail8fill
@@ -220,7 +201,7 @@ void sk_scale_mask_softmax_avx2(size_t rows, size_t cols, float scale, const flo
         int dense;
         const size_t hi = sk_keys_end(cols, (const uint8_t *)mask->data, &dense);
         if (dense) {
-            rows8(rows, cols, scale, x, ldx, mask, SK_MASK_NONE, hi, y, ldy);
+            rows8(rows, cols, scale, x, ldx, mask, SK_MASK_NONE, hi, y, ldy, mask);
         } else if (rows > 1 && hi <= 4096) { /* expand the key bytes once: one load per vector after */
             int32_t lanes[4096] SK_ALIGN(32);
             const __m256i ones = _mm256_set1_epi32(-1);
@@ -232,21 +213,21 @@ void sk_scale_mask_softmax_avx2(size_t rows, size_t cols, float scale, const flo
                 else _mm256_maskstore_ps((float *)(lanes + c), tail8(rem), k);
             }
             const sk_mask lm = { SK_MASK_KEYS, lanes, 0, 0 };
-            rows8(rows, cols, scale, x, ldx, &lm, KIND_LANES, hi, y, ldy);
+            rows8(rows, cols, scale, x, ldx, &lm, KIND_LANES, hi, y, ldy, mask);
         } else {
-            rows8(rows, cols, scale, x, ldx, mask, SK_MASK_KEYS, hi, y, ldy);
+            rows8(rows, cols, scale, x, ldx, mask, SK_MASK_KEYS, hi, y, ldy, mask);
         }
         break;
     }
-    case SK_MASK_BOOL: rows8(rows, cols, scale, x, ldx, mask, SK_MASK_BOOL, cols, y, ldy); break;
-    case SK_MASK_ADD: rows8(rows, cols, scale, x, ldx, mask, SK_MASK_ADD, cols, y, ldy); break;
-    default: rows8(rows, cols, scale, x, ldx, mask, SK_MASK_NONE, cols, y, ldy); break; /* NONE, CAUSAL */
+    case SK_MASK_BOOL: rows8(rows, cols, scale, x, ldx, mask, SK_MASK_BOOL, cols, y, ldy, mask); break;
+    case SK_MASK_ADD: rows8(rows, cols, scale, x, ldx, mask, SK_MASK_ADD, cols, y, ldy, mask); break;
+    default: rows8(rows, cols, scale, x, ldx, mask, SK_MASK_NONE, cols, y, ldy, mask); break; /* NONE, CAUSAL */
     }
 }
 
 void sk_softmax_avx2(size_t rows, size_t cols, const float *x, size_t ldx, float *y, size_t ldy)
 {
-    rows8(rows, cols, 1.f, x, ldx, NULL, SK_MASK_NONE, cols, y, ldy);
+    rows8(rows, cols, 1.f, x, ldx, NULL, SK_MASK_NONE, cols, y, ldy, NULL);
 }
 
 float sk_max_avx2(size_t n, const float *x)

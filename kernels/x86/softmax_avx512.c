@@ -68,23 +68,6 @@ AI float rmax16(size_t n, float scale, const float *x, int kind, const void *mro
     return raw ? scale * m : m;
 }
 
-/* A row whose max is -inf: all zeros, or all NaN if a NaN got lost in the max reduction. */
-AI void rnone16(size_t n, float scale, const float *x, int kind, const void *mrow, float *y)
-{
-    const __m512 vs = _mm512_set1_ps(scale);
-    __m512 add = _mm512_setzero_ps();
-    int nan = 0;
-    for (size_t c = 0; c < n; c += 16) {
-        const __mmask16 t = tail16(n - c);
-        const __mmask16 k = att16(kind, mrow, c, t, &add);
-        const __m512 xv = _mm512_maskz_loadu_ps(t, x + c);
-        const __m512 v = kind == SK_MASK_ADD ? _mm512_fmadd_ps(vs, xv, add) : _mm512_mul_ps(vs, xv);
-        nan |= _mm512_mask_cmp_ps_mask(k, v, v, _CMP_UNORD_Q) != 0;
-    }
-    const __m512 fillv = _mm512_set1_ps(nan ? NAN : 0.f);
-    for (size_t c = 0; c < n; c += 16) _mm512_mask_storeu_ps(y + c, tail16(n - c), fillv);
-}
-
 /* Sweep 2: y = exp(scale*x (+ add) - m) on attended columns, 0 elsewhere; returns the sum (float
    lanes, flushed into a double every 1024 columns). Vectors with nothing attended skip the exp. */
 AI void rscale16(size_t n, float inv, float *y);
@@ -176,17 +159,16 @@ static void rstream16(size_t n, float inv, const float *e, float *y)
 #define STREAM_MIN_ELEMS (4u << 20) /* 16 MiB of output: well past L2, streaming pays */
 #define STREAM_MAX_COLS 4096        /* the scratch row: 16 KiB of stack */
 
-/* Columns [len, cols) of a finished row: 0, or NaN for a NaN row (causal / key-padding tail). */
+/* Columns [len, cols) of a finished row: 0 (causal / key-padding tail). */
 AI void tail16fill(size_t cols, size_t len, float *yr)
 {
-    const float fill = len && yr[0] != yr[0] ? NAN : 0.f;
-    for (size_t c = len; c < cols; c += 16) _mm512_mask_storeu_ps(yr + c, tail16(cols - c), _mm512_set1_ps(fill));
+    for (size_t c = len; c < cols; c += 16)
+        _mm512_mask_storeu_ps(yr + c, tail16(cols - c), _mm512_setzero_ps());
 }
 
 /* The block driver (softmax_rows.h) on this file's row kernels. */
 #define SK_ROWS rows16_blocks
 #define SK_RMAX rmax16
-#define SK_RNONE rnone16
 #define SK_REXP rexp16
 #define SK_RSCALE rscale16
 #define SK_TAILFILL tail16fill
@@ -196,7 +178,7 @@ AI void tail16fill(size_t cols, size_t len, float *yr)
 /* Outputs of STREAM_MIN_ELEMS or more with one row per block: each row through an L1 scratch row
    and out with non-temporal stores; everything else through the shared block driver. */
 AI void rows16(size_t rows, size_t cols, float scale, const float *x, size_t ldx, const sk_mask *mask,
-               int kind, size_t cap, float *y, size_t ldy)
+               int kind, size_t cap, float *y, size_t ldy, const sk_mask *ref)
 {
     size_t rb = 24576 / (cols * 8 + 1); /* the block driver's rows per block */
     rb = rb < 1 ? 1 : (rb > 8 ? 8 : rb);
@@ -212,23 +194,22 @@ AI void rows16(size_t rows, size_t cols, float scale, const float *x, size_t ldx
             const float *xr = x + r * ldx;
             float *yr = y + r * ldy;
             const float m = len ? rmax16(len, scale, xr, kind, mr) : -INFINITY;
-            if (m == -INFINITY) {
-                rnone16(len, scale, xr, kind, mr, yr);
-            } else {
+            double sum = NAN;
+            if (len && isfinite(m)) {
                 const float *pf = r + 1 < rows ? x + (r + 1) * ldx : NULL;
-                const float inv = (float)(1.0 / rexp16(len, scale, xr, kind, mr, m, scr, pf, NULL, 0, 0.f));
-                rstream16(len, inv, scr, yr);
+                sum = rexp16(len, scale, xr, kind, mr, m, scr, pf, NULL, 0, 0.f);
             }
-            if (len < cols) { /* causal / key-padding tail: 0, or NaN for a NaN row */
-                const float fill = len && yr[0] != yr[0] ? NAN : 0.f;
-                for (size_t c = len; c < cols; c += 16)
-                    _mm512_mask_storeu_ps(yr + c, tail16(cols - c), _mm512_set1_ps(fill));
+            if (len && sum != sum) { /* as in the block driver: the reference row */
+                sk_softmax_row_scalar(cols, scale, xr, ref, r, yr);
+                continue;
             }
+            if (len) rstream16(len, (float)(1.0 / sum), scr, yr);
+            tail16fill(cols, len, yr); /* causal / key-padding tail */
         }
         _mm_sfence(); /* order the non-temporal stores before returning */
         return;
     }
-    rows16_blocks(rows, cols, scale, x, ldx, mask, kind, cap, y, ldy);
+    rows16_blocks(rows, cols, scale, x, ldx, mask, kind, cap, y, ldy, ref);
 }
 
 void sk_scale_mask_softmax_avx512(size_t rows, size_t cols, float scale, const float *x, size_t ldx,
@@ -240,19 +221,19 @@ void sk_scale_mask_softmax_avx512(size_t rows, size_t cols, float scale, const f
            zero-filled, and an all-attended prefix needs no mask at all. */
         int dense;
         const size_t hi = sk_keys_end(cols, (const uint8_t *)mask->data, &dense);
-        if (dense) rows16(rows, cols, scale, x, ldx, mask, SK_MASK_NONE, hi, y, ldy);
-        else rows16(rows, cols, scale, x, ldx, mask, SK_MASK_KEYS, hi, y, ldy);
+        if (dense) rows16(rows, cols, scale, x, ldx, mask, SK_MASK_NONE, hi, y, ldy, mask);
+        else rows16(rows, cols, scale, x, ldx, mask, SK_MASK_KEYS, hi, y, ldy, mask);
         break;
     }
-    case SK_MASK_BOOL: rows16(rows, cols, scale, x, ldx, mask, SK_MASK_BOOL, cols, y, ldy); break;
-    case SK_MASK_ADD: rows16(rows, cols, scale, x, ldx, mask, SK_MASK_ADD, cols, y, ldy); break;
-    default: rows16(rows, cols, scale, x, ldx, mask, SK_MASK_NONE, cols, y, ldy); break; /* NONE, CAUSAL */
+    case SK_MASK_BOOL: rows16(rows, cols, scale, x, ldx, mask, SK_MASK_BOOL, cols, y, ldy, mask); break;
+    case SK_MASK_ADD: rows16(rows, cols, scale, x, ldx, mask, SK_MASK_ADD, cols, y, ldy, mask); break;
+    default: rows16(rows, cols, scale, x, ldx, mask, SK_MASK_NONE, cols, y, ldy, mask); break; /* NONE, CAUSAL */
     }
 }
 
 void sk_softmax_avx512(size_t rows, size_t cols, const float *x, size_t ldx, float *y, size_t ldy)
 {
-    rows16(rows, cols, 1.f, x, ldx, NULL, SK_MASK_NONE, cols, y, ldy);
+    rows16(rows, cols, 1.f, x, ldx, NULL, SK_MASK_NONE, cols, y, ldy, NULL);
 }
 
 float sk_max_avx512(size_t n, const float *x)
