@@ -79,7 +79,7 @@ int fz_patch(fz_in *in, fz_patch_t *p)
     return 1;
 }
 
-/* ---- guarded buffers ---------------------------------------------------------------------------- */
+/* ---- guarded buffers ------------------------------------------------------------------------- */
 void fz_buf_alloc(fz_buf *b, size_t bytes, int at_start)
 {
     const size_t pg = (size_t)sysconf(_SC_PAGESIZE);
@@ -136,7 +136,7 @@ int fz_buf_check(const fz_buf *b, size_t rows, size_t cols, size_t ld, size_t el
     return 1;
 }
 
-/* ---- ISAs and failures -------------------------------------------------------------------------- */
+/* ---- ISAs and failures ----------------------------------------------------------------------- */
 int fz_isas(sk_isa out[SK_ISA_COUNT])
 {
     int n = 0;

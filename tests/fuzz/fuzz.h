@@ -4,8 +4,9 @@
  *
  * Input layout, common to every target: a header of fixed fields read with fz_u8 / fz_u16 / ...
  * (missing bytes read as 0, so every input is valid), then the values: the bulk comes from a PRNG
- * seeded by the header, and the tail of the input is a list of patches (fz_patch: an index and a raw
- * float) that overwrite single elements, which is how exact values and special values get in. */
+ * seeded by the header, and the tail of the input is a list of patches (fz_patch: an index and a
+ * raw float) that overwrite single elements, which is how exact values and special values get
+ * in. */
 #ifndef SK_FUZZ_H
 #define SK_FUZZ_H
 
@@ -13,7 +14,7 @@
 #include <stdint.h>
 #include "simdkern.h"
 
-/* ---- the input -------------------------------------------------------------------------------- */
+/* ---- the input ------------------------------------------------------------------------------- */
 typedef struct fz_in {
     const uint8_t *p;
     size_t n;
@@ -26,7 +27,7 @@ uint64_t fz_u64(fz_in *in);
 float fz_f32(fz_in *in);                     /* raw bits */
 size_t fz_upto(fz_in *in, size_t hi);        /* in [0, hi], from one or two bytes */
 
-/* ---- PRNG (splitmix64) ------------------------------------------------------------------------ */
+/* ---- PRNG (splitmix64) ----------------------------------------------------------------------- */
 typedef struct fz_rng {
     uint64_t s;
 } fz_rng;
@@ -46,7 +47,7 @@ typedef struct fz_patch_t {
 } fz_patch_t;
 int fz_patch(fz_in *in, fz_patch_t *p);
 
-/* ---- guarded buffers --------------------------------------------------------------------------- */
+/* ---- guarded buffers ------------------------------------------------------------------------- */
 /* `bytes` bytes that end exactly at a PROT_NONE page (an over-read or over-write faults), or, with
    at_start, start exactly after one (an under-read faults); FZ_BAND bytes on the open side are a
    sentinel band checked by fz_buf_check. Contents: sentinel bytes (fz_buf_alloc). */
@@ -67,7 +68,7 @@ void fz_buf_snap(fz_buf *b);                 /* remember the contents */
    change). */
 int fz_buf_check(const fz_buf *b, size_t rows, size_t cols, size_t ld, size_t elem);
 
-/* ---- ISAs and failures -------------------------------------------------------------------------- */
+/* ---- ISAs and failures ----------------------------------------------------------------------- */
 /* The available ISAs, scalar first; returns how many. */
 int fz_isas(sk_isa out[SK_ISA_COUNT]);
 /* Print "target: message" and the case description to stderr, then abort (a libFuzzer finding). */

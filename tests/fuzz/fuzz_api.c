@@ -3,8 +3,8 @@
  * Sizes come from small values and from the edges of size_t / ptrdiff_t (2^20, 2^32, 2^50, 2^60,
  * SIZE_MAX / 4 + 1, PTRDIFF_MAX, SIZE_MAX, ...), leading dimensions from "fits", "too small" and
  * the same edges, pointers are NULL or real. A model written here says what each call must return:
- *   - an operand (rows x cols, stride ld, elements of e bytes) is bad when it is not empty and it is
- *     NULL, or ld < cols, or its extent (rows - 1) ld + cols overflows or exceeds
+ *   - an operand (rows x cols, stride ld, elements of e bytes) is bad when it is not empty and it
+ *     is NULL, or ld < cols, or its extent (rows - 1) ld + cols overflows or exceeds
  *     PTRDIFF_MAX / sizeof(float) elements (no object is that big, so such a size is wrong);
  *   - an unknown enum value is bad; sk_mha: n_heads == 0, n_heads * d_head overflowing; the module:
  *     a NULL layer, n_heads == 0, d_model % n_heads != 0, a NULL weight matrix when d_model > 0,
@@ -13,8 +13,8 @@
  *   - good input: SK_OK, and only the output elements change (ld padding, sentinel bands and a
  *     PROT_NONE page right after, or before, every buffer of exactly the documented size);
  *   - a size query (sk_mhca_*_size) is 0 for a bad layer and whenever the sizes it covers cannot
- *     exist; sk_mhca_kv_size is exactly 2 n_enc d_model floats; a nonzero answer is enough: the call
- *     gets a workspace / kv buffer of exactly that many bytes.
+ *     exist; sk_mhca_kv_size is exactly 2 n_enc d_model floats; a nonzero answer is enough: the
+ *     call gets a workspace / kv buffer of exactly that many bytes.
  * Good calls are made only when their buffers fit in FZ_CAP bytes; bad calls always (the library
  * must reject them before touching memory: their buffers are small). */
 #include <math.h>
@@ -58,7 +58,7 @@ static size_t pick_ld(fz_in *in, size_t cols)
     return (size_t)fz_u64(in);
 }
 
-/* ---- operands ---------------------------------------------------------------------------------- */
+/* ---- operands ---------------------------------------------------------------------------------*/
 typedef struct opnd {
     u128 rows, cols, ld;
     size_t elem;
@@ -139,7 +139,8 @@ static void *P(call *c, int i)
 static void check_all(call *c, sk_status got, int good)
 {
     const sk_status want = good ? SK_OK : SK_EINVAL;
-    if (got != want) fz_fail("%s returned %s, want %s", c->fn, sk_status_str(got), sk_status_str(want));
+    if (got != want)
+        fz_fail("%s returned %s, want %s", c->fn, sk_status_str(got), sk_status_str(want));
     for (int i = 0; i < c->n; i++) {
         const opnd *o = &c->op[i];
         if (o->null) continue;
@@ -302,8 +303,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             const sk_mask *mp = use_mask ? &m : NULL;
             float *w = with_w ? P(&c, 4) : NULL;
             const sk_status st = mha
-                ? sk_mha(heads, n_q, n_kv, dk, P(&c, 0), ldq, P(&c, 1), ldk, P(&c, 2), ldv, 0.5f, mp,
-                         P(&c, 3), ldo, w)
+                ? sk_mha(heads, n_q, n_kv, dk, P(&c, 0), ldq, P(&c, 1), ldk, P(&c, 2), ldv, 0.5f,
+                         mp, P(&c, 3), ldo, w)
                 : sk_attention(n_q, n_kv, dk, dv, P(&c, 0), ldq, P(&c, 1), ldk, P(&c, 2), ldv, 0.5f,
                                mp, P(&c, 3), ldo, w);
             check_all(&c, st, good);

@@ -4,17 +4,18 @@
  * Per row, with v_c = scale * x_c + add_c (add = the ADD mask value, else 0; sk_softmax: scale 1)
  * in double over the attended positions c, and T = max over attended c with finite v_c of
  * |scale * x_c| + |add_c|:
- *   - attended v_c all finite (or -inf): |y_c - exact_c| <= (1e-5 + 2^-22 T) exact_c + 1e-9, where a
- *     v_c of -inf has exact_c = 0; nothing attended (or every v_c = -inf): the row is all zeros;
+ *   - attended v_c all finite (or -inf): |y_c - exact_c| <= (1e-5 + 2^-22 T) exact_c + 1e-9,
+ *     where a v_c of -inf has exact_c = 0; nothing attended (or every v_c = -inf): the row is
+ *     all zeros;
  *   - any attended v_c NaN or +inf: every attended y_c is NaN;
  *   - masked positions are exactly 0, in every row (NaN rows too);
- *   - nothing outside the rows x cols elements of y changes (ld padding, guard band, a PROT_NONE page
- *     right after the last element), x is not written (unless y == x).
+ *   - nothing outside the rows x cols elements of y changes (ld padding, guard band, a PROT_NONE
+ *     page right after the last element), x is not written (unless y == x).
  * Every ISA is held to the same reference, so a SIMD path gives what the scalar path gives wherever
  * the scalar result is right (a NaN where the reference is finite fails).
  *
- * Input: header (below), then patches: which 0 = x[i], 1 = mask element i (ADD value, or KEYS / BOOL
- * byte = value != 0). */
+ * Input: header (below), then patches: which 0 = x[i], 1 = mask element i (ADD value, or KEYS /
+ * BOOL byte = value != 0). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

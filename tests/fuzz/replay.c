@@ -1,6 +1,6 @@
-/* A main() for the fuzz targets when libFuzzer is not linked in (gcc, the aarch64 cross build): runs
- * LLVMFuzzerTestOneInput once on each file given, or on every file of each directory given (the
- * committed corpus), so the corpus is a regression test on every compiler and ISA.
+/* A main() for the fuzz targets when libFuzzer is not linked in (gcc, the aarch64 cross build):
+ * runs LLVMFuzzerTestOneInput once on each file given, or on every file of each directory given
+ * (the committed corpus), so the corpus is a regression test on every compiler and ISA.
  *   fuzz_softmax tests/fuzz/corpus/softmax          every input of that corpus
  *   fuzz_softmax crash-1234                           one input */
 #define _DEFAULT_SOURCE
