@@ -212,6 +212,10 @@ write('api', 'regress-mhca-forward-kv-d16-nenc2e60', module(2, 16, 2, 1, 2**60))
 write('api', 'regress-mhca-project-kv-d2e32-nenc2e31', module(1, 2**32, 1, 0, 2**31))
 write('api', 'regress-mhca-weights-size-overflow',
       module(0, 4, 2, 2**31, 2**32 + 1, nulls=0x08))
+write('api', 'regress-mhca-weights-size-overflow-workspace-given',
+      module(0, 4, 2, 2**31, 2**32 + 1, nulls=0x18))
+write('api', 'regress-mhca-forward-kv-weights-size-overflow',
+      module(2, 4, 2, 2**31, 2**32 + 1, nulls=0x08))
 write('api', 'seed-mhca-forward-small-exact-workspace', module(0, 8, 2, 3, 5, nulls=0x1c))
 write('api', 'seed-mhca-forward-kv-small-exact-workspace', module(2, 8, 4, 2, 7, nulls=0x1c))
 write('api', 'seed-mhca-project-kv-small', module(1, 6, 3, 0, 4))
