@@ -14,6 +14,12 @@
 #include <string.h>
 #include "checkasm.h"
 
+/* sk_mhca initializers of its first six fields (d_model .. w_o) are kept on purpose: source written
+   for the original struct must still compile and mean the bias-free, d_enc = d_model module. */
+#if defined(__GNUC__)
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+#endif
+
 static double g_tol = 3e-6; /* set per case by ref_attention */
 #define WTOL g_tol /* relative, weights */
 #define OTOL g_tol /* relative to sum_j w_j |v_j|, outputs */
@@ -749,6 +755,29 @@ static void test_bad_input(void)
     BAD(sk_mhca_forward_kv(&ok, 1, NULL, 3, k, NULL, o, w, NULL));
     BAD(sk_mhca_forward_kv(&ok, 1, q, 3, NULL, NULL, o, w, NULL));
     BAD(sk_mhca_forward_kv(&ok, 1, q, 3, k, NULL, NULL, w, NULL));
+    /* d_enc: w_k, w_v are d_enc x d_model (extent overflow: a bad layer), enc is n_enc x d_enc */
+    sk_mhca wide = ok;
+    wide.d_enc = SIZE_MAX / 2;
+    BAD(sk_mhca_forward(&wide, 2, q, 3, k, NULL, o, w, NULL));
+    BAD(sk_mhca_project_kv(&wide, 3, k, o));
+    BAD(sk_mhca_forward_kv(&wide, 1, q, 3, k, NULL, o, w, NULL));
+    ck_check(sk_mhca_workspace_size(&wide, 2, 3) == 0 && sk_mhca_kv_size(&wide, 3) == 0 &&
+             sk_mhca_forward_kv_workspace_size(&wide, 1) == 0, "sizes with an overflowing d_enc not 0");
+    sk_mhca narrow = ok;
+    narrow.d_enc = (size_t)1 << 40; /* a valid layer; n_enc x d_enc of encoder rows overflows */
+    BAD(sk_mhca_forward(&narrow, 2, q, (size_t)1 << 22, k, NULL, o, NULL, NULL));
+    BAD(sk_mhca_project_kv(&narrow, (size_t)1 << 22, k, o));
+    sk_mhca biased = ok;
+    biased.d_enc = 3;
+    biased.b_q = biased.b_k = biased.b_v = biased.b_o = W;
+    biased.w_v = NULL;
+    BAD(sk_mhca_forward(&biased, 2, q, 3, k, NULL, o, w, NULL));
+    BAD(sk_mhca_project_kv(&biased, 3, k, o));
+    biased.w_v = W;
+    BAD(sk_mhca_forward(&biased, 2, q, 3, NULL, NULL, o, w, NULL));
+    BAD(sk_mhca_project_kv(&biased, 3, k, NULL));
+    /* weights of n_heads x n_dec x n_enc that overflow */
+    BAD(sk_mhca_forward_kv(&ok, 2, q, (size_t)1 << 62, k, NULL, o, w, NULL));
 #undef BAD
     ck_check(sk_mhca_workspace_size(&div, 2, 3) == 0 && sk_mhca_kv_size(NULL, 3) == 0 &&
              sk_mhca_forward_kv_workspace_size(&h0, 1) == 0, "sizes of a bad layer not 0");
