@@ -4,14 +4,16 @@
  * 1. one head, d_model = d_k = d_v = 16, through sk_attention;
  * 2. four heads, d_model = 32, through the module sk_mhca_forward;
  * 3. incremental decoding: the encoder's K/V projected once (sk_mhca_project_kv), then the target
- *    positions attended one step at a time (sk_mhca_forward_kv), checked against the all-at-once call;
- * 4. a Whisper-shaped layer (whisper-tiny: d_model 384, 6 heads, 1500 encoder frames) with biases on
- *    q, v and the output projection and none on k, decoded step by step;
+ *    positions attended one step at a time (sk_mhca_forward_kv), checked against the all-at-once
+ *    call;
+ * 4. a Whisper-shaped layer (whisper-tiny: d_model 384, 6 heads, 1500 encoder frames) with biases
+ *    on q, v and the output projection and none on k, decoded step by step;
  * 5. an encoder narrower than the decoder (d_enc = 24, d_model = 32) with biases on all four
  *    projections, as Marian / NLLB have them, and a padded source position.
- * Representations are random and projections Xavier-initialised (normal, std sqrt(2/(fan_in+fan_out)))
- * from a fixed seed, so the weights show the mechanics, not a trained alignment.
- * Exits non-zero if a call fails or the step-by-step result disagrees with the all-at-once one. */
+ * Representations are random and projections Xavier-initialised (normal, std
+ * sqrt(2/(fan_in+fan_out))) from a fixed seed, so the weights show the mechanics, not a trained
+ * alignment. Exits non-zero if a call fails or the step-by-step result disagrees with the
+ * all-at-once one. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -106,16 +108,22 @@ static int whisper_layer(void)
     fill_normal(bq, 3 * DW, 0.1f); /* b_q, b_v, b_o */
     fill_normal(enc, (size_t)NE * DW, 1.f);
     fill_normal(dec, ND * DW, 1.f);
-    const sk_mhca layer = { .d_model = DW, .n_heads = HW, .w_q = wq, .w_k = wk, .w_v = wv, .w_o = wo,
-                            .b_q = bq, .b_v = bv, .b_o = bo }; /* b_k NULL; d_enc 0 = d_model */
-    int good = ok(sk_mhca_forward(&layer, ND, dec, NE, enc, NULL, out, NULL, NULL), "sk_mhca_forward") &&
-               ok(sk_mhca_project_kv(&layer, NE, enc, kv), "sk_mhca_project_kv");
+    /* b_k NULL (none); d_enc 0: the encoder rows are d_model wide */
+    const sk_mhca layer = { .d_model = DW, .n_heads = HW,
+                            .w_q = wq, .w_k = wk, .w_v = wv, .w_o = wo,
+                            .b_q = bq, .b_v = bv, .b_o = bo };
+    int good =
+        ok(sk_mhca_forward(&layer, ND, dec, NE, enc, NULL, out, NULL, NULL), "sk_mhca_forward") &&
+        ok(sk_mhca_project_kv(&layer, NE, enc, kv), "sk_mhca_project_kv");
     for (int i = 0; good && i < ND; i++)
-        good = ok(sk_mhca_forward_kv(&layer, 1, dec + i * DW, NE, kv, NULL, step + i * DW, NULL, NULL),
-                  "sk_mhca_forward_kv");
+        good =
+            ok(sk_mhca_forward_kv(&layer, 1, dec + i * DW, NE, kv, NULL, step + i * DW, NULL, NULL),
+               "sk_mhca_forward_kv");
     const double e = good ? max_diff(step, out, ND * DW) : INFINITY;
-    printf("Whisper-shaped layer (whisper-tiny): d_model %d, %d heads, %d encoder frames, biases on q, v, o\n"
-           "  K/V of the encoder projected once (%zu bytes, b_k none), %d decoder tokens one step at a time\n"
+    printf("Whisper-shaped layer (whisper-tiny): d_model %d, %d heads, %d encoder frames, biases "
+           "on q, v, o\n"
+           "  K/V of the encoder projected once (%zu bytes, b_k none), %d decoder tokens one step "
+           "at a time\n"
            "  max |step-by-step - all-at-once| %.3g (tolerance 1e-5): %s\n\n",
            DW, HW, NE, sk_mhca_kv_size(&layer, NE), ND, e, e <= 1e-5 ? "agree" : "DISAGREE");
     free(w);
@@ -123,9 +131,9 @@ static int whisper_layer(void)
     return good && e <= 1e-5;
 }
 
-/* 5. an encoder narrower than the decoder: source rows of d_enc = 24 features, decoder d_model = 32,
-   4 heads, biases on all four projections; "fox" padded out. The padded position gets weight 0 in
-   every head; a source with every position padded gives out = b_o exactly. */
+/* 5. an encoder narrower than the decoder: source rows of d_enc = 24 features, decoder d_model =
+   32, 4 heads, biases on all four projections; "fox" padded out. The padded position gets weight 0
+   in every head; a source with every position padded gives out = b_o exactly. */
 static int narrow_encoder(void)
 {
     enum { D = 32, DE = 24, H = 4 };
@@ -138,17 +146,22 @@ static int narrow_encoder(void)
     fill_normal(b, 4 * D, 0.1f);
     fill_normal(enc, N_SRC * DE, 1.f);
     fill_normal(dec, N_TGT * D, 1.f);
-    const sk_mhca layer = { .d_model = D, .n_heads = H, .w_q = wq, .w_k = wk, .w_v = wv, .w_o = wo,
-                            .d_enc = DE, .b_q = b, .b_k = b + D, .b_v = b + 2 * D, .b_o = b + 3 * D };
+    const sk_mhca layer = { .d_model = D, .n_heads = H,
+                            .w_q = wq, .w_k = wk, .w_v = wv, .w_o = wo,
+                            .d_enc = DE,
+                            .b_q = b, .b_k = b + D, .b_v = b + 2 * D, .b_o = b + 3 * D };
     static const uint8_t keep[N_SRC] = { 1, 1, 1, 0 }, none[N_SRC] = { 0 };
     if (!ok(sk_mhca_forward(&layer, N_TGT, dec, N_SRC, enc, keep, out, w, NULL), "sk_mhca_forward"))
         return 0;
-    printf("Narrower encoder: source rows of d_enc = %d, decoder d_model = %d, %d heads, biases on q, k, v, o,\n"
-           "\"fox\" padded out (enc_mask 1 1 1 0)\n  head 1 pattern:\n", DE, D, H);
+    printf("Narrower encoder: source rows of d_enc = %d, decoder d_model = %d, %d heads, biases on "
+           "q, k, v, o,\n"
+           "\"fox\" padded out (enc_mask 1 1 1 0)\n  head 1 pattern:\n",
+           DE, D, H);
     print_table(w);
     int good = 1;
     for (int i = 0; i < H * N_TGT; i++) good &= w[i * N_SRC + 3] == 0.f;
-    if (!ok(sk_mhca_forward(&layer, N_TGT, dec, N_SRC, enc, none, out, NULL, NULL), "sk_mhca_forward"))
+    if (!ok(sk_mhca_forward(&layer, N_TGT, dec, N_SRC, enc, none, out, NULL, NULL),
+            "sk_mhca_forward"))
         return 0;
     for (int i = 0; i < N_TGT * D; i++) good &= out[i] == b[3 * D + i % D];
     printf("  padded position weight 0 in every head; every position padded: out = b_o: %s\n",
@@ -194,7 +207,8 @@ int main(void)
     xavier(wk, D, D);
     xavier(wv, D, D);
     xavier(wo, D, D);
-    const sk_mhca layer = { .d_model = D, .n_heads = H, .w_q = wq, .w_k = wk, .w_v = wv, .w_o = wo };
+    const sk_mhca layer = { .d_model = D, .n_heads = H, .w_q = wq, .w_k = wk, .w_v = wv,
+                            .w_o = wo }; /* no biases, d_enc = d_model */
     if (!ok(sk_mhca_forward(&layer, N_TGT, dec, N_SRC, enc, NULL, out, w, NULL), "sk_mhca_forward")) return 1;
     printf("Multi-head cross-attention with %d heads (d_model = %d, d_head = %d):\n", H, D, D / H);
     printf("  Input encoder shape:  (%d, %d)\n", N_SRC, D);
@@ -249,7 +263,7 @@ int main(void)
     }
     const double tol = 1e-5;
     const int agree = !nan && max_out <= tol && max_w <= tol;
-    printf("  max |step-by-step - all-at-once|: output %.3g, weights %.3g (tolerance %g): %s\n\n", max_out, max_w,
-           tol, agree ? "agree" : "DISAGREE");
+    printf("  max |step-by-step - all-at-once|: output %.3g, weights %.3g (tolerance %g): %s\n\n",
+           max_out, max_w, tol, agree ? "agree" : "DISAGREE");
     return agree && whisper_layer() && narrow_encoder() ? 0 : 1;
 }

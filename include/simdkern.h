@@ -103,7 +103,8 @@ sk_status sk_mha(size_t n_heads, size_t n_q, size_t n_kv, size_t d_head,
    applied as x @ W^T) is stored here transposed. */
 typedef struct sk_mhca {
     size_t d_model, n_heads;
-    const float *w_q, *w_k, *w_v, *w_o;  /* w_q, w_o: d_model x d_model; w_k, w_v: d_enc x d_model */
+    const float *w_q, *w_k, *w_v, *w_o;  /* w_q, w_o: d_model x d_model; w_k, w_v: d_enc x d_model
+                                            (row-major, applied as x @ W) */
     size_t d_enc;                        /* width of the encoder rows; 0 = d_model */
     const float *b_q, *b_k, *b_v, *b_o;  /* NULL or d_model floats each, added after the product */
 } sk_mhca;
@@ -125,7 +126,8 @@ sk_status sk_mhca_forward(const sk_mhca *layer, size_t n_dec, const float *dec, 
 
 /* ==== ADDED (issue 5): decoder-step API — encoder K/V projected once, reused at every step ====
    An inference engine decodes one target position (or a few) at a time while the source sequence,
-   hence K = enc W_k + b_k and V = enc W_v + b_v, stays the same. Project them once into a caller buffer:
+   hence K = enc W_k + b_k and V = enc W_v + b_v, stays the same. Project them once into a caller
+   buffer:
      kv = [K (n_enc x d_model) | V (n_enc x d_model)], row-major, sk_mhca_kv_size() bytes;
    then run any number of sk_mhca_forward_kv() calls (any n_dec; typically 1 per step) on it. The
    result equals sk_mhca_forward() on the same rows up to rounding (both run the same kernels;

@@ -473,8 +473,8 @@ void sk_gemm_dsp_init(sk_gemm_dsp *d, sk_isa isa)
 }
 
 void sk_gemm_run_bias(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t m, size_t n, size_t k,
-                      float alpha, const float *a, size_t lda, const float *b, size_t ldb, float beta,
-                      const float *bias, float *c, size_t ldc)
+                      float alpha, const float *a, size_t lda, const float *b, size_t ldb,
+                      float beta, const float *bias, float *c, size_t ldc)
 {
     if (m == 0 || n == 0) return;
     if (k == 0 || alpha == 0.f) { /* A and B not read (BLAS semantics) */

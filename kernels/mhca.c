@@ -4,8 +4,8 @@
  * sk_mhca_forward_kv (Q = dec W_q, sk_mha over the heads in place, out = concat W_o). The heads are
  * never copied out: head h is the column range [h*d_head, (h+1)*d_head) of Q, K, V and the concat,
  * passed to the attention core as pointer offsets with row stride d_model. The encoder rows are
- * d_enc wide (0: d_model); K and V, like Q, are d_model wide. A bias (NULL: none) is the first store
- * of its projection's GEMM (sk_gemm_run_bias), never a pass of its own over the result. */
+ * d_enc wide (0: d_model); K and V, like Q, are d_model wide. A bias (NULL: none) is the first
+ * store of its projection's GEMM (sk_gemm_run_bias), never a pass of its own over the result. */
 #include <math.h>
 #include <stdlib.h>
 #include "dsp.h"
@@ -20,8 +20,8 @@ static int layer_ok(const sk_mhca *L)
 {
     if (!L || L->n_heads == 0 || L->d_model % L->n_heads != 0) return 0;
     const size_t d = L->d_model, de = enc_width(L);
-    return sk_mat_ok(L->w_q, d, d, d) && sk_mat_ok(L->w_o, d, d, d) && sk_mat_ok(L->w_k, de, d, d) &&
-           sk_mat_ok(L->w_v, de, d, d);
+    return sk_mat_ok(L->w_q, d, d, d) && sk_mat_ok(L->w_o, d, d, d) &&
+           sk_mat_ok(L->w_k, de, d, d) && sk_mat_ok(L->w_v, de, d, d);
 }
 
 
@@ -60,7 +60,8 @@ static void project_kv(const sk_mhca *L, size_t n_enc, const float *enc, float *
 {
     const size_t d = L->d_model, de = enc_width(L);
     const sk_gemm_dsp *g = &sk_dsp_get()->gemm;
-    sk_gemm_run_bias(g, SK_NOTRANS, SK_NOTRANS, n_enc, d, de, 1.f, enc, de, L->w_k, d, 0.f, L->b_k, kv, d);
+    sk_gemm_run_bias(g, SK_NOTRANS, SK_NOTRANS, n_enc, d, de, 1.f, enc, de, L->w_k, d, 0.f, L->b_k,
+                     kv, d);
     sk_gemm_run_bias(g, SK_NOTRANS, SK_NOTRANS, n_enc, d, de, 1.f, enc, de, L->w_v, d, 0.f, L->b_v,
                      kv + n_enc * d, d);
 }
@@ -72,12 +73,14 @@ static void forward_kv(const sk_mhca *L, size_t n_dec, const float *dec, size_t 
     const size_t d = L->d_model, h = L->n_heads, dh = d / h;
     const sk_gemm_dsp *g = &sk_dsp_get()->gemm;
     float *Q = ws, *C = ws + n_dec * d;
-    sk_gemm_run_bias(g, SK_NOTRANS, SK_NOTRANS, n_dec, d, d, 1.f, dec, d, L->w_q, d, 0.f, L->b_q, Q, d);
+    sk_gemm_run_bias(g, SK_NOTRANS, SK_NOTRANS, n_dec, d, d, 1.f, dec, d, L->w_q, d, 0.f, L->b_q,
+                     Q, d);
     const sk_mask km = { SK_MASK_KEYS, enc_mask, 0, 0 };
     const float *K = n_enc ? kv : NULL, *V = n_enc ? kv + n_enc * d : NULL;
     sk_mha(h, n_dec, n_enc, dh, Q, d, K, d, V, d, 1.f / sqrtf((float)dh), enc_mask ? &km : NULL, C, d,
            weights); /* arguments valid by construction */
-    sk_gemm_run_bias(g, SK_NOTRANS, SK_NOTRANS, n_dec, d, d, 1.f, C, d, L->w_o, d, 0.f, L->b_o, out, d);
+    sk_gemm_run_bias(g, SK_NOTRANS, SK_NOTRANS, n_dec, d, d, 1.f, C, d, L->w_o, d, 0.f, L->b_o,
+                     out, d);
 }
 
 sk_status sk_mhca_project_kv(const sk_mhca *layer, size_t n_enc, const float *enc, float *kv)
@@ -97,8 +100,8 @@ sk_status sk_mhca_forward_kv(const sk_mhca *layer, size_t n_dec, const float *de
 {
     if (!layer_ok(layer)) return SK_EINVAL;
     const size_t d = layer->d_model;
-    if (!sk_mat_ok(dec, n_dec, d, d) || !sk_mat_ok(kv, n_enc, d, d) || !sk_mat_ok(out, n_dec, d, d) ||
-        !weights_ok(layer, n_dec, n_enc, weights))
+    if (!sk_mat_ok(dec, n_dec, d, d) || !sk_mat_ok(kv, n_enc, d, d) ||
+        !sk_mat_ok(out, n_dec, d, d) || !weights_ok(layer, n_dec, n_enc, weights))
         return SK_EINVAL;
     if (n_dec == 0 || d == 0) return SK_OK;
     const size_t wsz = sk_mhca_forward_kv_workspace_size(layer, n_dec);
@@ -119,8 +122,8 @@ sk_status sk_mhca_forward(const sk_mhca *layer, size_t n_dec, const float *dec, 
 {
     if (!layer_ok(layer)) return SK_EINVAL;
     const size_t d = layer->d_model, de = enc_width(layer);
-    if (!sk_mat_ok(dec, n_dec, d, d) || !sk_mat_ok(enc, n_enc, de, de) || !sk_mat_ok(out, n_dec, d, d) ||
-        !weights_ok(layer, n_dec, n_enc, weights))
+    if (!sk_mat_ok(dec, n_dec, d, d) || !sk_mat_ok(enc, n_enc, de, de) ||
+        !sk_mat_ok(out, n_dec, d, d) || !weights_ok(layer, n_dec, n_enc, weights))
         return SK_EINVAL;
     if (n_dec == 0 || d == 0) return SK_OK;
     const size_t wsz = sk_mhca_workspace_size(layer, n_dec, n_enc);

@@ -474,11 +474,13 @@ static void test_mhca_enc_bias(void)
           sk_mhca_kv_size(&good, NE));
     CHECK(sk_mhca_workspace_size(&good, ND, NE) == (2 * NE * D + 2 * ND * D) * sizeof(float),
           "workspace size %zu", sk_mhca_workspace_size(&good, ND, NE));
-    CHECK(sk_mhca_forward_kv_workspace_size(&good, ND) == 2 * ND * D * sizeof(float), "step ws size");
+    CHECK(sk_mhca_forward_kv_workspace_size(&good, ND) == 2 * ND * D * sizeof(float),
+          "step ws size");
     for (int w = 0; w < 2; w++) {
         float *wts = w ? g_w : NULL;
         poison();
-        CHECK(sk_mhca_forward(&good, ND, g_b, NE, g_c, g_u8, g_out, wts, NULL) == SK_OK, "good call");
+        CHECK(sk_mhca_forward(&good, ND, g_b, NE, g_c, g_u8, g_out, wts, NULL) == SK_OK,
+              "good call");
         CHECK(!untouched(g_out, ND * D * sizeof(float)), "good call wrote nothing");
         CHECK(untouched(g_out + ND * D, sizeof g_out - ND * D * sizeof(float)), "wrote past out");
         sk_mhca L;
@@ -489,7 +491,8 @@ static void test_mhca_enc_bias(void)
         CHECK(sk_mhca_workspace_size(&L, ND, NE) == 0 && sk_mhca_kv_size(&L, NE) == 0 &&
               sk_mhca_forward_kv_workspace_size(&L, ND) == 0, "sizes with d_enc overflowing not 0");
         L = good; L.d_enc = (size_t)1 << 40;
-        EB_BAD("n_enc x d_enc overflows", &L, ND, g_b, (size_t)1 << 22, g_c, NULL, g_out, NULL, NULL);
+        EB_BAD("n_enc x d_enc overflows", &L, ND, g_b, (size_t)1 << 22, g_c, NULL, g_out, NULL,
+               NULL);
         EB_BAD("enc NULL", &good, ND, g_b, NE, NULL, g_u8, g_out, wts, NULL);
 #undef EB_BAD
     }
@@ -508,7 +511,8 @@ static void test_mhca_enc_bias(void)
             k0 += (double)g_c[p] * g_b[p * D + c];
             v0 += (double)g_c[p] * g_c[p * D + c];
         }
-        CHECK(fabs(kv[c] - k0) <= 1e-5 * (1 + fabs(k0)), "K[0][%d] = %g, expected %g", c, kv[c], k0);
+        CHECK(fabs(kv[c] - k0) <= 1e-5 * (1 + fabs(k0)), "K[0][%d] = %g, expected %g", c, kv[c],
+              k0);
         CHECK(fabs(kv[NE * D + c] - v0) <= 1e-5 * (1 + fabs(v0)), "V[0][%d] = %g, expected %g", c,
               kv[NE * D + c], v0);
     }
@@ -518,12 +522,15 @@ static void test_mhca_enc_bias(void)
     EXPECT(SK_EINVAL, sk_mhca_forward_kv(&L, ND, g_b, NE, kv, g_u8, g_out, NULL, NULL),
            "forward_kv with d_enc overflowing");
     L = good; L.d_enc = (size_t)1 << 40;
-    EXPECT(SK_EINVAL, sk_mhca_project_kv(&L, (size_t)1 << 22, g_c, g_out), "project_kv n_enc x d_enc");
-    EXPECT(SK_EINVAL, sk_mhca_forward_kv(&good, ND, g_b, (size_t)1 << 62, kv, NULL, g_out, g_w, NULL),
+    EXPECT(SK_EINVAL, sk_mhca_project_kv(&L, (size_t)1 << 22, g_c, g_out),
+           "project_kv n_enc x d_enc");
+    EXPECT(SK_EINVAL,
+           sk_mhca_forward_kv(&good, ND, g_b, (size_t)1 << 62, kv, NULL, g_out, g_w, NULL),
            "weights n_heads x n_dec x n_enc overflows");
     CHECK(sk_mhca_forward(&good, ND, g_b, NE, g_c, g_u8, all, NULL, NULL) == SK_OK, "forward");
     for (int r = 0; r < ND; r++) {
-        CHECK(sk_mhca_forward_kv(&good, 1, g_b + r * D, NE, kv, g_u8, step, NULL, NULL) == SK_OK, "step");
+        CHECK(sk_mhca_forward_kv(&good, 1, g_b + r * D, NE, kv, g_u8, step, NULL, NULL) == SK_OK,
+              "step");
         for (int c = 0; c < D; c++)
             CHECK(fabsf(step[c] - all[r * D + c]) <= 1e-5f * (1.f + fabsf(all[r * D + c])),
                   "step %d col %d: %g vs %g", r, c, step[c], all[r * D + c]);
@@ -531,14 +538,17 @@ static void test_mhca_enc_bias(void)
     /* every source position padded, or none: out = b_o exactly */
     static const uint8_t none[NE] = { 0 };
     CHECK(sk_mhca_forward(&good, ND, g_b, NE, g_c, none, all, NULL, NULL) == SK_OK, "all padded");
-    for (int i = 0; i < ND * D; i++) CHECK(all[i] == good.b_o[i % D], "all padded: out[%d] = %g", i, all[i]);
+    for (int i = 0; i < ND * D; i++)
+        CHECK(all[i] == good.b_o[i % D], "all padded: out[%d] = %g", i, all[i]);
     CHECK(sk_mhca_forward(&good, ND, g_b, 0, NULL, NULL, all, NULL, NULL) == SK_OK, "n_enc 0");
-    for (int i = 0; i < ND * D; i++) CHECK(all[i] == good.b_o[i % D], "n_enc 0: out[%d] = %g", i, all[i]);
+    for (int i = 0; i < ND * D; i++)
+        CHECK(all[i] == good.b_o[i % D], "n_enc 0: out[%d] = %g", i, all[i]);
     /* d_model == 0 with a d_enc: an empty layer (nothing written), whose encoder rows still have
        d_enc floats: NULL enc with n_enc > 0 is bad input */
     sk_mhca empty = { 0, 1, NULL, NULL, NULL, NULL };
     empty.d_enc = 7;
-    EXPECT(SK_OK, sk_mhca_forward(&empty, ND, NULL, NE, g_c, NULL, NULL, NULL, NULL), "d_model=0, d_enc 7");
+    EXPECT(SK_OK, sk_mhca_forward(&empty, ND, NULL, NE, g_c, NULL, NULL, NULL, NULL),
+           "d_model=0, d_enc 7");
     CHECK(all_untouched(), "d_model=0 wrote");
     EXPECT(SK_EINVAL, sk_mhca_forward(&empty, ND, NULL, NE, NULL, NULL, NULL, NULL, NULL),
            "d_model=0, d_enc 7, enc NULL");

@@ -129,12 +129,14 @@ static int bias_case(sk_trans ta, sk_trans tb, size_t m, size_t n, size_t k, flo
                 sa += fabs(x * y);
             }
             const double exact = alpha * s + bias[j];
-            const double bound = 2. * (double)(k + 1) * 0x1p-24 * (fabs(alpha) * sa + fabs(bias[j]));
+            const double bound =
+                2. * (double)(k + 1) * 0x1p-24 * (fabs(alpha) * sa + fabs(bias[j]));
             const float vr = Cr.p[i * Cr.ld + j], vn = Cn.p[i * Cn.ld + j];
-            ok &= ck_check(fabs(vn - exact) <= bound, "C(%zu,%zu) = %.9g, exact %.9g, bound %.3g", i, j,
-                           vn, exact, bound);
-            ok &= ck_check(fabs(vr - exact) <= bound, "scalar C(%zu,%zu) = %.9g, exact %.9g, bound %.3g",
-                           i, j, vr, exact, bound);
+            ok &= ck_check(fabs(vn - exact) <= bound, "C(%zu,%zu) = %.9g, exact %.9g, bound %.3g",
+                           i, j, vn, exact, bound);
+            ok &= ck_check(fabs(vr - exact) <= bound,
+                           "scalar C(%zu,%zu) = %.9g, exact %.9g, bound %.3g", i, j, vr, exact,
+                           bound);
         }
     ck_buf_free(A.p); ck_buf_free(B.p); ck_buf_free(Cr.p); ck_buf_free(Cn.p); ck_buf_free(bias);
     return ok;
@@ -143,13 +145,14 @@ static int bias_case(sk_trans ta, sk_trans tb, size_t m, size_t n, size_t k, flo
 static void bias_cases(void)
 {
     /* m = 1 (GEMV), m <= 16 with B^T (the few-rows NT path), register-tile and cache-block edges
-       (several k blocks past 256, several MC blocks past 168, partial NR tiles), k = 0 and alpha = 0
-       (C = bias), and row strides at 4 KiB multiples (B read in place / copied by the kernels) */
-    static const size_t sh[][3] = { { 1, 1, 1 }, { 1, 33, 17 }, { 1, 513, 300 }, { 2, 5, 3 },
-                                    { 3, 37, 20 }, { 6, 16, 9 }, { 8, 32, 64 }, { 9, 31, 65 },
-                                    { 15, 100, 40 }, { 16, 64, 64 }, { 17, 47, 33 }, { 29, 97, 257 },
-                                    { 32, 512, 64 }, { 64, 64, 513 }, { 169, 33, 40 }, { 200, 70, 40 },
-                                    { 200, 140, 70 }, { 337, 100, 300 }, { 5, 4097, 7 }, { 4, 7, 0 } };
+       (several k blocks past 256, several MC blocks past 168, partial NR tiles), k = 0 and
+       alpha = 0 (C = bias), and row strides at 4 KiB multiples (B read in place / copied) */
+    static const size_t sh[][3] = {
+        { 1, 1, 1 },     { 1, 33, 17 },    { 1, 513, 300 },   { 2, 5, 3 },     { 3, 37, 20 },
+        { 6, 16, 9 },    { 8, 32, 64 },    { 9, 31, 65 },     { 15, 100, 40 }, { 16, 64, 64 },
+        { 17, 47, 33 },  { 29, 97, 257 },  { 32, 512, 64 },   { 64, 64, 513 }, { 169, 33, 40 },
+        { 200, 70, 40 }, { 200, 140, 70 }, { 337, 100, 300 }, { 5, 4097, 7 },  { 4, 7, 0 }
+    };
     for (size_t s = 0; s < sizeof sh / sizeof sh[0]; s++)
         for (int t = 0; t < 4; t++) {
             if (ck_quick() && (s + t) % 3) continue;
@@ -160,8 +163,8 @@ static void bias_cases(void)
     for (int t = 0; t < 4; t++) {
         bias_case((sk_trans)(t >> 1), (sk_trans)(t & 1), 29, 37, 50, 1.f, 1024 - (t >> 1 ? 29 : 50),
                   1024 - (t & 1 ? 50 : 37), 0);
-        bias_case((sk_trans)(t >> 1), (sk_trans)(t & 1), 200, 64, 40, 1.f, 1024 - (t >> 1 ? 200 : 40),
-                  1024 - (t & 1 ? 40 : 64), 0);
+        bias_case((sk_trans)(t >> 1), (sk_trans)(t & 1), 200, 64, 40, 1.f,
+                  1024 - (t >> 1 ? 200 : 40), 1024 - (t & 1 ? 40 : 64), 0);
     }
 }
 

@@ -10,7 +10,8 @@
  * has MASK. Weights are x @ W (already transposed from PyTorch's layout). mode 0: sk_mhca_forward;
  * mode 1: sk_mhca_project_kv, then sk_mhca_forward_kv one decoder row at a time.
  * The answer: int64 status, then (status 0) out (n_dec x d_model floats) and, with flags WEIGHTS,
- * the weights (n_heads x n_dec x n_enc floats). Exits 0 after the last case, 2 on malformed input. */
+ * the weights (n_heads x n_dec x n_enc floats). Exits 0 after the last case, 2 on malformed
+ * input. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
