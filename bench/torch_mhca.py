@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """The cross-attention module next to PyTorch, side by side in one process, one thread each.
 
-  bench/torch_mhca.py LIB [--reps N] [--min-time S] [--baseline-lib LIB2] [--markdown]
+  bench/torch_mhca.py LIB [--reps N] [--min-time S] [--baseline-lib LIB2] [--stat median|min]
+                          [--clock cpu|wall] [--only SUBSTRING]
 
 LIB: the built bench/libsk_torch_peer.so (ctypes). --baseline-lib: the same peer built from another
 tree (e.g. main before biases existed) to time its bias-free module on the same shapes.
@@ -13,7 +14,9 @@ Cases, all with weights not returned (need_weights=False / weights NULL) and no 
   step:   sk_mhca_forward_kv of one decoder row against K/V projected once (biases on q, o; K and V
           carry theirs) vs the composition engines write on torch against cached K/V:
           linear(q) -> baddbmm(0, q, K^T, alpha=scale) -> softmax -> bmm(., V) -> linear(out)
-Times are medians of --reps interleaved repetitions of about --min-time seconds each; ratio =
+Times are medians (--stat min: minima) of --reps interleaved repetitions of about --min-time
+seconds each, in CPU time of the calling thread (--clock cpu, the default: both run in it with one
+thread, and time spent waiting for a CPU on a shared machine is left out) or wall time; ratio =
 PyTorch time / simdkern time (above 1: simdkern faster)."""
 import argparse
 import ctypes as C
@@ -96,13 +99,16 @@ def timer(fn, min_time):
     return lambda: fn(n) / n
 
 
+CLOCK = [time.thread_time]
+
+
 def torch_loop(f):
     def run(n):
         with torch.inference_mode():
-            t0 = time.perf_counter()
+            t0 = CLOCK[0]()
             for _ in range(n):
                 f()
-            return time.perf_counter() - t0
+            return CLOCK[0]() - t0
     return run
 
 
@@ -186,10 +192,17 @@ def main():
     ap.add_argument("--reps", type=int, default=7)
     ap.add_argument("--min-time", type=float, default=0.1)
     ap.add_argument("--only", help="substring of the case names to run")
+    ap.add_argument("--clock", choices=["cpu", "wall"], default="cpu")
+    ap.add_argument("--stat", choices=["median", "min"], default="median",
+                    help="per contender over the repetitions (min: a loaded machine)")
     args = ap.parse_args()
     torch.set_num_threads(1)
     lib = load(args.lib)
     base = load(args.baseline_lib) if args.baseline_lib else None
+    CLOCK[0] = time.thread_time if args.clock == "cpu" else time.perf_counter
+    for lb in (lib, base):
+        if lb is not None:
+            lb.skb_use_cpu_clock(args.clock == "cpu")
     cases = []
     for d, h, n_dec, n_enc in [(512, 8, 32, 1500), (512, 8, 64, 64), (1024, 16, 512, 512)]:
         for d_enc in (d, d * 3 // 4):
@@ -200,7 +213,8 @@ def main():
         cases.append((f"step d {d} heads {h} n_enc {n_enc}",
                        lambda d=d, h=h, e=n_enc: step_case(lib, base, d, h, e)))
     print(f"simdkern ISA {lib.skb_isa().decode()}, torch {torch.__version__} "
-          f"({torch.get_num_threads()} thread), medians of {args.reps} interleaved repetitions "
+          f"({torch.get_num_threads()} thread), {args.clock} time, {args.stat} of {args.reps} "
+          f"interleaved repetitions "
           f"of ~{args.min_time} s")
     print("| case | simdkern (biases) | PyTorch | ratio | simdkern bias-free | biases / bias-free"
           + (" | baseline bias-free | biases / baseline" if base else "") + " | rel. diff |")
@@ -211,10 +225,12 @@ def main():
         contenders, err = make()
         runs = {k: timer(f, args.min_time) for k, f in contenders.items()}
         t = {k: [] for k in runs}
-        for _ in range(args.reps):
-            for k, r in runs.items():
-                t[k].append(r())
-        med = {k: statistics.median(v) for k, v in t.items()}
+        order = list(runs)
+        for rep in range(args.reps):  # the order reversed every other repetition
+            for k in (order if rep % 2 == 0 else order[::-1]):
+                t[k].append(runs[k]())
+        stat = statistics.median if args.stat == "median" else min
+        med = {k: stat(v) for k, v in t.items()}
         us = lambda k: f"{med[k] * 1e6:.1f} us" if k in med else "-"
         ratio = lambda a, b: f"{med[b] / med[a]:.2f}x" if a in med and b in med else "-"
         row = [name, us("simdkern"), us("torch"), ratio("simdkern", "torch"),

@@ -1,6 +1,8 @@
 /* torch_peer: a shared object for bench/torch_mhca.py, which loads it with ctypes and times the
  * module next to PyTorch in one process. Each function runs `iters` calls back to back and returns
- * the elapsed seconds (CLOCK_MONOTONIC), so that no Python overhead lands on simdkern's side.
+ * the elapsed seconds, so that no Python overhead lands on simdkern's side: wall time
+ * (CLOCK_MONOTONIC), or after skb_use_cpu_clock(1) the calling thread's CPU time
+ * (CLOCK_THREAD_CPUTIME_ID: time spent waiting for a CPU on a shared machine left out).
  * Only these functions are exported; the library itself is linked in (static, hidden symbols). */
 #include <stddef.h>
 #include <stdint.h>
@@ -9,10 +11,14 @@
 
 #define SKB_EXPORT __attribute__((visibility("default")))
 
+static int g_cpu_clock;
+
+SKB_EXPORT void skb_use_cpu_clock(int on) { g_cpu_clock = on; }
+
 static double now(void)
 {
     struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
+    clock_gettime(g_cpu_clock ? CLOCK_THREAD_CPUTIME_ID : CLOCK_MONOTONIC, &t);
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
