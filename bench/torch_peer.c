@@ -22,12 +22,20 @@ static double now(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-/* The layer from its fields (d_enc 0 = d_model; biases NULL = none). */
+/* The layer from its fields (d_enc 0 = d_model; biases NULL = none). Built with
+   -DSKB_SIX_FIELDS against a tree whose sk_mhca has no d_enc and biases (a baseline), those are
+   left out: callers pass d_enc 0 and NULL biases. */
 static sk_mhca layer(size_t d, size_t h, const float *const w[4], size_t d_enc,
                      const float *const b[4])
 {
+#ifdef SKB_SIX_FIELDS
+    (void)d_enc;
+    (void)b;
+    sk_mhca L = { .d_model = d, .n_heads = h, .w_q = w[0], .w_k = w[1], .w_v = w[2], .w_o = w[3] };
+#else
     sk_mhca L = { .d_model = d, .n_heads = h, .w_q = w[0], .w_k = w[1], .w_v = w[2], .w_o = w[3],
                   .d_enc = d_enc, .b_q = b[0], .b_k = b[1], .b_v = b[2], .b_o = b[3] };
+#endif
     return L;
 }
 
