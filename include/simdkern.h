@@ -130,9 +130,12 @@ sk_status sk_mhca_forward(const sk_mhca *layer, size_t n_dec, const float *dec, 
    buffer:
      kv = [K (n_enc x d_model) | V (n_enc x d_model)], row-major, sk_mhca_kv_size() bytes;
    then run any number of sk_mhca_forward_kv() calls (any n_dec; typically 1 per step) on it. The
-   result equals sk_mhca_forward() on the same rows up to rounding (both run the same kernels;
-   sk_mhca_forward is implemented as project_kv + forward_kv). Same error rules: SK_EINVAL and
-   nothing written on bad input (a bad layer, NULL with nonzero sizes); zero sizes return SK_OK. */
+   result equals sk_mhca_forward() on the same rows up to rounding (sk_mhca_forward is project_kv +
+   forward_kv, except with few query rows per head, n_heads * n_dec <= d_model / 2, where it folds
+   W_k and W_v into the query and output sides instead of projecting every encoder row: the same
+   result up to rounding, with about half the work for a short target against a long source). Same
+   error rules: SK_EINVAL and nothing written on bad input (a bad layer, NULL with nonzero sizes);
+   zero sizes return SK_OK. */
 
 /* Bytes of the kv buffer for n_enc encoder positions (2 * n_enc * d_model floats, whatever d_enc);
    0 for a bad layer or a size that overflows. */
