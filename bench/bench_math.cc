@@ -4,6 +4,9 @@
 //   scale_mask_softmax/<contender>/keys/512x512 (scale 1/8, key padding mask) contender = each ISA,
 //       composition-sleef-<isa> (a scale loop, a mask loop, a 3-pass softmax with SLEEF exp)
 //   memcpy/memcpy/copy/<shape>               the same bytes copied (read + written)
+//   exp/<isa>/<normal|subnormal>-results/4096, softmax/<isa>/<normal|subnormal>-inputs/64x512: the
+//       same sizes with subnormal results / inputs next to normal ones (the ratio of the pair is
+//       the slowdown subnormals cost; results below FLT_MIN may flush to 0)
 // Counters: "elem/s" and "GB/s" (bytes read + written, rates). Inputs random, never zeros.
 #include <cmath>
 #include <cstring>
@@ -35,6 +38,34 @@ void run_exp(benchmark::State &st, sk_isa isa, size_t n)
         benchmark::ClobberMemory();
     }
     set_counters(st, (double)n, 8.0 * (double)n);
+}
+
+// exp over [lo, hi]: [-80, -10] gives normal results, [-103, -88] subnormal ones.
+void run_exp_range(benchmark::State &st, sk_isa isa, size_t n, float lo, float hi)
+{
+    skb::IsaScope scope(isa);
+    skb::Buf x(n, lo, hi, 7), y(n);
+    for (auto _ : st) {
+        sk_exp(n, x.data(), y.data());
+        benchmark::DoNotOptimize(y.data());
+        benchmark::ClobberMemory();
+    }
+    set_counters(st, (double)n, 8.0 * (double)n);
+}
+
+// softmax of rows whose entries are tiny: subnormal (|x| < FLT_MIN) or normal (|x| ~ 1e-30).
+void run_softmax_tiny(benchmark::State &st, sk_isa isa, size_t rows, size_t cols, bool subnormal)
+{
+    skb::IsaScope scope(isa);
+    skb::Buf x(rows * cols, -1.f, 1.f, 7), y(rows * cols);
+    const float s = subnormal ? 1e-39f : 1e-30f;
+    for (size_t i = 0; i < rows * cols; i++) x.data()[i] *= s;
+    for (auto _ : st) {
+        sk_softmax(rows, cols, x.data(), cols, y.data(), cols);
+        benchmark::DoNotOptimize(y.data());
+        benchmark::ClobberMemory();
+    }
+    set_counters(st, (double)(rows * cols), 8.0 * (double)(rows * cols));
 }
 
 void run_memcpy(benchmark::State &st, size_t n)
@@ -177,6 +208,17 @@ void sk_register_math_benchmarks()
                                          true, s.r, s.c);
 #endif
         benchmark::RegisterBenchmark(("memcpy/memcpy/copy/" + shape).c_str(), run_memcpy, s.r * s.c);
+    }
+    for (sk_isa isa : isas) {
+        const std::string name = sk_isa_name(isa);
+        for (int sub = 0; sub < 2; sub++) {
+            const std::string kind = sub ? "subnormal" : "normal";
+            benchmark::RegisterBenchmark(("exp/" + name + "/" + kind + "-results/4096").c_str(),
+                                         run_exp_range, isa, (size_t)4096, sub ? -103.f : -80.f,
+                                         sub ? -88.f : -10.f);
+            benchmark::RegisterBenchmark(("softmax/" + name + "/" + kind + "-inputs/64x512").c_str(),
+                                         run_softmax_tiny, isa, (size_t)64, (size_t)512, sub != 0);
+        }
     }
     {
         const size_t r = 512, c = 512;

@@ -4,7 +4,9 @@
  * float32; every ld* is a row stride in elements and must be >= the row length it strides over.
  *
  * Errors: bad input (NULL with nonzero sizes, ld too small, unknown enum value, n_heads == 0,
- * d_model % n_heads != 0) returns SK_EINVAL and writes nothing. Zero sizes return SK_OK.
+ * d_model % n_heads != 0, sizes whose products overflow or whose extent (rows - 1)·ld + cols
+ * exceeds PTRDIFF_MAX / 4 elements, outputs overlapping inputs where stated) returns SK_EINVAL and
+ * writes nothing. Zero sizes return SK_OK. Size queries return 0 when a size overflows.
  * Nothing aborts, asserts on user input, or prints on a normal call.
  *
  * Threads: any function may be called from many threads at once, including the first call.
@@ -47,18 +49,30 @@ sk_status   sk_isa_select(sk_isa isa);      /* force a path; SK_EUNSUPPORTED if 
 typedef enum sk_trans { SK_NOTRANS = 0, SK_TRANS = 1 } sk_trans;
 /* Row-major. C[m x n] = alpha * op(A)[m x k] * op(B)[k x n] + beta * C. beta == 0: C is not read.
    op(A) = A (m x k, lda >= k) or A^T (A is k x m, lda >= m); likewise op(B).
-   Error bound: |C - exact| <= 2·k·2^-24·(|alpha|·|op(A)|·|op(B)| + |beta|·|C0|) elementwise. */
+   Error bound, every path, every k >= 1 (the + 4 counts the roundings of the alpha and beta
+   products and of the final add, which dominate for small k):
+     |C - exact| <= (2·k + 4)·2^-24·(|alpha|·|op(A)|·|op(B)| + |beta|·|C0|)   elementwise.
+   An operand with one row (m == 1 for C, k == 1 for B, ...) never uses its ld (any value >= its
+   row length is accepted). */
 sk_status sk_sgemm(sk_trans ta, sk_trans tb, size_t m, size_t n, size_t k,
                    float alpha, const float *a, size_t lda, const float *b, size_t ldb,
                    float beta, float *c, size_t ldc);
 
 /* ---- exp and softmax --------------------------------------------------------------------- */
 /* y[i] = exp(x[i]); y may equal x. <= 1 ulp wherever the result is a normal float (results
-   below FLT_MIN may flush to 0); exp(-inf) = 0, exp(+inf) = +inf, overflow -> +inf, NaN -> NaN. */
+   below FLT_MIN may flush to 0); exp(-inf) = 0, exp(+inf) = +inf, overflow -> +inf, NaN -> NaN.
+   Subnormals: the x86 vector paths flush results below FLT_MIN to 0 and read subnormal x as 0
+   (exp = 1 either way), so that no instruction touches a subnormal (microcode assists: 10-100x);
+   the softmax family reads subnormal x as 0 there too (a score moves by < |scale|·2^-126). */
 sk_status sk_exp(size_t n, const float *x, float *y);
 
-/* y = softmax over each row of x; y may equal x.
-   |y - exact| <= 1e-5·exact + 1e-9 for rows up to 65536 columns. A NaN in a row makes that row NaN. */
+/* y = softmax over each row of x; y may equal x. Rows up to 65536 columns:
+     |y - exact| <= (1e-5 + 2^-22·T)·exact + 1e-9,  T = the row's max of |x| (with a scale and a
+   mask below: of |scale·x| + |mask| over the attended positions). The T term is the rounding of
+   the scores to float before the max is subtracted (every float implementation has it); the
+   scalar path computes in double and stays far inside the bound. Every path gives the scalar
+   path's result on rows whose scores overflow float (scale·x beyond FLT_MAX): they are computed
+   in double there. A NaN, or +inf (inf - inf), in a row makes that row NaN. */
 sk_status sk_softmax(size_t rows, size_t cols, const float *x, size_t ldx, float *y, size_t ldy);
 
 typedef enum sk_mask_kind {
@@ -70,10 +84,12 @@ typedef enum sk_mask_kind {
 } sk_mask_kind;
 typedef struct sk_mask { sk_mask_kind kind; const void *data; size_t ld; ptrdiff_t offset; } sk_mask;
 
-/* y[r,:] = softmax(scale * x[r,:] (+ mask)); masked positions are exactly 0; a row with every
-   position masked is all zeros (never NaN). mask may be NULL. y may equal x.
-   NaN in an attended position makes that row NaN; NaN in a masked-out position (BOOL/KEYS/CAUSAL)
-   does not leak. */
+/* y[r,:] = softmax(scale * x[r,:] (+ mask)); masked positions are exactly 0 in every row; a row
+   with every position masked is all zeros (never NaN). mask may be NULL. y may equal x.
+   Bound as sk_softmax, T = the row's max over attended positions of |scale·x| + |mask|.
+   A NaN or +inf score in an attended position makes that row's attended positions NaN (its
+   masked positions stay 0); NaN or inf in a masked-out position (BOOL/KEYS/CAUSAL, or an ADD
+   value of -inf) does not leak. Any CAUSAL offset is valid (PTRDIFF_MAX: nothing masked). */
 sk_status sk_scale_mask_softmax(size_t rows, size_t cols, float scale, const float *x, size_t ldx,
                                 const sk_mask *mask, float *y, size_t ldy);
 
@@ -82,14 +98,23 @@ sk_status sk_scale_mask_softmax(size_t rows, size_t cols, float scale, const flo
    n_q x n_kv score matrix is never formed whole; else weights[n_q x n_kv] (row stride n_kv).
    The mask is indexed [query row, key column]. A fully masked query row gives a zero output row.
    A masked key's row of v is multiplied by an exact zero weight, as in a GEMM: v rows of masked keys
-   must be finite (a NaN or Inf there reaches the output as 0·NaN), padding need not be zeroed. */
+   must be finite (a NaN or Inf there reaches the output as 0·NaN), padding need not be zeroed.
+   Bounds (every path), T = the row's max over attended keys of |scale|·sum_p |q_p k_p| + |mask|:
+     weights: |w - exact| <= (1e-5 + (d_k + 1)·2^-22·T)·exact + 1e-9, masked weights exactly 0;
+     out:     |out - exact| <= (1e-5 + (d_k + 1)·2^-22·T)·sum_j w_j·|v_j| + 1e-6·max_j |v_j|.
+   (the d_k term is the score GEMM's bound, the rest the softmax family's.) NaN and inf follow the
+   softmax rules per query row.
+   Aliasing: out and weights must not overlap q, k, v or each other (SK_EINVAL, nothing written:
+   the extents [p, p + (rows - 1)·ld + cols) are compared, so an out interleaved column-wise with
+   q in one buffer is refused too); q, k and v may overlap each other. */
 sk_status sk_attention(size_t n_q, size_t n_kv, size_t d_k, size_t d_v,
                        const float *q, size_t ldq, const float *k, size_t ldk,
                        const float *v, size_t ldv, float scale, const sk_mask *mask,
                        float *out, size_t ldo, float *weights);
 
 /* Heads side by side in each row: head h is columns [h*d_head, (h+1)*d_head) of q, k, v and out.
-   weights NULL or [n_heads x n_q x n_kv] contiguous. The same mask applies to every head. */
+   weights NULL or [n_heads x n_q x n_kv] contiguous. The same mask applies to every head.
+   Bounds, NaN and aliasing rules as sk_attention (with d_k = d_head). */
 sk_status sk_mha(size_t n_heads, size_t n_q, size_t n_kv, size_t d_head,
                  const float *q, size_t ldq, const float *k, size_t ldk, const float *v, size_t ldv,
                  float scale, const sk_mask *mask, float *out, size_t ldo, float *weights);
@@ -124,7 +149,7 @@ sk_status sk_mhca_forward(const sk_mhca *layer, size_t n_dec, const float *dec, 
                           float *weights /* NULL or n_heads x n_dec x n_enc */,
                           void *workspace /* NULL: allocated inside */);
 
-/* ==== ADDED (issue 5): decoder-step API — encoder K/V projected once, reused at every step ====
+/* ---- decoder-step API: encoder K/V projected once, reused at every step ---------------------
    An inference engine decodes one target position (or a few) at a time while the source sequence,
    hence K = enc W_k + b_k and V = enc W_v + b_v, stays the same. Project them once into a caller
    buffer:
@@ -157,7 +182,7 @@ sk_status sk_mhca_forward_kv(const sk_mhca *layer, size_t n_dec, const float *de
    step): no allocation; a fixed stack frame of about 41 KB of scratch (a 32-row block of Q^T and a
    2048-float score tile), independent of n_q and n_kv. sk_mhca_forward / sk_mhca_forward_kv with
    workspace NULL allocate their workspace (projections) once per call. */
-/* ==== end ADDED (issue 5) ==== */
+/* ---- end of the decoder-step API ---- */
 
 #ifdef __cplusplus
 }

@@ -50,14 +50,29 @@ void sk_attn_dsp_init(sk_attn_dsp *d, sk_isa isa)
     (void)isa;
 }
 
+/* Shapes, strides and mask; then the outputs (out; weights: wrows x wcols contiguous, NULL: none)
+   must not overlap the inputs or each other. */
 static sk_status check_args(size_t n_q, size_t n_kv, size_t d_k, size_t d_v, const float *q,
                             size_t ldq, const float *k, size_t ldk, const float *v, size_t ldv,
-                            const sk_mask *mask, const float *out, size_t ldo)
+                            const sk_mask *mask, const float *out, size_t ldo, const float *weights,
+                            size_t wrows, size_t wcols)
 {
     if (!sk_mat_ok(q, n_q, d_k, ldq) || !sk_mat_ok(k, n_kv, d_k, ldk) ||
         !sk_mat_ok(v, n_kv, d_v, ldv) || !sk_mat_ok(out, n_q, d_v, ldo))
         return SK_EINVAL;
-    return sk_mask_check(mask, n_q, n_kv);
+    if (weights && !sk_mat_ok(weights, wrows, wcols, wcols)) return SK_EINVAL; /* size overflow */
+    if (sk_mask_check(mask, n_q, n_kv) != SK_OK) return SK_EINVAL;
+    const float *o[2] = { out, weights };
+    const size_t orows[2] = { n_q, weights ? wrows : 0 }, ocols[2] = { d_v, wcols };
+    const size_t old[2] = { ldo, wcols };
+    for (int i = 0; i < 2; i++) {
+        if (sk_mat_overlap(o[i], orows[i], ocols[i], old[i], q, n_q, d_k, ldq) ||
+            sk_mat_overlap(o[i], orows[i], ocols[i], old[i], k, n_kv, d_k, ldk) ||
+            sk_mat_overlap(o[i], orows[i], ocols[i], old[i], v, n_kv, d_v, ldv))
+            return SK_EINVAL;
+    }
+    if (sk_mat_overlap(out, n_q, d_v, ldo, weights, orows[1], wcols, wcols)) return SK_EINVAL;
+    return SK_OK;
 }
 
 /* Mask the transposed tile st (bk keys x bq rows) of rows [r0, r0+bq), keys [c0, c0+bk). */
@@ -89,9 +104,8 @@ static void mask_tile(const sk_mask *m, size_t r0, size_t bq, size_t c0, size_t 
     }
     case SK_MASK_CAUSAL: /* row r attends c <= r + offset */
         for (size_t r = 0; r < bq; r++) {
-            const ptrdiff_t last = (ptrdiff_t)(r0 + r) + m->offset; /* last attended key */
-            for (size_t j = 0; j < bk; j++)
-                if ((ptrdiff_t)(c0 + j) > last) st[j * bq + r] = -INFINITY;
+            const size_t len = sk_causal_len(r0 + r, c0 + bk, m->offset); /* keys [0, len) */
+            for (size_t j = len > c0 ? len - c0 : 0; j < bk; j++) st[j * bq + r] = -INFINITY;
         }
         break;
     default:
@@ -133,11 +147,8 @@ static void attention_fused(const sk_dsp *dsp, size_t n_q, size_t n_kv, size_t d
             lrow[r] = 0.f;
         }
         /* keys this block can attend to: all, or up to the causal limit of its last row */
-        size_t kv_end = n_kv;
-        if (mask && mask->kind == SK_MASK_CAUSAL) {
-            const ptrdiff_t last = (ptrdiff_t)(r0 + bq - 1) + mask->offset;
-            kv_end = last < 0 ? 0 : ((size_t)last + 1 < n_kv ? (size_t)last + 1 : n_kv);
-        }
+        const size_t kv_end = mask && mask->kind == SK_MASK_CAUSAL
+                            ? sk_causal_len(r0 + bq - 1, n_kv, mask->offset) : n_kv;
         if (kv_end == 0) continue; /* every row fully masked: zero rows */
         if (packed) a->pack_q(bq, d_k, q + r0 * ldq, ldq, qt);
         for (size_t c0 = 0; c0 < kv_end; c0 += bk_max) {
@@ -216,9 +227,8 @@ static void mha_decode(const sk_dsp *dsp, size_t n_heads, size_t n_kv, size_t dh
     static const float one = 1.f;
     const sk_attn_dsp *a = &dsp->attn;
     if (mask && mask->kind == SK_MASK_NONE) mask = NULL;
-    size_t kv_end = n_kv;
-    if (mask && mask->kind == SK_MASK_CAUSAL) /* row 0 attends c <= offset */
-        kv_end = mask->offset < 0 ? 0 : ((size_t)mask->offset + 1 < n_kv ? (size_t)mask->offset + 1 : n_kv);
+    const size_t kv_end = mask && mask->kind == SK_MASK_CAUSAL ? sk_causal_len(0, n_kv, mask->offset)
+                                                              : n_kv;
     /* row groups and software prefetch (a group ahead) only beyond 4 MB of K and V */
     const int pf = (double)kv_end * (double)(ldk + ldv) * sizeof(float) > 4.0 * 1024 * 1024;
     const size_t G = pf ? SK_DEC_G : SK_DEC_BK;
@@ -271,10 +281,12 @@ sk_status sk_attention(size_t n_q, size_t n_kv, size_t d_k, size_t d_v,
                        const float *v, size_t ldv, float scale, const sk_mask *mask,
                        float *out, size_t ldo, float *weights)
 {
-    sk_status st = check_args(n_q, n_kv, d_k, d_v, q, ldq, k, ldk, v, ldv, mask, out, ldo);
+    sk_status st = check_args(n_q, n_kv, d_k, d_v, q, ldq, k, ldk, v, ldv, mask, out, ldo, weights,
+                              n_q, n_kv);
     if (st != SK_OK) return st;
-    if (weights && !sk_mat_ok(weights, n_q, n_kv, n_kv)) return SK_EINVAL; /* n_q * n_kv overflows */
     if (n_q == 0) return SK_OK;
+    ldq = sk_ld1(n_q, d_k, ldq), ldo = sk_ld1(n_q, d_v, ldo);
+    ldk = sk_ld1(n_kv, d_k, ldk), ldv = sk_ld1(n_kv, d_v, ldv);
     attention_core(sk_dsp_get(), n_q, n_kv, d_k, d_v, NONNULL(q), ldq, NONNULL(k), ldk, NONNULL(v), ldv,
                    scale, mask, NONNULL(out), ldo, weights);
     return SK_OK;
@@ -287,13 +299,14 @@ sk_status sk_mha(size_t n_heads, size_t n_q, size_t n_kv, size_t d_head,
     if (n_heads == 0) return SK_EINVAL;
     const size_t w = n_heads * d_head;
     if (d_head && w / d_head != n_heads) return SK_EINVAL; /* overflow */
-    sk_status st = check_args(n_q, n_kv, w, w, q, ldq, k, ldk, v, ldv, mask, out, ldo);
-    if (st != SK_OK) return st;
     size_t wn;
-    if (weights && n_q && n_kv &&
-        (!sk_mul_ok(n_q, n_kv, &wn) || !sk_mat_ok(weights, n_heads, wn, wn)))
-        return SK_EINVAL; /* n_heads * n_q * n_kv overflows */
+    if (weights && !sk_mul_ok(n_q, n_kv, &wn)) return SK_EINVAL; /* n_heads * n_q * n_kv overflows */
+    sk_status st = check_args(n_q, n_kv, w, w, q, ldq, k, ldk, v, ldv, mask, out, ldo, weights,
+                              n_heads, weights ? n_q * n_kv : 0);
+    if (st != SK_OK) return st;
     if (n_q == 0) return SK_OK;
+    ldq = sk_ld1(n_q, w, ldq), ldo = sk_ld1(n_q, w, ldo);
+    ldk = sk_ld1(n_kv, w, ldk), ldv = sk_ld1(n_kv, w, ldv);
     const sk_dsp *dsp = sk_dsp_get();
     if (n_kv == 0) { /* nothing to attend to (k, v may be NULL): zero outputs */
         for (size_t r = 0; r < n_q && w; r++) memset(out + r * ldo, 0, w * sizeof(float));

@@ -51,6 +51,27 @@ static inline int sk_mat_ok(const void *p, size_t rows, size_t cols, size_t ld)
     return ext <= SK_ELEMS_MAX;
 }
 
+/* The row stride to use for a validated rows x cols operand: ld, or cols when there is one row (its
+   ld is never needed then, and may be as large as SIZE_MAX: kernels that step a row pointer past
+   the last row must not form p + ld). */
+static inline size_t sk_ld1(size_t rows, size_t cols, size_t ld)
+{
+    return rows <= 1 ? cols : ld;
+}
+
+/* 1 when two validated float matrices (p, rows x cols, stride ld; empty ones never overlap) share
+   memory: their extents [p, p + (rows - 1) ld + cols) intersect. Conservative for interleaved
+   strided matrices (columns of one between rows of the other count as overlapping). */
+static inline int sk_mat_overlap(const float *p, size_t rows, size_t cols, size_t ld, const float *q,
+                                 size_t qrows, size_t qcols, size_t qld)
+{
+    if (!rows || !cols || !qrows || !qcols) return 0;
+    const uintptr_t a = (uintptr_t)p, b = (uintptr_t)q;
+    const uintptr_t ae = a + ((rows - 1) * ld + cols) * sizeof(float);
+    const uintptr_t be = b + ((qrows - 1) * qld + qcols) * sizeof(float);
+    return a < be && b < ae;
+}
+
 /* a * b * c floats in bytes, or 0 when any step overflows or the count exceeds SK_ELEMS_MAX. */
 static inline size_t sk_floats_bytes3(size_t a, size_t b, size_t c)
 {

@@ -477,6 +477,9 @@ void sk_gemm_run_bias(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t m, 
                       float beta, const float *bias, float *c, size_t ldc)
 {
     if (m == 0 || n == 0) return;
+    lda = sk_ld1(ta ? k : m, ta ? m : k, lda);
+    ldb = sk_ld1(tb ? n : k, tb ? k : n, ldb);
+    ldc = sk_ld1(m, n, ldc);
     if (k == 0 || alpha == 0.f) { /* A and B not read (BLAS semantics) */
         if (bias) put_bias(m, n, bias, c, ldc);
         else scale_c(m, n, beta, c, ldc);

@@ -51,7 +51,8 @@ sk_status sk_exp(size_t n, const float *x, float *y)
 sk_status sk_softmax(size_t rows, size_t cols, const float *x, size_t ldx, float *y, size_t ldy)
 {
     if (!sk_mat_ok(x, rows, cols, ldx) || !sk_mat_ok(y, rows, cols, ldy)) return SK_EINVAL;
-    if (rows && cols) sk_dsp_get()->math.softmax(rows, cols, x, ldx, y, ldy);
+    if (rows && cols)
+        sk_dsp_get()->math.softmax(rows, cols, x, sk_ld1(rows, cols, ldx), y, sk_ld1(rows, cols, ldy));
     return SK_OK;
 }
 
@@ -60,6 +61,8 @@ sk_status sk_scale_mask_softmax(size_t rows, size_t cols, float scale, const flo
 {
     if (!sk_mat_ok(x, rows, cols, ldx) || !sk_mat_ok(y, rows, cols, ldy)) return SK_EINVAL;
     if (sk_mask_check(mask, rows, cols) != SK_OK) return SK_EINVAL;
-    if (rows && cols) sk_dsp_get()->math.scale_mask_softmax(rows, cols, scale, x, ldx, mask, y, ldy);
+    if (rows && cols)
+        sk_dsp_get()->math.scale_mask_softmax(rows, cols, scale, x, sk_ld1(rows, cols, ldx), mask, y,
+                                              sk_ld1(rows, cols, ldy));
     return SK_OK;
 }

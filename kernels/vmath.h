@@ -44,11 +44,17 @@ typedef struct sk_math_dsp {
 
 void sk_math_dsp_init(sk_math_dsp *d, sk_isa isa);
 
-/* Number of attended columns [0, n) of row r under a causal mask: clamp(r + offset + 1, 0, cols). */
+/* Number of attended columns [0, cols) of row r under a causal mask: clamp(r + offset + 1, 0, cols),
+   computed without overflow for every r and offset. */
 static inline size_t sk_causal_len(size_t r, size_t cols, ptrdiff_t offset)
 {
-    const ptrdiff_t lim = (ptrdiff_t)r + offset + 1;
-    return lim <= 0 ? 0 : ((size_t)lim > cols ? cols : (size_t)lim);
+    if (offset >= 0) {
+        const size_t o = (size_t)offset;
+        return o >= cols || r > cols - o - 1 ? cols : r + o + 1;
+    }
+    const size_t neg = (size_t)(-(offset + 1)) + 1; /* -offset, also for PTRDIFF_MIN */
+    if (r < neg) return 0;
+    return r - neg + 1 > cols ? cols : r - neg + 1;
 }
 
 /* Key padding mask k[0..cols): returns 1 + the last attended column (0 if none); *dense = 1 when
@@ -81,6 +87,10 @@ float sk_expsum_scalar(size_t n, const float *x, float bias, float *y);
 float sk_scale_mask_max_scalar(size_t n, float scale, const float *x, const sk_mask *mask, size_t r,
                                float *y);
 void sk_softmax_scalar(size_t rows, size_t cols, const float *x, size_t ldx, float *y, size_t ldy);
+/* One row of the reference softmax: row r of mask (NULL: none), columns [0, cols). The vector paths
+   hand it the rows whose max is not finite (NaN, +inf, or scores that overflow float). */
+void sk_softmax_row_scalar(size_t cols, float scale, const float *x, const sk_mask *mask, size_t r,
+                           float *y);
 void sk_scale_mask_softmax_scalar(size_t rows, size_t cols, float scale, const float *x, size_t ldx,
                                   const sk_mask *mask, float *y, size_t ldy);
 

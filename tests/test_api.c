@@ -766,6 +766,75 @@ static int env_mode(const char *value)
     return g_fail != 0;
 }
 
+/* Sizes whose products or sums overflow: size queries return 0, calls SK_EINVAL (never a wrapped
+   small size, never a read past the buffers). */
+static void test_size_overflow(void)
+{
+    g_fn = "size overflow";
+    const size_t big50 = (size_t)1 << 50, big60 = (size_t)1 << 60, dm = (size_t)1 << 20;
+    const sk_mhca wide = { dm, 1, g_a, g_b, g_c, g_a };
+    CHECK(sk_mhca_workspace_size(&wide, 1, big50) == 0, "workspace n_enc = 2^50: %zu",
+          sk_mhca_workspace_size(&wide, 1, big50));
+    CHECK(sk_mhca_workspace_size(&wide, big50, 1) == 0, "workspace n_dec = 2^50: %zu",
+          sk_mhca_workspace_size(&wide, big50, 1));
+    CHECK(sk_mhca_kv_size(&wide, big50) == 0, "kv size n_enc = 2^50");
+    CHECK(sk_mhca_forward_kv_workspace_size(&wide, big50) == 0, "forward_kv workspace n_dec = 2^50");
+    const sk_mhca small = { 16, 2, g_a, g_b, g_c, g_a };
+    CHECK(sk_mhca_workspace_size(&small, 1, big60) == 0, "workspace d 16, n_enc = 2^60");
+    EXPECT(SK_EINVAL, sk_mhca_forward(&small, 1, g_b, big60, g_c, NULL, g_out, NULL, g_ws),
+           "forward n_enc = 2^60");
+    EXPECT(SK_EINVAL, sk_mhca_forward(&small, 1, g_b, big60, g_c, NULL, g_out, NULL, NULL),
+           "forward n_enc = 2^60, no workspace");
+    EXPECT(SK_EINVAL, sk_mhca_forward_kv(&small, 1, g_b, big60, g_c, NULL, g_out, NULL, g_ws),
+           "forward_kv n_enc = 2^60");
+    EXPECT(SK_EINVAL, sk_mhca_project_kv(&small, big60, g_c, g_out), "project_kv n_enc = 2^60");
+    /* matrices whose extent (rows - 1) ld + cols does not fit the address space */
+    EXPECT(SK_EINVAL, sk_sgemm(SK_NOTRANS, SK_NOTRANS, big60, 2, 2, 1.f, g_a, 4, g_b, 2, 0.f, g_out, 2),
+           "sgemm m = 2^60");
+    EXPECT(SK_EINVAL, sk_softmax(4, 2, g_a, SIZE_MAX / 2, g_out, 2), "softmax ldx = SIZE_MAX / 2");
+    EXPECT(SK_EINVAL, sk_exp(SIZE_MAX / 2, g_a, g_out), "exp n = SIZE_MAX / 2");
+    EXPECT(SK_EINVAL, sk_attention(big60, 2, 2, 2, g_a, 2, g_b, 2, g_c, 2, 1.f, NULL, g_out, 2, NULL),
+           "attention n_q = 2^60");
+    EXPECT(SK_EINVAL, sk_attention(2, big60, 2, 2, g_a, 2, g_b, 2, g_c, 2, 1.f, NULL, g_out, 2, g_w),
+           "attention n_kv = 2^60 with weights");
+    EXPECT(SK_EINVAL, sk_mha(4, big50, big50, 1, g_a, 4, g_b, 4, g_c, 4, 1.f, NULL, g_out, 4, g_w),
+           "mha weights n_q * n_kv overflows");
+    /* one-row operands: their ld is never used and may be anything >= cols */
+    poison();
+    CHECK(sk_softmax(1, 3, g_a, SIZE_MAX, g_out, SIZE_MAX) == SK_OK, "softmax one row, ld SIZE_MAX");
+    CHECK(sk_attention(1, 1, 2, 2, g_a, SIZE_MAX, g_b, SIZE_MAX, g_c, SIZE_MAX, 1.f, NULL, g_out,
+                       SIZE_MAX, NULL) == SK_OK, "attention one row, ld SIZE_MAX");
+    CHECK(g_out[0] == g_c[0] && g_out[1] == g_c[1], "attention one key: out = v (%g %g)", g_out[0],
+          g_out[1]);
+}
+
+/* Outputs that overlap inputs (or each other) in sk_attention / sk_mha: SK_EINVAL, nothing written. */
+static void test_aliasing(void)
+{
+    g_fn = "aliasing";
+    enum { NQ = 3, NKV = 5, D = 4 };
+    float q[NQ * D], k[NKV * D], v[NKV * D], w[NQ * NKV];
+    for (int i = 0; i < NQ * D; i++) q[i] = g_a[i];
+    for (int i = 0; i < NKV * D; i++) k[i] = g_b[i], v[i] = g_c[i];
+    float qc[NQ * D];
+    memcpy(qc, q, sizeof q);
+    CHECK(sk_attention(NQ, NKV, D, D, q, D, k, D, v, D, 0.5f, NULL, q, D, NULL) == SK_EINVAL,
+          "out == q");
+    CHECK(!memcmp(q, qc, sizeof q), "out == q: q written");
+    CHECK(sk_attention(NQ, NKV, D, D, q, D, k, D, v, D, 0.5f, NULL, v + D, D, NULL) == SK_EINVAL,
+          "out inside v");
+    CHECK(sk_attention(NQ, NKV, D, D, q, D, k, D, v, D, 0.5f, NULL, g_out, D, k + 2) == SK_EINVAL,
+          "weights inside k");
+    CHECK(sk_attention(NQ, NKV, D, D, q, D, k, D, v, D, 0.5f, NULL, w, D, w) == SK_EINVAL,
+          "weights == out");
+    CHECK(sk_mha(2, NQ, NKV, 2, q, D, k, D, v, D, 0.5f, NULL, q + 2, D, NULL) == SK_EINVAL,
+          "mha: out interleaved with q");
+    CHECK(!memcmp(q, qc, sizeof q), "mha: q written");
+    /* inputs may overlap each other (one packed buffer for q, k and v) */
+    CHECK(sk_attention(NQ, NKV, D, D, k, D, k, D, k, D, 0.5f, NULL, g_out, D, w) == SK_OK,
+          "q == k == v");
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 2 && !strncmp(argv[1], "--env-isa=", 10)) return env_mode(argv[1] + 10);
@@ -791,6 +860,8 @@ int main(int argc, char **argv)
         test_mhca();
         test_mhca_kv();
         test_mhca_enc_bias();
+        test_size_overflow();
+        test_aliasing();
     }
     sk_isa_select(first);
     printf("test_api: %d checks, %d failures\n", g_checks, g_fail);

@@ -50,7 +50,9 @@ AI float32x4_t scaled(int kind, float32x4_t vs, float32x4_t xv, float32x4_t add)
     return kind == SK_MASK_ADD ? vfmaq_f32(add, vs, xv) : vmulq_f32(vs, xv);
 }
 
-AI void row4(size_t n, float scale, const float *x, int kind, const void *mrow, float *y)
+/* One row of n columns; 0 (y not normalised) when the row needs the reference row instead: a max
+   that is not finite (NaN, +inf, overflowing scores, nothing attended) or a NaN sum. */
+AI int row4(size_t n, float scale, const float *x, int kind, const void *mrow, float *y)
 {
     const float32x4_t vs = vdupq_n_f32(scale), ninf = vdupq_n_f32(-INFINITY);
     float32x4_t add = vdupq_n_f32(0.f), m0 = ninf;
@@ -61,10 +63,7 @@ AI void row4(size_t n, float scale, const float *x, int kind, const void *mrow, 
         m0 = vmaxq_f32(m0, vbslq_f32(k, v, ninf));
     }
     const float m = vmaxvq_f32(m0); /* NaN if any attended lane is NaN */
-    if (m == -INFINITY) {
-        for (size_t c = 0; c < n; c += 4) store4(y + c, vdupq_n_f32(0.f), n - c);
-        return;
-    }
+    if (!isfinite(m)) return 0;
     const float32x4_t negm = vdupq_n_f32(-m);
     double sum = 0.0;
     for (size_t c = 0; c < n;) {
@@ -82,8 +81,10 @@ AI void row4(size_t n, float scale, const float *x, int kind, const void *mrow, 
         }
         sum += (double)vaddvq_f32(s0);
     }
+    if (sum != sum) return 0;
     const float32x4_t inv = vdupq_n_f32((float)(1.0 / sum));
     for (size_t c = 0; c < n; c += 4) store4(y + c, vmulq_f32(load4(y + c, n - c), inv), n - c);
+    return 1;
 }
 
 #define ROWS(KIND)                                                                                 \
@@ -92,7 +93,8 @@ AI void row4(size_t n, float scale, const float *x, int kind, const void *mrow, 
                          : KIND == SK_MASK_BOOL ? (const void *)((const uint8_t *)mask->data + r * mask->ld) \
                          : KIND == SK_MASK_ADD  ? (const void *)((const float *)mask->data + r * mask->ld)   \
                          : NULL;                                                                   \
-        row4(cols, scale, x + r * ldx, KIND, mrow, y + r * ldy);                                   \
+        if (!row4(cols, scale, x + r * ldx, KIND, mrow, y + r * ldy))                              \
+            sk_softmax_row_scalar(cols, scale, x + r * ldx, mask, r, y + r * ldy);                 \
     }
 
 void sk_scale_mask_softmax_neon(size_t rows, size_t cols, float scale, const float *x, size_t ldx,
@@ -106,9 +108,11 @@ void sk_scale_mask_softmax_neon(size_t rows, size_t cols, float scale, const flo
         for (size_t r = 0; r < rows; r++) {
             const size_t na = sk_causal_len(r, cols, mask->offset);
             float *yr = y + r * ldy;
-            if (na) row4(na, scale, x + r * ldx, SK_MASK_NONE, NULL, yr);
-            const float fill = na && yr[0] != yr[0] ? NAN : 0.f; /* NaN row: NaN everywhere */
-            for (size_t c = na; c < cols; c++) yr[c] = fill;
+            if (na && !row4(na, scale, x + r * ldx, SK_MASK_NONE, NULL, yr)) {
+                sk_softmax_row_scalar(cols, scale, x + r * ldx, mask, r, yr);
+                continue;
+            }
+            for (size_t c = na; c < cols; c++) yr[c] = 0.f;
         }
         break;
     default: ROWS(SK_MASK_NONE); break;
@@ -117,7 +121,9 @@ void sk_scale_mask_softmax_neon(size_t rows, size_t cols, float scale, const flo
 
 void sk_softmax_neon(size_t rows, size_t cols, const float *x, size_t ldx, float *y, size_t ldy)
 {
-    for (size_t r = 0; r < rows; r++) row4(cols, 1.f, x + r * ldx, SK_MASK_NONE, NULL, y + r * ldy);
+    for (size_t r = 0; r < rows; r++)
+        if (!row4(cols, 1.f, x + r * ldx, SK_MASK_NONE, NULL, y + r * ldy))
+            sk_softmax_row_scalar(cols, 1.f, x + r * ldx, NULL, r, y + r * ldy);
 }
 
 float sk_max_neon(size_t n, const float *x)

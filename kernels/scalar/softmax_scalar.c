@@ -69,9 +69,19 @@ float sk_scale_mask_max_scalar(size_t n, float scale, const float *x, const sk_m
     return nan ? NAN : m;
 }
 
-static void row(size_t cols, size_t natt, float scale, const float *x, sk_mask_kind kind,
-                const void *mrow, float *y)
+/* Row r of a softmax with mask (r in the mask's coordinates), in double throughout. A NaN or +inf
+   among the attended scores makes every attended position NaN (+inf - +inf); masked positions are
+   0 in every row. */
+void sk_softmax_row_scalar(size_t cols, float scale, const float *x, const sk_mask *mask, size_t r,
+                           float *y)
 {
+    const sk_mask_kind kind = mask ? mask->kind : SK_MASK_NONE;
+    const void *mrow = NULL;
+    size_t natt = cols;
+    if (kind == SK_MASK_KEYS) mrow = mask->data;
+    else if (kind == SK_MASK_BOOL) mrow = (const uint8_t *)mask->data + r * mask->ld;
+    else if (kind == SK_MASK_ADD) mrow = (const float *)mask->data + r * mask->ld;
+    else if (kind == SK_MASK_CAUSAL) natt = sk_causal_len(r, cols, mask->offset);
     double m = -INFINITY;
     int nan = 0;
     for (size_t c = 0; c < natt; c++) {
@@ -82,7 +92,7 @@ static void row(size_t cols, size_t natt, float scale, const float *x, sk_mask_k
         if (v > m) m = v;
     }
     if (nan || m == INFINITY) { /* NaN (or +inf, inf - inf) in an attended position */
-        for (size_t c = 0; c < cols; c++) y[c] = NAN;
+        for (size_t c = 0; c < cols; c++) y[c] = c < natt && attended(kind, mrow, c) ? NAN : 0.f;
         return;
     }
     if (m == -INFINITY) { /* nothing attended */
@@ -108,16 +118,7 @@ static void row(size_t cols, size_t natt, float scale, const float *x, sk_mask_k
 void sk_scale_mask_softmax_scalar(size_t rows, size_t cols, float scale, const float *x, size_t ldx,
                                   const sk_mask *mask, float *y, size_t ldy)
 {
-    const sk_mask_kind kind = mask ? mask->kind : SK_MASK_NONE;
-    for (size_t r = 0; r < rows; r++) {
-        const void *mrow = NULL;
-        size_t natt = cols;
-        if (kind == SK_MASK_KEYS) mrow = mask->data;
-        else if (kind == SK_MASK_BOOL) mrow = (const uint8_t *)mask->data + r * mask->ld;
-        else if (kind == SK_MASK_ADD) mrow = (const float *)mask->data + r * mask->ld;
-        else if (kind == SK_MASK_CAUSAL) natt = sk_causal_len(r, cols, mask->offset);
-        row(cols, natt, scale, x + r * ldx, kind, mrow, y + r * ldy);
-    }
+    for (size_t r = 0; r < rows; r++) sk_softmax_row_scalar(cols, scale, x + r * ldx, mask, r, y + r * ldy);
 }
 
 void sk_softmax_scalar(size_t rows, size_t cols, const float *x, size_t ldx, float *y, size_t ldy)

@@ -3,7 +3,9 @@
  * this header stands alone). Without vscalefps, 2^n is built in the exponent bits: the shifter is
  * 1.5 * 2^23 + 127, so the low bits of t = x log2e + shifter hold n + 127 and t << 23 is 2^n as a
  * float. That is exact for n in [-126, 127] and gives 0.0 for n = -127; the full-range exp takes a
- * slow path (2^n split in two factors) only for vectors holding some |x| > 87 or NaN. */
+ * slow path (2^n split in two factors) only for vectors holding some |x| > 87, NaN or a subnormal.
+ * Results below FLT_MIN are flushed to 0 and subnormal inputs read as 0 (exp = 1 either way): no
+ * instruction reads or writes a subnormal, whose microcode assists cost ~50-100x on Intel cores. */
 #ifndef SK_EXP_AVX2_H
 #define SK_EXP_AVX2_H
 
@@ -21,6 +23,17 @@
 #define SK_EXPF2_C6     0x1.6c35acp-10f
 #define SK_EXPF2_FAST   87.f              /* |x| <= 87: n in [-126, 126], 2^n and the result normal */
 #define SK_EXPF2_NEGLO  -88.f             /* softmax exp clamp: n = -127 there, 2^n -> 0.0 */
+#define SK_EXPF2_LNMIN  -0x1.5d589ep6f    /* -87.33654: the least x with exp(x) >= FLT_MIN */
+
+/* Subnormal lanes of v as +-0, in integer instructions: a floating-point instruction that reads or
+   writes a subnormal takes a microcode assist on many x86 cores (~50-100x slower), and the
+   caller's MXCSR (FTZ / DAZ) is not ours to change. */
+static inline __m256 sk_flush_subnormal_avx2(__m256 v)
+{
+    const __m256i a = _mm256_and_si256(_mm256_castps_si256(v), _mm256_set1_epi32(0x7fffffff));
+    const __m256i tiny = _mm256_cmpgt_epi32(_mm256_set1_epi32(0x00800000), a); /* 0 or subnormal */
+    return _mm256_castsi256_ps(_mm256_andnot_si256(tiny, _mm256_castps_si256(v)));
+}
 
 static inline __m256 sk_exp_poly_avx2(__m256 r)
 {
@@ -44,11 +57,14 @@ static inline __m256 sk_exp_fast_avx2(__m256 x)
     return _mm256_mul_ps(sk_exp_poly_avx2(r), s);
 }
 
-/* Any x: clamp to [-104, 89] (NaN passes), 2^n = 2^n1 * 2^n2 with both factors normal, so the
-   only rounding of a subnormal result is the last multiply. */
+/* Any x: subnormal inputs read as 0, results below FLT_MIN flushed to 0 (x < LNMIN), x clamped
+   to [LNMIN, 89] (NaN passes), 2^n = 2^n1 * 2^n2 with both factors normal: no instruction reads
+   or writes a subnormal. */
 static inline __m256 sk_exp_slow_avx2(__m256 x)
 {
-    x = _mm256_max_ps(_mm256_set1_ps(-104.f), x);
+    x = sk_flush_subnormal_avx2(x);
+    const __m256 keep = _mm256_cmp_ps(x, _mm256_set1_ps(SK_EXPF2_LNMIN), _CMP_NLT_UQ); /* NaN too */
+    x = _mm256_max_ps(_mm256_set1_ps(SK_EXPF2_LNMIN), x);
     x = _mm256_min_ps(_mm256_set1_ps(89.f), x);
     const __m256 shift = _mm256_set1_ps(SK_EXPF2_SHIFT);
     const __m256 t = _mm256_fmadd_ps(x, _mm256_set1_ps(SK_EXPF2_LOG2E), shift);
@@ -60,20 +76,48 @@ static inline __m256 sk_exp_slow_avx2(__m256 x)
     const __m256i b = _mm256_set1_epi32(127);
     const __m256 s1 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(n1, b), 23));
     const __m256 s2 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(n2, b), 23));
-    return _mm256_mul_ps(_mm256_mul_ps(sk_exp_poly_avx2(r), s1), s2);
+    return _mm256_and_ps(keep, _mm256_mul_ps(_mm256_mul_ps(sk_exp_poly_avx2(r), s1), s2));
 }
 
-/* 1 when some lane needs the slow path (|x| > 87 or NaN). */
-static inline int sk_exp_need_slow_avx2(__m256 x)
+/* Lane classes for the full-range exp, as vector masks, in integer instructions (see
+   sk_flush_subnormal_avx2): *low: x < -87 or -inf (the fast path with a flush to 0 below FLT_MIN
+   does); the return value: the lanes that need the slow path (x > 87, +inf, NaN, subnormal). */
+static inline __m256i sk_exp_lanes_avx2(__m256 x, __m256i *low)
 {
-    const __m256 ax = _mm256_andnot_ps(_mm256_set1_ps(-0.f), x);
-    return _mm256_movemask_ps(_mm256_cmp_ps(ax, _mm256_set1_ps(SK_EXPF2_FAST), _CMP_NLE_UQ));
+    const __m256i xi = _mm256_castps_si256(x);
+    const __m256i a = _mm256_and_si256(xi, _mm256_set1_epi32(0x7fffffff));
+    const __m256i big = _mm256_cmpgt_epi32(a, _mm256_set1_epi32(0x42ae0000)); /* bits of 87.f */
+    const __m256i neg = _mm256_srai_epi32(xi, 31);
+    const __m256i nonan = _mm256_cmpgt_epi32(_mm256_set1_epi32(0x7f800001), a);
+    const __m256i tiny = _mm256_and_si256(_mm256_cmpgt_epi32(_mm256_set1_epi32(0x00800000), a),
+                                          _mm256_cmpgt_epi32(a, _mm256_setzero_si256()));
+    *low = _mm256_and_si256(big, _mm256_and_si256(neg, nonan));
+    return _mm256_or_si256(_mm256_andnot_si256(*low, big), tiny);
 }
 
-/* Full-range exp: <= 1 ulp where the result is normal. */
+/* All-ones lanes where FLT_MIN <= |x| <= 87 (the fast path's range without any check), in four
+   integer instructions: |x| - FLT_MIN, unsigned, at most bits(87) - bits(FLT_MIN). */
+static inline __m256i sk_exp_fast_lanes_avx2(__m256 x)
+{
+    const __m256i a = _mm256_and_si256(_mm256_castps_si256(x), _mm256_set1_epi32(0x7fffffff));
+    const __m256i t = _mm256_sub_epi32(a, _mm256_set1_epi32(0x00800000));
+    return _mm256_cmpeq_epi32(_mm256_min_epu32(t, _mm256_set1_epi32(0x42ae0000 - 0x00800000)), t);
+}
+
+/* exp(x) for x in [-inf, 87] (no NaN, no subnormal): 0 below LNMIN (results below FLT_MIN). */
+static inline __m256 sk_exp_fast_low_avx2(__m256 x)
+{
+    const __m256 keep = _mm256_cmp_ps(x, _mm256_set1_ps(SK_EXPF2_LNMIN), _CMP_GE_OQ);
+    return _mm256_and_ps(keep, sk_exp_fast_avx2(_mm256_max_ps(_mm256_set1_ps(SK_EXPF2_LNMIN), x)));
+}
+
+/* Full-range exp: <= 1 ulp where the result is normal, 0 below FLT_MIN. */
 static inline __m256 sk_exp_ps_avx2(__m256 x)
 {
-    return sk_exp_need_slow_avx2(x) ? sk_exp_slow_avx2(x) : sk_exp_fast_avx2(x);
+    __m256i low;
+    const __m256i slow = sk_exp_lanes_avx2(x, &low);
+    if (!_mm256_testz_si256(slow, slow)) return sk_exp_slow_avx2(x);
+    return _mm256_testz_si256(low, low) ? sk_exp_fast_avx2(x) : sk_exp_fast_low_avx2(x);
 }
 
 /* The softmax exp: x <= ~0, no overflow path; -inf -> 0, NaN -> NaN (max returns x when NaN).
@@ -85,7 +129,9 @@ static inline __m256 sk_exp_ps_avx2(__m256 x)
 #define SK_EXPF2_S5     0x1.1243ap-7f
 static inline __m256 sk_exp_neg_ps_avx2(__m256 x)
 {
-    x = _mm256_max_ps(_mm256_set1_ps(SK_EXPF2_NEGLO), x);
+    /* below LNMIN (also -inf) the result would be subnormal: NEGLO, which gives 0.0 */
+    x = _mm256_blendv_ps(x, _mm256_set1_ps(SK_EXPF2_NEGLO),
+                         _mm256_cmp_ps(x, _mm256_set1_ps(SK_EXPF2_LNMIN), _CMP_LT_OQ));
     const __m256 shift = _mm256_set1_ps(SK_EXPF2_SHIFTB);
     const __m256 t = _mm256_fmadd_ps(x, _mm256_set1_ps(SK_EXPF2_LOG2E), shift);
     const __m256 n = _mm256_sub_ps(t, shift);

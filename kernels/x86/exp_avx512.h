@@ -1,9 +1,9 @@
 /* Vector exp on __m512 (AVX-512F), static inline so other families reuse the same core.
  * n = round(x log2 e) by the shifter trick in one FMA, r = x - n ln2 in two Cody-Waite steps
  * (the first exact), exp(r) = 1 + r + r^2 q(r) with q a degree-4 minimax fit (relative error
- * 0.09 * 2^-24 on |r| <= 0.35), then vscalefps multiplies by 2^n: it rounds once, gives inf on
- * overflow and the (correctly scaled) subnormals and 0 below, so the only special-case work is two
- * clamps. */
+ * 0.09 * 2^-24 on |r| <= 0.35), then vscalefps multiplies by 2^n: it rounds once and gives inf on
+ * overflow. Results below FLT_MIN are flushed to 0 (a zeroing mask) and subnormal inputs read as
+ * 0: no instruction reads or writes a subnormal, whose microcode assists cost ~50-100x on Intel. */
 #ifndef SK_EXP_AVX512_H
 #define SK_EXP_AVX512_H
 
@@ -18,8 +18,17 @@
 #define SK_EXPF_C4     0x1.555642p-5f
 #define SK_EXPF_C5     0x1.124d2p-7f
 #define SK_EXPF_C6     0x1.6c35acp-10f
-#define SK_EXPF_LO     -104.f             /* exp(-104) < 2^-150: rounds to 0 */
 #define SK_EXPF_HI     89.f               /* exp(89) > FLT_MAX: rounds to inf */
+#define SK_EXPF_LNMIN  -0x1.5d589ep6f     /* -87.33654: the least x with exp(x) >= FLT_MIN */
+
+/* Subnormal lanes of v as 0, in integer instructions: a floating-point instruction that reads or
+   writes a subnormal takes a microcode assist on many x86 cores (~50-100x slower), and the
+   caller's MXCSR (FTZ / DAZ) is not ours to change. */
+static inline __m512 sk_flush_subnormal_avx512(__m512 v)
+{
+    const __m512i a = _mm512_and_si512(_mm512_castps_si512(v), _mm512_set1_epi32(0x7fffffff));
+    return _mm512_maskz_mov_ps(_mm512_cmpgt_epi32_mask(a, _mm512_set1_epi32(0x007fffff)), v);
+}
 
 /* exp(r) for |r| <= ~0.35 */
 static inline __m512 sk_exp_poly_avx512(__m512 r)
@@ -32,24 +41,21 @@ static inline __m512 sk_exp_poly_avx512(__m512 r)
     return _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.f));
 }
 
-/* exp(x) for x already in [LO, HI] (or NaN). */
-static inline __m512 sk_exp_core_avx512(__m512 x)
+/* Full-range exp: <= 1 ulp where the result is normal, 0 below FLT_MIN; NaN -> NaN, +-inf -> inf
+   / 0. */
+static inline __m512 sk_exp_ps_avx512(__m512 x)
 {
+    x = sk_flush_subnormal_avx512(x);
+    const __mmask16 keep = _mm512_cmp_ps_mask(x, _mm512_set1_ps(SK_EXPF_LNMIN), _CMP_NLT_UQ);
+    /* max/min return the second operand when either is NaN: NaN passes through both clamps */
+    x = _mm512_max_ps(_mm512_set1_ps(SK_EXPF_LNMIN), x);
+    x = _mm512_min_ps(_mm512_set1_ps(SK_EXPF_HI), x);
     const __m512 shift = _mm512_set1_ps(SK_EXPF_SHIFT);
     const __m512 t = _mm512_fmadd_ps(x, _mm512_set1_ps(SK_EXPF_LOG2E), shift);
     const __m512 n = _mm512_sub_ps(t, shift);
     __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(SK_EXPF_LN2HI), x);
     r = _mm512_fnmadd_ps(n, _mm512_set1_ps(SK_EXPF_LN2LO), r);
-    return _mm512_scalef_ps(sk_exp_poly_avx512(r), n);
-}
-
-/* Full-range exp: <= 1 ulp where the result is normal; NaN -> NaN, +-inf -> inf / 0. */
-static inline __m512 sk_exp_ps_avx512(__m512 x)
-{
-    /* max/min return the second operand when either is NaN: NaN passes through both clamps */
-    x = _mm512_max_ps(_mm512_set1_ps(SK_EXPF_LO), x);
-    x = _mm512_min_ps(_mm512_set1_ps(SK_EXPF_HI), x);
-    return sk_exp_core_avx512(x);
+    return _mm512_maskz_scalef_ps(keep, sk_exp_poly_avx512(r), n);
 }
 
 /* The softmax exp polynomial: degree 5, relative error 1.7e-7 (~3 ulp): ample for the softmax
@@ -72,7 +78,9 @@ static inline __m512 sk_exp_poly5_avx512(__m512 r)
    error <= 2.5e-7 (not the <= 1 ulp of sk_exp). Lanes outside k are zero (free, in vscalefps). */
 static inline __m512 sk_exp_neg_maskz_avx512(__mmask16 k, __m512 x)
 {
-    x = _mm512_max_ps(_mm512_set1_ps(SK_EXPF_LO), x);
+    /* below LNMIN (also -inf) the result would be subnormal: 0 */
+    k = _mm512_mask_cmp_ps_mask(k, x, _mm512_set1_ps(SK_EXPF_LNMIN), _CMP_NLT_UQ);
+    x = _mm512_max_ps(_mm512_set1_ps(SK_EXPF_LNMIN), x);
     const __m512 shift = _mm512_set1_ps(SK_EXPF_SHIFT);
     const __m512 t = _mm512_fmadd_ps(x, _mm512_set1_ps(SK_EXPF_LOG2E), shift);
     const __m512 n = _mm512_sub_ps(t, shift);

@@ -14,6 +14,11 @@
 
 static const int32_t tail_tbl[16] = { -1, -1, -1, -1, -1, -1, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0 };
 
+/* x as the sweeps read it: subnormals as 0 (sk_flush_subnormal_avx2: no microcode assists; a
+   subnormal x moves a score by less than |scale| 2^-126) */
+AI __m256 ldx8(const float *p) { return sk_flush_subnormal_avx2(_mm256_loadu_ps(p)); }
+AI __m256 ldxm8(const float *p, __m256i t) { return sk_flush_subnormal_avx2(_mm256_maskload_ps(p, t)); }
+
 AI __m256i tail8(size_t rem) { return _mm256_loadu_si256((const __m256i *)(tail_tbl + 8 - (rem > 8 ? 8 : rem))); }
 
 /* Attended lanes (all-ones) among the lanes of t at column c; (ADD) the additive mask values. */
@@ -81,38 +86,20 @@ AI float rmax8(size_t n, float scale, const float *x, int kind, const void *mrow
         const __m256 k0 = att8(kind, mrow, c, 8, ones, &add);
         const __m256 k1 = att8(kind, mrow, c + 8, 8, ones, &a1);
         /* scale > 0 and no additive mask: max(RN(scale x)) = RN(scale max(x)), skip the multiply */
-        const __m256 v0 = raw ? _mm256_loadu_ps(x + c) : scaled(kind, vs, _mm256_loadu_ps(x + c), add);
-        const __m256 v1 = raw ? _mm256_loadu_ps(x + c + 8) : scaled(kind, vs, _mm256_loadu_ps(x + c + 8), a1);
+        const __m256 v0 = raw ? ldx8(x + c) : scaled(kind, vs, ldx8(x + c), add);
+        const __m256 v1 = raw ? ldx8(x + c + 8) : scaled(kind, vs, ldx8(x + c + 8), a1);
         m0 = _mm256_max_ps(m0, _mm256_blendv_ps(ninf, v0, k0)); /* NaN in v: max returns it */
         m1 = _mm256_max_ps(m1, _mm256_blendv_ps(ninf, v1, k1));
     }
     for (; c < n; c += 8) {
         const __m256i t = tail8(n - c);
         const __m256 k = att8(kind, mrow, c, n - c, t, &add);
-        const __m256 xv = _mm256_maskload_ps(x + c, t);
+        const __m256 xv = ldxm8(x + c, t);
         const __m256 v = raw ? xv : scaled(kind, vs, xv, add);
         m0 = _mm256_max_ps(m0, _mm256_blendv_ps(ninf, v, k));
     }
     const float m = hmax8(_mm256_max_ps(m0, m1));
     return raw ? scale * m : m;
-}
-
-/* A row whose max is -inf: all zeros, or all NaN if a NaN got lost in the max reduction. */
-AI void rnone8(size_t n, float scale, const float *x, int kind, const void *mrow, float *y)
-{
-    const __m256 vs = _mm256_set1_ps(scale);
-    __m256 add = _mm256_setzero_ps();
-    int nan = 0;
-    for (size_t c = 0; c < n; c += 8) {
-        const __m256i t = tail8(n - c);
-        const __m256 k = att8(kind, mrow, c, n - c, t, &add);
-        const __m256 v = scaled(kind, vs, _mm256_maskload_ps(x + c, t), add);
-        nan |= _mm256_movemask_ps(_mm256_and_ps(k, _mm256_cmp_ps(v, v, _CMP_UNORD_Q)));
-    }
-    const __m256 fillv = _mm256_set1_ps(nan ? NAN : 0.f);
-    size_t c = 0;
-    for (; c + 8 <= n; c += 8) _mm256_storeu_ps(y + c, fillv);
-    if (c < n) _mm256_maskstore_ps(y + c, tail8(n - c), fillv);
 }
 
 /* Sweep 2: y = exp(scale*x (+ add) - m) on attended columns, 0 elsewhere; returns the sum (float
@@ -151,7 +138,7 @@ AI double rexp8(size_t n, float scale, const float *x, int kind, const void *mro
                 }
             }
             for (int j = 0; j < 2; j++) {
-                const __m256 xv = _mm256_loadu_ps(x + c + 8 * j);
+                const __m256 xv = ldx8(x + c + 8 * j);
                 const __m256 d = kind == SK_MASK_ADD ? _mm256_add_ps(_mm256_fmadd_ps(vs, xv, a[j]), negm)
                                                      : _mm256_fmadd_ps(vs, xv, negm);
                 e[j] = sk_exp_neg_ps_avx2(d);
@@ -165,7 +152,7 @@ AI double rexp8(size_t n, float scale, const float *x, int kind, const void *mro
         for (; c < end; c += 8) {
             const __m256i t = tail8(end - c);
             const __m256 k = att8(kind, mrow, c, end - c, t, &add);
-            const __m256 xv = _mm256_maskload_ps(x + c, t);
+            const __m256 xv = ldxm8(x + c, t);
             const __m256 d = kind == SK_MASK_ADD ? _mm256_add_ps(_mm256_fmadd_ps(vs, xv, add), negm)
                                                  : _mm256_fmadd_ps(vs, xv, negm);
             const __m256 e = _mm256_and_ps(k, sk_exp_neg_ps_avx2(d));
@@ -191,10 +178,10 @@ AI void rscale8(size_t n, float inv, float *y)
     }
 }
 
-/* Columns [len, cols) of a finished row: 0, or NaN for a NaN row (causal / key-padding tail). */
+/* Columns [len, cols) of a finished row: 0 (causal / key-padding tail). */
 AI void tail8fill(size_t cols, size_t len, float *yr)
 {
-    const __m256 fv = _mm256_set1_ps(len && yr[0] != yr[0] ? NAN : 0.f);
+    const __m256 fv = _mm256_setzero_ps();
     size_t c = len;
     for (; c + 8 <= cols; c += 8) _mm256_storeu_ps(yr + c, fv); /* vmaskmovps stores are slow */
     if (c < cols) _mm256_maskstore_ps(yr + c, tail8(cols - c), fv);
@@ -203,7 +190,6 @@ AI void tail8fill(size_t cols, size_t len, float *yr)
 /* The block driver (softmax_rows.h) on this file's row kernels. */
 #define SK_ROWS rows8
 #define SK_RMAX rmax8
-#define SK_RNONE rnone8
 #define SK_REXP rexp8
 #define SK_RSCALE rscale8
 #define SK_TAILFILL tail8fill
@@ -220,7 +206,7 @@ void sk_scale_mask_softmax_avx2(size_t rows, size_t cols, float scale, const flo
         int dense;
         const size_t hi = sk_keys_end(cols, (const uint8_t *)mask->data, &dense);
         if (dense) {
-            rows8(rows, cols, scale, x, ldx, mask, SK_MASK_NONE, hi, y, ldy);
+            rows8(rows, cols, scale, x, ldx, mask, SK_MASK_NONE, hi, y, ldy, mask);
         } else if (rows > 1 && hi <= 4096) { /* expand the key bytes once: one load per vector after */
             int32_t lanes[4096] SK_ALIGN(32);
             const __m256i ones = _mm256_set1_epi32(-1);
@@ -232,21 +218,21 @@ void sk_scale_mask_softmax_avx2(size_t rows, size_t cols, float scale, const flo
                 else _mm256_maskstore_ps((float *)(lanes + c), tail8(rem), k);
             }
             const sk_mask lm = { SK_MASK_KEYS, lanes, 0, 0 };
-            rows8(rows, cols, scale, x, ldx, &lm, KIND_LANES, hi, y, ldy);
+            rows8(rows, cols, scale, x, ldx, &lm, KIND_LANES, hi, y, ldy, mask);
         } else {
-            rows8(rows, cols, scale, x, ldx, mask, SK_MASK_KEYS, hi, y, ldy);
+            rows8(rows, cols, scale, x, ldx, mask, SK_MASK_KEYS, hi, y, ldy, mask);
         }
         break;
     }
-    case SK_MASK_BOOL: rows8(rows, cols, scale, x, ldx, mask, SK_MASK_BOOL, cols, y, ldy); break;
-    case SK_MASK_ADD: rows8(rows, cols, scale, x, ldx, mask, SK_MASK_ADD, cols, y, ldy); break;
-    default: rows8(rows, cols, scale, x, ldx, mask, SK_MASK_NONE, cols, y, ldy); break; /* NONE, CAUSAL */
+    case SK_MASK_BOOL: rows8(rows, cols, scale, x, ldx, mask, SK_MASK_BOOL, cols, y, ldy, mask); break;
+    case SK_MASK_ADD: rows8(rows, cols, scale, x, ldx, mask, SK_MASK_ADD, cols, y, ldy, mask); break;
+    default: rows8(rows, cols, scale, x, ldx, mask, SK_MASK_NONE, cols, y, ldy, mask); break; /* NONE, CAUSAL */
     }
 }
 
 void sk_softmax_avx2(size_t rows, size_t cols, const float *x, size_t ldx, float *y, size_t ldy)
 {
-    rows8(rows, cols, 1.f, x, ldx, NULL, SK_MASK_NONE, cols, y, ldy);
+    rows8(rows, cols, 1.f, x, ldx, NULL, SK_MASK_NONE, cols, y, ldy, NULL);
 }
 
 float sk_max_avx2(size_t n, const float *x)
@@ -304,7 +290,7 @@ AI float smm8(size_t n, float scale, const float *x, int kind, const void *mrow,
     for (size_t c = 0; c < n; c += 8) {
         const __m256i t = tail8(n - c);
         const __m256 k = att8(kind, mrow, c, n - c, t, &add);
-        const __m256 v = scaled(kind, vs, _mm256_maskload_ps(x + c, t), add);
+        const __m256 v = scaled(kind, vs, ldxm8(x + c, t), add);
         const __m256 vm = _mm256_blendv_ps(ninf, v, k);
         nan = _mm256_or_ps(nan, _mm256_cmp_ps(vm, vm, _CMP_UNORD_Q));
         m0 = _mm256_max_ps(m0, vm);

@@ -33,6 +33,14 @@ AI __mmask16 att16(int kind, const void *mrow, size_t c, __mmask16 k, __m512 *ad
     return k;
 }
 
+/* x as the sweeps read it: subnormals as 0 (sk_flush_subnormal_avx512: no microcode assists; a
+   subnormal x moves a score by less than |scale| 2^-126) */
+AI __m512 ldx16(const float *p) { return sk_flush_subnormal_avx512(_mm512_loadu_ps(p)); }
+AI __m512 ldxz16(__mmask16 t, const float *p)
+{
+    return sk_flush_subnormal_avx512(_mm512_maskz_loadu_ps(t, p));
+}
+
 AI float hmax16(__m512 v) { return _mm512_reduce_max_ps(v); }
 
 /* Sweep 1: max of scale*x (+ add) over the attended columns of a row (-inf if none). */
@@ -48,11 +56,12 @@ AI float rmax16(size_t n, float scale, const float *x, int kind, const void *mro
         const __mmask16 k0 = att16(kind, mrow, c, 0xffff, &a0);
         const __mmask16 k1 = att16(kind, mrow, c + 16, 0xffff, &a1);
         /* scale > 0 and no additive mask: max(RN(scale x)) = RN(scale max(x)), skip the multiply */
-        __m512 v0 = raw ? _mm512_loadu_ps(x + c) : _mm512_mul_ps(vs, _mm512_loadu_ps(x + c));
-        __m512 v1 = raw ? _mm512_loadu_ps(x + c + 16) : _mm512_mul_ps(vs, _mm512_loadu_ps(x + c + 16));
+        const __m512 x0 = ldx16(x + c), x1 = ldx16(x + c + 16);
+        __m512 v0 = raw ? x0 : _mm512_mul_ps(vs, x0);
+        __m512 v1 = raw ? x1 : _mm512_mul_ps(vs, x1);
         if (kind == SK_MASK_ADD) {
-            v0 = _mm512_fmadd_ps(vs, _mm512_loadu_ps(x + c), a0);
-            v1 = _mm512_fmadd_ps(vs, _mm512_loadu_ps(x + c + 16), a1);
+            v0 = _mm512_fmadd_ps(vs, x0, a0);
+            v1 = _mm512_fmadd_ps(vs, x1, a1);
         }
         m0 = _mm512_mask_max_ps(m0, k0, m0, v0); /* a NaN in v wins the max */
         m1 = _mm512_mask_max_ps(m1, k1, m1, v1);
@@ -60,29 +69,12 @@ AI float rmax16(size_t n, float scale, const float *x, int kind, const void *mro
     for (; c < n; c += 16) {
         const __mmask16 t = tail16(n - c);
         const __mmask16 k = att16(kind, mrow, c, t, &add);
-        const __m512 xv = _mm512_maskz_loadu_ps(t, x + c);
+        const __m512 xv = ldxz16(t, x + c);
         const __m512 v = kind == SK_MASK_ADD ? _mm512_fmadd_ps(vs, xv, add) : raw ? xv : _mm512_mul_ps(vs, xv);
         m0 = _mm512_mask_max_ps(m0, k, m0, v);
     }
     const float m = hmax16(_mm512_max_ps(m0, m1));
     return raw ? scale * m : m;
-}
-
-/* A row whose max is -inf: all zeros, or all NaN if a NaN got lost in the max reduction. */
-AI void rnone16(size_t n, float scale, const float *x, int kind, const void *mrow, float *y)
-{
-    const __m512 vs = _mm512_set1_ps(scale);
-    __m512 add = _mm512_setzero_ps();
-    int nan = 0;
-    for (size_t c = 0; c < n; c += 16) {
-        const __mmask16 t = tail16(n - c);
-        const __mmask16 k = att16(kind, mrow, c, t, &add);
-        const __m512 xv = _mm512_maskz_loadu_ps(t, x + c);
-        const __m512 v = kind == SK_MASK_ADD ? _mm512_fmadd_ps(vs, xv, add) : _mm512_mul_ps(vs, xv);
-        nan |= _mm512_mask_cmp_ps_mask(k, v, v, _CMP_UNORD_Q) != 0;
-    }
-    const __m512 fillv = _mm512_set1_ps(nan ? NAN : 0.f);
-    for (size_t c = 0; c < n; c += 16) _mm512_mask_storeu_ps(y + c, tail16(n - c), fillv);
 }
 
 /* Sweep 2: y = exp(scale*x (+ add) - m) on attended columns, 0 elsewhere; returns the sum (float
@@ -121,7 +113,7 @@ AI double rexp16(size_t n, float scale, const float *x, int kind, const void *mr
                 continue;
             }
             for (int j = 0; j < 4; j++) {
-                const __m512 xv = _mm512_loadu_ps(x + c + 16 * j);
+                const __m512 xv = ldx16(x + c + 16 * j);
                 const __m512 d = kind == SK_MASK_ADD ? _mm512_add_ps(_mm512_fmadd_ps(vs, xv, a[j]), negm)
                                                      : _mm512_fmadd_ps(vs, xv, negm);
                 e[j] = sk_exp_neg_maskz_avx512(k[j], d);
@@ -133,7 +125,7 @@ AI double rexp16(size_t n, float scale, const float *x, int kind, const void *mr
         for (; c < end; c += 16) {
             const __mmask16 t = tail16(end - c);
             const __mmask16 k = att16(kind, mrow, c, t, &add);
-            const __m512 xv = _mm512_maskz_loadu_ps(t, x + c);
+            const __m512 xv = ldxz16(t, x + c);
             const __m512 d = kind == SK_MASK_ADD ? _mm512_add_ps(_mm512_fmadd_ps(vs, xv, add), negm)
                                                  : _mm512_fmadd_ps(vs, xv, negm);
             const __m512 e = sk_exp_neg_maskz_avx512(k, d);
@@ -176,17 +168,16 @@ static void rstream16(size_t n, float inv, const float *e, float *y)
 #define STREAM_MIN_ELEMS (4u << 20) /* 16 MiB of output: well past L2, streaming pays */
 #define STREAM_MAX_COLS 4096        /* the scratch row: 16 KiB of stack */
 
-/* Columns [len, cols) of a finished row: 0, or NaN for a NaN row (causal / key-padding tail). */
+/* Columns [len, cols) of a finished row: 0 (causal / key-padding tail). */
 AI void tail16fill(size_t cols, size_t len, float *yr)
 {
-    const float fill = len && yr[0] != yr[0] ? NAN : 0.f;
-    for (size_t c = len; c < cols; c += 16) _mm512_mask_storeu_ps(yr + c, tail16(cols - c), _mm512_set1_ps(fill));
+    for (size_t c = len; c < cols; c += 16)
+        _mm512_mask_storeu_ps(yr + c, tail16(cols - c), _mm512_setzero_ps());
 }
 
 /* The block driver (softmax_rows.h) on this file's row kernels. */
 #define SK_ROWS rows16_blocks
 #define SK_RMAX rmax16
-#define SK_RNONE rnone16
 #define SK_REXP rexp16
 #define SK_RSCALE rscale16
 #define SK_TAILFILL tail16fill
@@ -196,7 +187,7 @@ AI void tail16fill(size_t cols, size_t len, float *yr)
 /* Outputs of STREAM_MIN_ELEMS or more with one row per block: each row through an L1 scratch row
    and out with non-temporal stores; everything else through the shared block driver. */
 AI void rows16(size_t rows, size_t cols, float scale, const float *x, size_t ldx, const sk_mask *mask,
-               int kind, size_t cap, float *y, size_t ldy)
+               int kind, size_t cap, float *y, size_t ldy, const sk_mask *ref)
 {
     size_t rb = 24576 / (cols * 8 + 1); /* the block driver's rows per block */
     rb = rb < 1 ? 1 : (rb > 8 ? 8 : rb);
@@ -212,23 +203,22 @@ AI void rows16(size_t rows, size_t cols, float scale, const float *x, size_t ldx
             const float *xr = x + r * ldx;
             float *yr = y + r * ldy;
             const float m = len ? rmax16(len, scale, xr, kind, mr) : -INFINITY;
-            if (m == -INFINITY) {
-                rnone16(len, scale, xr, kind, mr, yr);
-            } else {
+            double sum = NAN;
+            if (len && isfinite(m)) {
                 const float *pf = r + 1 < rows ? x + (r + 1) * ldx : NULL;
-                const float inv = (float)(1.0 / rexp16(len, scale, xr, kind, mr, m, scr, pf, NULL, 0, 0.f));
-                rstream16(len, inv, scr, yr);
+                sum = rexp16(len, scale, xr, kind, mr, m, scr, pf, NULL, 0, 0.f);
             }
-            if (len < cols) { /* causal / key-padding tail: 0, or NaN for a NaN row */
-                const float fill = len && yr[0] != yr[0] ? NAN : 0.f;
-                for (size_t c = len; c < cols; c += 16)
-                    _mm512_mask_storeu_ps(yr + c, tail16(cols - c), _mm512_set1_ps(fill));
+            if (len && sum != sum) { /* as in the block driver: the reference row */
+                sk_softmax_row_scalar(cols, scale, xr, ref, r, yr);
+                continue;
             }
+            if (len) rstream16(len, (float)(1.0 / sum), scr, yr);
+            tail16fill(cols, len, yr); /* causal / key-padding tail */
         }
         _mm_sfence(); /* order the non-temporal stores before returning */
         return;
     }
-    rows16_blocks(rows, cols, scale, x, ldx, mask, kind, cap, y, ldy);
+    rows16_blocks(rows, cols, scale, x, ldx, mask, kind, cap, y, ldy, ref);
 }
 
 void sk_scale_mask_softmax_avx512(size_t rows, size_t cols, float scale, const float *x, size_t ldx,
@@ -240,19 +230,19 @@ void sk_scale_mask_softmax_avx512(size_t rows, size_t cols, float scale, const f
            zero-filled, and an all-attended prefix needs no mask at all. */
         int dense;
         const size_t hi = sk_keys_end(cols, (const uint8_t *)mask->data, &dense);
-        if (dense) rows16(rows, cols, scale, x, ldx, mask, SK_MASK_NONE, hi, y, ldy);
-        else rows16(rows, cols, scale, x, ldx, mask, SK_MASK_KEYS, hi, y, ldy);
+        if (dense) rows16(rows, cols, scale, x, ldx, mask, SK_MASK_NONE, hi, y, ldy, mask);
+        else rows16(rows, cols, scale, x, ldx, mask, SK_MASK_KEYS, hi, y, ldy, mask);
         break;
     }
-    case SK_MASK_BOOL: rows16(rows, cols, scale, x, ldx, mask, SK_MASK_BOOL, cols, y, ldy); break;
-    case SK_MASK_ADD: rows16(rows, cols, scale, x, ldx, mask, SK_MASK_ADD, cols, y, ldy); break;
-    default: rows16(rows, cols, scale, x, ldx, mask, SK_MASK_NONE, cols, y, ldy); break; /* NONE, CAUSAL */
+    case SK_MASK_BOOL: rows16(rows, cols, scale, x, ldx, mask, SK_MASK_BOOL, cols, y, ldy, mask); break;
+    case SK_MASK_ADD: rows16(rows, cols, scale, x, ldx, mask, SK_MASK_ADD, cols, y, ldy, mask); break;
+    default: rows16(rows, cols, scale, x, ldx, mask, SK_MASK_NONE, cols, y, ldy, mask); break; /* NONE, CAUSAL */
     }
 }
 
 void sk_softmax_avx512(size_t rows, size_t cols, const float *x, size_t ldx, float *y, size_t ldy)
 {
-    rows16(rows, cols, 1.f, x, ldx, NULL, SK_MASK_NONE, cols, y, ldy);
+    rows16(rows, cols, 1.f, x, ldx, NULL, SK_MASK_NONE, cols, y, ldy, NULL);
 }
 
 float sk_max_avx512(size_t n, const float *x)
@@ -310,7 +300,7 @@ AI float smm16(size_t n, float scale, const float *x, int kind, const void *mrow
     for (size_t c = 0; c < n; c += 16) {
         const __mmask16 t = tail16(n - c);
         const __mmask16 k = att16(kind, mrow, c, t, &add);
-        const __m512 xv = _mm512_maskz_loadu_ps(t, x + c);
+        const __m512 xv = ldxz16(t, x + c);
         const __m512 v = kind == SK_MASK_ADD ? _mm512_fmadd_ps(vs, xv, add) : _mm512_mul_ps(vs, xv);
         nan |= _mm512_mask_cmp_ps_mask(k, v, v, _CMP_UNORD_Q);
         m0 = _mm512_mask_max_ps(m0, k, m0, v);

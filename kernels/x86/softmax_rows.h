@@ -4,11 +4,17 @@
  * normalisation of a row fused into the next row's exp sweep. Included after the includer defines
  * AI and its row kernels under these names:
  *   SK_ROWS      the driver's name          SK_RMAX     scale + mask + max sweep
- *   SK_RNONE     a row with nothing attended SK_REXP     exp + sum sweep (fusing the previous row's scale)
- *   SK_RSCALE    the normalisation sweep     SK_TAILFILL columns past a row's length: 0, or NaN
- *   SK_ROW_SHARED_MASK(kind)  1 when the mask data is the same for every row (key masks). */
+ *   SK_REXP      exp + sum sweep (fusing the previous row's scale)
+ *   SK_RSCALE    the normalisation sweep     SK_TAILFILL columns past a row's length: 0
+ *   SK_ROW_SHARED_MASK(kind)  1 when the mask data is the same for every row (key masks).
+ * A row whose max is not finite (a NaN or +inf score, scores that overflow float, nothing attended)
+ * or whose sum is NaN (a NaN the max reduction passed over) goes through the reference row
+ * sk_softmax_row_scalar with the caller's mask ref: every path then gives the reference's result
+ * there (NaN at the attended positions, 0 at the masked ones). With y == x the exp sweep has
+ * replaced x by then, which keeps what such a row's result depends on: which attended positions
+ * are NaN. */
 AI void SK_ROWS(size_t rows, size_t cols, float scale, const float *x, size_t ldx, const sk_mask *mask,
-              int kind, size_t cap, float *y, size_t ldy)
+              int kind, size_t cap, float *y, size_t ldy, const sk_mask *ref)
 {
     size_t rb = 24576 / (cols * 8 + 1); /* x and y rows of the block within ~24 KiB */
     rb = rb < 1 ? 1 : (rb > 8 ? 8 : rb);
@@ -34,15 +40,21 @@ AI void SK_ROWS(size_t rows, size_t cols, float scale, const float *x, size_t ld
         for (size_t i = 0; i < nb; i++) {
             const float *xr = x + (r0 + i) * ldx;
             float *yr = y + (r0 + i) * ldy;
-            if (m[i] == -INFINITY) {
-                SK_RNONE(len[i], scale, xr, kind, mr[i], yr);
-                SK_TAILFILL(cols, len[i], yr);
+            if (len[i] == 0) {
+                SK_TAILFILL(cols, 0, yr);
+            } else if (!isfinite(m[i])) {
+                sk_softmax_row_scalar(cols, scale, xr, ref, r0 + i, yr);
             } else {
                 const size_t rn = r0 + nb + i; /* prefetch target: row i of the next block */
                 const float *pf = rn < rows && len[i] <= cols ? x + rn * ldx : NULL;
-                const float inv = (float)(1.0 / SK_REXP(len[i], scale, xr, kind, mr[i], m[i], yr, pf, yp, np, invp));
+                const double sum = SK_REXP(len[i], scale, xr, kind, mr[i], m[i], yr, pf, yp, np, invp);
                 if (yp) SK_TAILFILL(cols, np, yp);
-                yp = yr, np = len[i], invp = inv;
+                yp = NULL;
+                if (sum != sum) { /* a NaN the max passed over */
+                    sk_softmax_row_scalar(cols, scale, xr, ref, r0 + i, yr);
+                    continue;
+                }
+                yp = yr, np = len[i], invp = (float)(1.0 / sum);
                 if (!fuse) { /* long rows: normalise while the row is still in L1 */
                     SK_RSCALE(np, invp, yp);
                     SK_TAILFILL(cols, np, yp);

@@ -5,9 +5,12 @@
  *   out[r] = sum_j w[r,j] v[j],  w[r,:] = softmax over the attended keys of scale * q_r.k_j (+ add),
  *   masked weights exactly 0, a row with every key masked -> zero weights and a zero output row.
  * Bounds: a float score carries up to ~dk·2^-24·|scale|·sum_p|q_p k_p| of error (the GEMM bound),
- * which becomes a relative error of the same size in the weights; the exp and the sums add a few
- * 1e-7. The tolerance of each case is 4x that score bound + 3e-6, relative (weights) or relative to
- * sum_j w_j |v_j| (outputs): typically 1e-5..3e-5, far below a real defect. */
+ * which becomes a relative error of the same size in the weights; rounding the score and the added
+ * mask to float adds 2^-22·(|scale·q.k| + |mask|) (the softmax family's T term); the exp and the
+ * sums add a few 1e-7. The tolerance of each case is 3e-6 + dk·2^-22·|scale|·sum_p|q_p k_p| +
+ * 2^-22·(|scale q.k| + |mask|), maximised over the case's attended pairs, relative (weights) or
+ * relative to sum_j w_j |v_j| (outputs, + 1e-6 max|v|). It is within the bound the header states,
+ * (1e-5 + (dk + 1)·2^-22·T), T = max over attended keys of |scale|·sum_p|q_p k_p| + |mask|. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +35,7 @@ typedef struct {
     int use_mask;
     uint8_t *mb;       /* KEYS (n_kv) or BOOL (n_q x ld) data */
     float *ma;         /* ADD data */
+    float amp;         /* q and k in [-amp, amp] (0: 1), ADD values in [-3 amp^2, 3 amp^2] */
 } acase;
 
 /* 1 when (r, c) is attended under m (NULL = everything). */
@@ -73,7 +77,8 @@ static void ref_attention(size_t n_q, size_t n_kv, size_t dk, size_t dv, const f
                 mag += fabs((double)q[r * ldq + p] * k[j * ldk + p]);
             }
             s[j] = scale * acc + add;
-            const double tol = 3e-6 + 4.0 * (double)dk * 0x1p-24 * fabs(scale) * mag;
+            const double tol = 3e-6 + 4.0 * (double)dk * 0x1p-24 * fabs(scale) * mag +
+                               0x1p-22 * (fabs(scale * acc) + fabs(add));
             if (tol > g_tol) g_tol = tol;
             if (s[j] > mx) mx = s[j];
             any = 1;
@@ -163,7 +168,8 @@ static void make_mask(acase *t, sk_mask_kind kind)
         t->mask.ld = n_kv + ck_rand_u32(5);
         t->ma = malloc((n_q * t->mask.ld + 1) * sizeof(float));
         for (size_t i = 0; i < n_q * t->mask.ld; i++)
-            t->ma[i] = ck_rand_u32(keep + 1) ? ck_randf(-3.f, 3.f) : -INFINITY;
+            t->ma[i] = ck_rand_u32(keep + 1) ? ck_randf(-3.f, 3.f) * (t->amp ? t->amp * t->amp : 1.f)
+                                             : -INFINITY;
         for (size_t r = 0; r < n_q; r++)
             if (ck_rand_u32(5) == 0)
                 for (size_t j = 0; j < n_kv; j++) t->ma[r * t->mask.ld + j] = -INFINITY;
@@ -192,8 +198,9 @@ static void free_mask(acase *t)
 static void run_attention(acase *t, int with_weights)
 {
     const size_t n_q = t->n_q, n_kv = t->n_kv, dk = t->dk, dv = t->dv;
-    float *q = alloc_mat(n_q, dk, t->ldq, -1.f, 1.f);
-    float *k = alloc_mat(n_kv, dk, t->ldk, -1.f, 1.f);
+    const float amp = t->amp ? t->amp : 1.f;
+    float *q = alloc_mat(n_q, dk, t->ldq, -amp, amp);
+    float *k = alloc_mat(n_kv, dk, t->ldk, -amp, amp);
     float *v = alloc_mat(n_kv, dv, t->ldv, -1.f, 1.f);
     float *o[2], *w[2];
     double *wd = malloc((n_q * n_kv + 1) * sizeof *wd);
@@ -279,6 +286,19 @@ static void test_attention_sweep(void)
                 t.n_q, t.n_kv, t.dk, t.dv, t.use_mask ? (int)kind : -1, t.mask.offset, t.ldq, t.ldk,
                 t.ldv, t.ldo, ww);
         run_attention(&t, ww);
+        free_mask(&t);
+    }
+    /* large scores (|scale q.k| and |mask| in the hundreds), non-power-of-two scales */
+    for (int it = 0; it < 20; it++) {
+        acase t;
+        rand_case(&t, 1 + ck_rand_u32(40), 1 + ck_rand_u32(300), 64, 1 + ck_rand_u32(70));
+        t.amp = 12.f;
+        t.scale = it % 2 ? -0.3f : 0.1f;
+        const sk_mask_kind kind = kinds[it % 5];
+        make_mask(&t, kind);
+        ck_func("sk_attention large scores %zux%zu dk 64 dv %zu mask %d scale %g weights %d", t.n_q,
+                t.n_kv, t.dv, t.use_mask ? (int)kind : -1, t.scale, it / 5 % 2);
+        run_attention(&t, it / 5 % 2);
         free_mask(&t);
     }
 }

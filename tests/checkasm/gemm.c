@@ -1,6 +1,6 @@
 /* checkasm: the gemm family. sk_sgemm on the ISA under test against the scalar reference and
  * against a double-precision reference with the contract's bound
- *   |C - exact| <= 2 k 2^-24 (|alpha| |op(A)| |op(B)| + |beta| |C0|)   (elementwise),
+ *   |C - exact| <= (2 k + 4) 2^-24 (|alpha| |op(A)| |op(B)| + |beta| |C0|)   (elementwise),
  * over sizes around every tile edge of every ISA's kernel (MR x NR = 6x16 AVX2, 8x32 AVX-512,
  * 8x12 NEON; transposed NT tiles 6x16, 16x16 and 4x16 NEON) and cache block (KC 256, MC up to 168, NC up to 4080 -- keep in sync with gemm.c),
  * all four transposes, padded leading dimensions (poisoned padding must stay untouched), alpha in
@@ -82,7 +82,7 @@ static int run_case(sk_trans ta, sk_trans tb, size_t m, size_t n, size_t k, floa
             }
             double c0 = beta == 0.f ? 0. : C0.p[i * C0.ld + j];
             double exact = alpha * s + beta * c0;
-            double bound = 2. * (double)k * 0x1p-24 * (fabs(alpha) * sa + fabs(beta) * fabs(c0));
+            double bound = (2. * (double)k + 4.) * 0x1p-24 * (fabs(alpha) * sa + fabs(beta) * fabs(c0));
             float vr = Cr.p[i * Cr.ld + j], vn = Cn.p[i * Cn.ld + j];
             ok &= ck_check(fabs(vn - exact) <= bound, "C(%zu,%zu) = %.9g, exact %.9g, bound %.3g", i,
                            j, vn, exact, bound);
@@ -385,6 +385,43 @@ void ck_test_gemm(void)
                  1024 - (t >> 1 ? 1 : 7), 1024 - (t & 1 ? 7 : 1000), 0);
         run_case((sk_trans)(t >> 1), (sk_trans)(t & 1), 1, 1100, 5, -0.5f, g_beta[(t + 1) % 3],
                  2048 - (t >> 1 ? 1 : 5), 2048 - (t & 1 ? 5 : 1100), 0);
+    }
+
+    /* k = 1, 2, 3 with alpha and beta outside {0, 1}: the roundings of the epilogue count as much as
+       the sum's (the bound's + 4); m = 43, n = 1, k = 1, ta = T was over 2 k 2^-24. */
+    for (size_t k = 1; k <= 3; k++)
+        for (int t = 0; t < 4; t++) {
+            const float al = 1.7f + 0.01f * (float)ck_rand_u32(20), be = ck_rand_u32(2) ? -1.f : -0.3f;
+            run_case((sk_trans)(t >> 1), (sk_trans)(t & 1), 43, 1, k, al, be, rand_pad(), 0, 0);
+            run_case((sk_trans)(t >> 1), (sk_trans)(t & 1), 1 + ck_rand_u32(20), 1 + ck_rand_u32(40), k,
+                     -al, 0.75f, rand_pad(), rand_pad(), rand_pad());
+        }
+
+    /* One-row operands with a row stride near SIZE_MAX (never needed: must not be stepped over). */
+    {
+        ck_func("one-row operands, ld near SIZE_MAX");
+        float a1[8], b1[8 * 5], c1[5], cr[5];
+        for (int i = 0; i < 8; i++) a1[i] = ck_randn();
+        for (int i = 0; i < 40; i++) b1[i] = ck_randn();
+        const size_t huge = SIZE_MAX - 7;
+        for (int t = 0; t < 2; t++) { /* C (1 x 5) = a (1 x 8) op(B); B: 8 x 5 or (B^T) 5 x 8 */
+            const sk_trans tb = (sk_trans)t;
+            for (int j = 0; j < 5; j++) {
+                double sum = 0;
+                for (int p = 0; p < 8; p++) sum += (double)a1[p] * b1[tb ? j * 8 + p : p * 5 + j];
+                cr[j] = (float)sum;
+            }
+            if (sk_sgemm(SK_NOTRANS, tb, 1, 5, 8, 1.f, a1, huge, b1, tb ? 8 : 5, 0.f, c1, huge))
+                ck_fail("status");
+            for (int j = 0; j < 5; j++)
+                if (fabsf(c1[j] - cr[j]) > 1e-5f * (1.f + fabsf(cr[j]))) ck_fail("c[%d] = %g", j, c1[j]);
+        }
+        /* k = 1: B is one row (NN), A^T one row (TN) */
+        if (sk_sgemm(SK_TRANS, SK_NOTRANS, 5, 5, 1, 1.f, a1, huge, b1, huge, 0.f, b1 + 10, 5))
+            ck_fail("status k = 1");
+        for (int i = 0; i < 5; i++)
+            for (int j = 0; j < 5; j++)
+                if (b1[10 + i * 5 + j] != a1[i] * b1[j]) ck_fail("k = 1: c[%d,%d]", i, j);
     }
 
     /* Operands ending at an unmapped page, around the tiles: A rows / A^T in place (m < MR, odd

@@ -16,21 +16,31 @@ static int attended(const sk_mask *m, size_t r, size_t c)
     case SK_MASK_KEYS: return ((const uint8_t *)m->data)[c] != 0;
     case SK_MASK_BOOL: return ((const uint8_t *)m->data)[r * m->ld + c] != 0;
     case SK_MASK_ADD: return ((const float *)m->data)[r * m->ld + c] != -INFINITY;
-    case SK_MASK_CAUSAL: return (ptrdiff_t)c <= (ptrdiff_t)r + m->offset;
+    case SK_MASK_CAUSAL: /* c <= r + offset, without overflow */
+        if (m->offset >= 0) return c <= r || c - r <= (size_t)m->offset;
+        return r >= c && r - c >= (size_t)(-(m->offset + 1)) + 1;
     default: return 1;
     }
 }
 
-/* exact softmax of one row in double; returns 1 if the row must be NaN, 2 if fully masked. */
-static int exact_row(size_t r, size_t cols, float scale, const float *x, const sk_mask *m, double *e)
+/* exact softmax of one row in double; returns 1 if the row must be NaN (a NaN or +inf score),
+   2 if fully masked. *t: the row's max over attended positions of |scale x| + |mask|, the input
+   magnitude the documented bound grows with. */
+static int exact_row(size_t r, size_t cols, float scale, const float *x, const sk_mask *m, double *e,
+                     double *t)
 {
     double mx = -INFINITY;
+    *t = 0;
     for (size_t c = 0; c < cols; c++) {
         e[c] = -INFINITY;
         if (!attended(m, r, c)) continue;
-        double v = (double)scale * x[c];
-        if (m && m->kind == SK_MASK_ADD) v += ((const float *)m->data)[r * m->ld + c];
-        if (isnan(v)) return 1;
+        double v = (double)scale * x[c], mag = fabs(v);
+        if (m && m->kind == SK_MASK_ADD) {
+            v += ((const float *)m->data)[r * m->ld + c];
+            mag += fabs(((const float *)m->data)[r * m->ld + c]);
+        }
+        if (isnan(v) || v == INFINITY) return 1;
+        if (mag > *t) *t = mag;
         e[c] = v;
         if (v > mx) mx = v;
     }
@@ -48,14 +58,16 @@ static int check_rows(size_t rows, size_t cols, float scale, const float *x, siz
     double *e = malloc(cols * sizeof(double));
     int ok = 1;
     for (size_t r = 0; r < rows && ok; r++) {
-        const int k = exact_row(r, cols, scale, x + r * ldx, m, e);
+        double t;
+        const int k = exact_row(r, cols, scale, x + r * ldx, m, e, &t);
+        const double rel = 1e-5 + 0x1p-22 * t; /* the documented bound */
         for (size_t c = 0; c < cols && ok; c++) {
             const float v = y[r * ldy + c];
-            if (k == 1) {
-                if (!isnan(v)) ok = ck_fail("%s: row %zu must be NaN, y[%zu] = %a", what, r, c, v);
-            } else if (k == 2 || !attended(m, r, c)) {
+            if (k == 2 || !attended(m, r, c)) {
                 if (v != 0.f) ok = ck_fail("%s: masked y[%zu,%zu] = %a, want 0", what, r, c, v);
-            } else if (!(fabs(v - e[c]) <= 1e-5 * e[c] + 1e-9)) {
+            } else if (k == 1) {
+                if (!isnan(v)) ok = ck_fail("%s: row %zu must be NaN, y[%zu] = %a", what, r, c, v);
+            } else if (!(fabs(v - e[c]) <= rel * e[c] + 1e-9)) {
                 ok = ck_fail("%s: y[%zu,%zu] = %.9g, exact %.9g", what, r, c, v, e[c]);
             }
         }
@@ -118,16 +130,23 @@ static const char *kind_name(sk_mask_kind k)
 }
 
 /* One case: random x, ref and new, double check, padding and guard checks, in place. */
-static void run_case(size_t rows, size_t cols, size_t ldx, size_t ldy, float scale, sk_mask_kind kind,
-                     int nan_mode)
+/* amp: the spread of x (scores up to ~amp |scale|, the T of the bound); add_amp > 0: ADD mask values
+   in [-add_amp, add_amp] instead of [-4, 4]. */
+static void run_case_amp(size_t rows, size_t cols, size_t ldx, size_t ldy, float scale,
+                         sk_mask_kind kind, int nan_mode, float amp, float add_amp)
 {
-    ck_func("%s %zux%zu ldx=%zu ldy=%zu scale=%g nan=%d", kind_name(kind), rows, cols, ldx, ldy,
-            scale, nan_mode);
+    ck_func("%s %zux%zu ldx=%zu ldy=%zu scale=%g nan=%d amp=%g add=%g", kind_name(kind), rows, cols,
+            ldx, ldy, scale, nan_mode, amp, add_amp);
     mask_buf mb;
     make_mask(&mb, kind, rows, cols);
+    if (kind == SK_MASK_ADD && add_amp > 0.f)
+        for (size_t i = 0; i < rows * mb.m.ld; i++) {
+            float *d = (float *)mb.data + i;
+            if (*d != -INFINITY) *d = *d * (add_amp / 4.f);
+        }
     const sk_mask *m = kind == SK_MASK_NONE ? (ck_rand_u32(2) ? &mb.m : NULL) : &mb.m;
     float *x = ck_buf_alloc(rows * ldx), *yr = ck_buf_alloc(rows * ldy), *yn = ck_buf_alloc(rows * ldy);
-    for (size_t i = 0; i < rows * ldx; i++) x[i] = 3.f * ck_randn();
+    for (size_t i = 0; i < rows * ldx; i++) x[i] = amp * ck_randn();
     ck_mat_poison_pad(x, rows, cols, ldx);   /* NaN padding: reading it would poison a row */
     ck_mat_poison_pad(yr, rows, cols, ldy);
     ck_mat_poison_pad(yn, rows, cols, ldy);
@@ -141,15 +160,21 @@ static void run_case(size_t rows, size_t cols, size_t ldx, size_t ldy, float sca
     if (sk_scale_mask_softmax(rows, cols, scale, x, ldx, m, yn, ldy) != SK_OK) ck_fail("status");
     check_rows(rows, cols, scale, x, ldx, m, yn, ldy, "new vs exact");
     if (ck_isa() != SK_ISA_SCALAR) check_rows(rows, cols, scale, x, ldx, m, yr, ldy, "ref vs exact");
-    for (size_t r = 0; r < rows; r++)
+    double *e = malloc(cols * sizeof(double));
+    for (size_t r = 0; r < rows; r++) {
+        double t;
+        exact_row(r, cols, scale, x + r * ldx, m, e, &t);
+        const double rel = 2e-5 + 0x1p-21 * t; /* both within the bound of exact */
         for (size_t c = 0; c < cols; c++) {
             const float a = yr[r * ldy + c], b = yn[r * ldy + c];
-            if (!ck_same_nan(a, b) || fabsf(a - b) > 2e-5f * fabsf(a) + 2e-9f) {
+            if (!ck_same_nan(a, b) || fabs(a - b) > rel * fabsf(a) + 2e-9) {
                 ck_fail("ref %a new %a at (%zu,%zu)", a, b, r, c);
                 r = rows;
                 break;
             }
         }
+    }
+    free(e);
     ck_buf_check(yn, "y");
     ck_mat_pad_check(yn, rows, cols, ldy, "y");
     if (kind == SK_MASK_NONE && !m && scale == 1.f) { /* sk_softmax is the same thing */
@@ -169,6 +194,81 @@ static void run_case(size_t rows, size_t cols, size_t ldx, size_t ldy, float sca
     ck_buf_free(xi);
     ck_buf_free(x); ck_buf_free(yr); ck_buf_free(yn);
     free(mb.data);
+}
+
+static void run_case(size_t rows, size_t cols, size_t ldx, size_t ldy, float scale, sk_mask_kind kind,
+                     int nan_mode)
+{
+    run_case_amp(rows, cols, ldx, ldy, scale, kind, nan_mode, 3.f, 0.f);
+}
+
+/* Scores of large magnitude (T up to 1e4), non-power-of-two scales, every mask kind: the bound
+   (1e-5 + 2^-22 T) exact + 1e-9 on every path. */
+static void test_large_scores(void)
+{
+    static const float scales[] = { -8.f, 0.1f, 0.57735027f, 3.7f, 1.f };
+    static const size_t shapes[][2] = { { 11, 101 }, { 3, 17 }, { 5, 64 }, { 2, 1000 } };
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+        for (size_t i = 0; i < sizeof scales / sizeof scales[0]; i++)
+            for (int kind = SK_MASK_NONE; kind <= SK_MASK_CAUSAL; kind++) {
+                const float scale = scales[i], t = ck_rand_u32(2) ? 300.f : 1e4f;
+                const size_t rows = shapes[s][0], cols = shapes[s][1];
+                run_case_amp(rows, cols, cols + 3, cols + 1, scale, (sk_mask_kind)kind, 0,
+                             t / 3.f / fabsf(scale), kind == SK_MASK_ADD ? t / 2.f : 0.f);
+            }
+}
+
+/* Rows whose scores overflow float, +inf and NaN rows, causal offsets at the ends of ptrdiff_t:
+   every path gives what the double-precision reference gives. */
+static void test_edges(void)
+{
+    ck_func("scale * x overflows float");
+    {
+        /* row 0: 1e40 - 2e40 in double: 0 1 0 0; row 1: every score below -FLT_MAX: 1 0 (and the
+           third column masked in the key mask case); row 2: a normal row in the same block */
+        const float x[12] = { 1e10f, 2e10f, 1e10f, 0.f, -1e10f, -2e10f, -3e10f, -4e10f,
+                              0.5f, 1.f, 0.25f, 0.f };
+        const uint8_t keys[4] = { 1, 1, 0, 1 };
+        const sk_mask km = { SK_MASK_KEYS, keys, 0, 0 };
+        for (int k = 0; k < 2; k++) {
+            float y[12];
+            sk_scale_mask_softmax(3, 4, 1e30f, x, 4, k ? &km : NULL, y, 4);
+            if (y[0] != 0.f || y[1] != 1.f || y[2] != 0.f || y[3] != 0.f)
+                ck_fail("row 0: %g %g %g %g, want 0 1 0 0", y[0], y[1], y[2], y[3]);
+            if (y[4] != 1.f || y[5] != 0.f || y[6] != 0.f || y[7] != 0.f)
+                ck_fail("row 1: %g %g %g %g, want 1 0 0 0", y[4], y[5], y[6], y[7]);
+            check_rows(3, 4, 1e30f, x, 4, k ? &km : NULL, y, 4, "overflowing scores");
+        }
+    }
+    ck_func("+inf and NaN rows: attended NaN, masked exactly 0");
+    {
+        const float x[8] = { 1.f, INFINITY, 2.f, NAN, NAN, 1.f, 2.f, 3.f };
+        const uint8_t keys[4] = { 1, 1, 1, 0 };
+        const sk_mask km = { SK_MASK_KEYS, keys, 0, 0 };
+        float y[8];
+        sk_scale_mask_softmax(2, 4, 0.5f, x, 4, &km, y, 4);
+        for (int r = 0; r < 2; r++)
+            if (!isnan(y[4 * r]) || !isnan(y[4 * r + 1]) || !isnan(y[4 * r + 2]) || y[4 * r + 3] != 0.f)
+                ck_fail("row %d: %g %g %g %g, want NaN NaN NaN 0", r, y[4 * r], y[4 * r + 1],
+                        y[4 * r + 2], y[4 * r + 3]);
+    }
+    ck_func("causal offsets near PTRDIFF_MAX / PTRDIFF_MIN");
+    {
+        const ptrdiff_t offs[] = { PTRDIFF_MAX, PTRDIFF_MAX - 2, PTRDIFF_MIN, PTRDIFF_MIN + 3 };
+        const size_t rows = 9, cols = 37;
+        float *x = ck_buf_alloc(rows * cols), *y = ck_buf_alloc(rows * cols);
+        for (size_t i = 0; i < rows * cols; i++) x[i] = ck_randn();
+        for (size_t i = 0; i < sizeof offs / sizeof offs[0]; i++) {
+            const sk_mask cm = { SK_MASK_CAUSAL, NULL, 0, offs[i] };
+            sk_scale_mask_softmax(rows, cols, 0.3f, x, cols, &cm, y, cols);
+            check_rows(rows, cols, 0.3f, x, cols, &cm, y, cols, "huge causal offset");
+            const float want = offs[i] > 0 ? 1.f : 0.f; /* every row unmasked / fully masked */
+            double s = 0;
+            for (size_t c = 0; c < cols; c++) s += y[c];
+            if (fabs(s - want) > 1e-5) ck_fail("offset %td: row 0 sums to %g", offs[i], s);
+        }
+        ck_buf_free(x); ck_buf_free(y);
+    }
 }
 
 static void test_hand(void)
@@ -298,6 +398,8 @@ void ck_test_softmax(void)
     test_scale_mask_max();
     if (!ck_quick()) test_big();
     test_hand();
+    test_edges();
+    test_large_scores();
     const size_t big[] = { 127, 128, 129, 255, 256, 257, 511, 1000, 1025, 4099 };
     const size_t nbig = sizeof big / sizeof big[0];
     const float scales[] = { 1.f, 0.125f, 2.5f };
