@@ -4,10 +4,16 @@
  * 1. one head, d_model = d_k = d_v = 16, through sk_attention;
  * 2. four heads, d_model = 32, through the module sk_mhca_forward;
  * 3. incremental decoding: the encoder's K/V projected once (sk_mhca_project_kv), then the target
- *    positions attended one step at a time (sk_mhca_forward_kv), checked against the all-at-once call.
- * Representations are random and projections Xavier-initialised (normal, std sqrt(2/(fan_in+fan_out)))
- * from a fixed seed, so the weights show the mechanics, not a trained alignment.
- * Exits non-zero if a call fails or the step-by-step result disagrees with the all-at-once one. */
+ *    positions attended one step at a time (sk_mhca_forward_kv), checked against the all-at-once
+ *    call;
+ * 4. a Whisper-shaped layer (whisper-tiny: d_model 384, 6 heads, 1500 encoder frames) with biases
+ *    on q, v and the output projection and none on k, decoded step by step;
+ * 5. an encoder narrower than the decoder (d_enc = 24, d_model = 32) with biases on all four
+ *    projections, as Marian / NLLB have them, and a padded source position.
+ * Representations are random and projections Xavier-initialised (normal, std
+ * sqrt(2/(fan_in+fan_out))) from a fixed seed, so the weights show the mechanics, not a trained
+ * alignment. Exits non-zero if a call fails or the step-by-step result disagrees with the
+ * all-at-once one. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -66,6 +72,103 @@ static void print_table(const float *w)
     }
 }
 
+/* max |a - b| over n floats (NaN: infinity) */
+static double max_diff(const float *a, const float *b, size_t n)
+{
+    double m = 0;
+    for (size_t i = 0; i < n; i++) {
+        const double e = fabs((double)a[i] - b[i]);
+        if (isnan(e)) return INFINITY;
+        if (e > m) m = e;
+    }
+    return m;
+}
+
+/* 4. whisper-tiny's cross-attention: d_model 384, 6 heads, 1500 encoder frames (30 s of audio),
+   biases on q, v, o (PyTorch: q_proj, v_proj, out_proj have them, k_proj has bias=False). The
+   encoder's K/V are projected once; three decoder tokens are then attended one step at a time and
+   checked against the three attended in one call. */
+static int whisper_layer(void)
+{
+    enum { DW = 384, HW = 6, NE = 1500, ND = 3 };
+    float *w = malloc(sizeof(float) * (4 * DW * DW + 3 * DW + (size_t)NE * DW + ND * DW * 3));
+    float *kv = malloc(2 * sizeof(float) * NE * DW);
+    if (!w || !kv) {
+        free(w);
+        free(kv);
+        return ok(SK_ENOMEM, "whisper_layer");
+    }
+    float *wq = w, *wk = wq + DW * DW, *wv = wk + DW * DW, *wo = wv + DW * DW;
+    float *bq = wo + DW * DW, *bv = bq + DW, *bo = bv + DW, *enc = bo + DW;
+    float *dec = enc + (size_t)NE * DW, *out = dec + ND * DW, *step = out + ND * DW;
+    xavier(wq, DW, DW);
+    xavier(wk, DW, DW);
+    xavier(wv, DW, DW);
+    xavier(wo, DW, DW);
+    fill_normal(bq, 3 * DW, 0.1f); /* b_q, b_v, b_o */
+    fill_normal(enc, (size_t)NE * DW, 1.f);
+    fill_normal(dec, ND * DW, 1.f);
+    /* b_k NULL (none); d_enc 0: the encoder rows are d_model wide */
+    const sk_mhca layer = { .d_model = DW, .n_heads = HW,
+                            .w_q = wq, .w_k = wk, .w_v = wv, .w_o = wo,
+                            .b_q = bq, .b_v = bv, .b_o = bo };
+    int good = ok(sk_mhca_project_kv(&layer, NE, enc, kv), "sk_mhca_project_kv") &&
+               ok(sk_mhca_forward_kv(&layer, ND, dec, NE, kv, NULL, out, NULL, NULL),
+                  "sk_mhca_forward_kv");
+    for (int i = 0; good && i < ND; i++)
+        good =
+            ok(sk_mhca_forward_kv(&layer, 1, dec + i * DW, NE, kv, NULL, step + i * DW, NULL, NULL),
+               "sk_mhca_forward_kv");
+    const double e = good ? max_diff(step, out, ND * DW) : INFINITY;
+    printf("Whisper-shaped layer (whisper-tiny): d_model %d, %d heads, %d encoder frames, biases "
+           "on q, v, o\n"
+           "  K/V of the encoder projected once (%zu bytes, b_k none), %d decoder tokens one step "
+           "at a time\n"
+           "  max |step-by-step - three in one call| %.3g (tolerance 1e-5): %s\n\n",
+           DW, HW, NE, sk_mhca_kv_size(&layer, NE), ND, e, e <= 1e-5 ? "agree" : "DISAGREE");
+    free(w);
+    free(kv);
+    return good && e <= 1e-5;
+}
+
+/* 5. an encoder narrower than the decoder: source rows of d_enc = 24 features, decoder d_model =
+   32, 4 heads, biases on all four projections; "fox" padded out. The padded position gets weight 0
+   in every head; a source with every position padded gives out = b_o exactly. */
+static int narrow_encoder(void)
+{
+    enum { D = 32, DE = 24, H = 4 };
+    static float wq[D * D], wk[DE * D], wv[DE * D], wo[D * D], b[4 * D];
+    static float enc[N_SRC * DE], dec[N_TGT * D], out[N_TGT * D], w[H * N_TGT * N_SRC];
+    xavier(wq, D, D);
+    xavier(wk, DE, D);
+    xavier(wv, DE, D);
+    xavier(wo, D, D);
+    fill_normal(b, 4 * D, 0.1f);
+    fill_normal(enc, N_SRC * DE, 1.f);
+    fill_normal(dec, N_TGT * D, 1.f);
+    const sk_mhca layer = { .d_model = D, .n_heads = H,
+                            .w_q = wq, .w_k = wk, .w_v = wv, .w_o = wo,
+                            .d_enc = DE,
+                            .b_q = b, .b_k = b + D, .b_v = b + 2 * D, .b_o = b + 3 * D };
+    static const uint8_t keep[N_SRC] = { 1, 1, 1, 0 }, none[N_SRC] = { 0 };
+    if (!ok(sk_mhca_forward(&layer, N_TGT, dec, N_SRC, enc, keep, out, w, NULL), "sk_mhca_forward"))
+        return 0;
+    printf("Narrower encoder: source rows of d_enc = %d, decoder d_model = %d, %d heads, biases on "
+           "q, k, v, o,\n"
+           "\"fox\" padded out (enc_mask 1 1 1 0)\n  head 1 pattern:\n",
+           DE, D, H);
+    print_table(w);
+    int good = 1;
+    for (int i = 0; i < H * N_TGT; i++) good &= w[i * N_SRC + 3] == 0.f;
+    if (!ok(sk_mhca_forward(&layer, N_TGT, dec, N_SRC, enc, none, out, NULL, NULL),
+            "sk_mhca_forward"))
+        return 0;
+    for (int i = 0; i < N_TGT * D; i++) good &= out[i] == b[3 * D + i % D];
+    printf("  padded position weight 0 in every head; every position padded: out = b_o: %s\n",
+           good ? "yes" : "NO");
+    return good;
+}
+
 int main(void)
 {
     printf("simdkern %s, ISA: %s\n\n", sk_version(), sk_isa_name(sk_isa_active()));
@@ -104,7 +207,8 @@ int main(void)
     xavier(wk, D, D);
     xavier(wv, D, D);
     xavier(wo, D, D);
-    const sk_mhca layer = { D, H, wq, wk, wv, wo };
+    const sk_mhca layer = { .d_model = D, .n_heads = H, .w_q = wq, .w_k = wk, .w_v = wv,
+                            .w_o = wo }; /* no biases, d_enc = d_model */
     if (!ok(sk_mhca_forward(&layer, N_TGT, dec, N_SRC, enc, NULL, out, w, NULL), "sk_mhca_forward")) return 1;
     printf("Multi-head cross-attention with %d heads (d_model = %d, d_head = %d):\n", H, D, D / H);
     printf("  Input encoder shape:  (%d, %d)\n", N_SRC, D);
@@ -159,7 +263,7 @@ int main(void)
     }
     const double tol = 1e-5;
     const int agree = !nan && max_out <= tol && max_w <= tol;
-    printf("  max |step-by-step - all-at-once|: output %.3g, weights %.3g (tolerance %g): %s\n", max_out, max_w,
-           tol, agree ? "agree" : "DISAGREE");
-    return agree ? 0 : 1;
+    printf("  max |step-by-step - all-at-once|: output %.3g, weights %.3g (tolerance %g): %s\n\n",
+           max_out, max_w, tol, agree ? "agree" : "DISAGREE");
+    return agree && whisper_layer() && narrow_encoder() ? 0 : 1;
 }

@@ -119,13 +119,30 @@ sk_status sk_mha(size_t n_heads, size_t n_q, size_t n_kv, size_t d_head,
                  const float *q, size_t ldq, const float *k, size_t ldk, const float *v, size_t ldv,
                  float scale, const sk_mask *mask, float *out, size_t ldo, float *weights);
 
-/* Multi-head cross-attention module: Q = dec W_q, K = enc W_k, V = enc W_v, n_heads heads of
-   d_model / n_heads columns, scale 1/sqrt(d_head), out = concat(heads) W_o. */
+/* Multi-head cross-attention module: Q = dec W_q + b_q, K = enc W_k + b_k, V = enc W_v + b_v,
+   n_heads heads of d_model / n_heads columns, scale 1/sqrt(d_head), out = concat(heads) W_o + b_o.
+   dec rows are d_model wide, enc rows d_enc wide (0: d_model, like an encoder of the same width);
+   Q, K, V, the concat and out are d_model wide. A NULL bias is none (0). An initializer of the
+   first six fields only leaves d_enc and the biases zero: the bias-free, d_enc = d_model module.
+   Weights are applied as x @ W: a PyTorch nn.Linear / nn.MultiheadAttention weight (out x in,
+   applied as x @ W^T) is stored here transposed. */
 typedef struct sk_mhca {
     size_t d_model, n_heads;
-    const float *w_q, *w_k, *w_v, *w_o;      /* each d_model x d_model, row-major, applied as x @ W */
+    const float *w_q, *w_k, *w_v, *w_o;  /* w_q, w_o: d_model x d_model; w_k, w_v: d_enc x d_model
+                                            (row-major, applied as x @ W) */
+    size_t d_enc;                        /* width of the encoder rows; 0 = d_model */
+    const float *b_q, *b_k, *b_v, *b_o;  /* NULL or d_model floats each, added after the product */
 } sk_mhca;
+/* Versus PyTorch nn.MultiheadAttention(d_model, n_heads, bias=, kdim=d_enc, vdim=d_enc,
+   batch_first=True) in eval mode, same weights (transposed), enc_mask[j] = !key_padding_mask[j],
+   need_weights=True, average_attn_weights=False: out and weights agree up to float rounding, with
+   one difference on purpose: a decoder row that attends to no key (every source position padded,
+   or n_enc == 0) gets all-zero weights and a zero attention result, hence out = b_o (zero without
+   b_o), where PyTorch gives NaN. */
 size_t    sk_mhca_workspace_size(const sk_mhca *layer, size_t n_dec, size_t n_enc);
+/* A bad layer (SK_EINVAL, sizes 0): NULL, n_heads == 0, d_model % n_heads != 0, a NULL weight
+   matrix (d_model > 0), or a weight extent (d_model or d_enc times d_model) that overflows.
+   dec: n_dec x d_model, enc: n_enc x d_enc, both row-major and packed (row stride = width). */
 sk_status sk_mhca_forward(const sk_mhca *layer, size_t n_dec, const float *dec, size_t n_enc,
                           const float *enc, const uint8_t *enc_mask /* NULL or [n_enc] */,
                           float *out /* n_dec x d_model */,
@@ -134,22 +151,29 @@ sk_status sk_mhca_forward(const sk_mhca *layer, size_t n_dec, const float *dec, 
 
 /* ---- decoder-step API: encoder K/V projected once, reused at every step ---------------------
    An inference engine decodes one target position (or a few) at a time while the source sequence,
-   hence K = enc W_k and V = enc W_v, stays the same. Project them once into a caller buffer:
+   hence K = enc W_k + b_k and V = enc W_v + b_v, stays the same. Project them once into a caller
+   buffer:
      kv = [K (n_enc x d_model) | V (n_enc x d_model)], row-major, sk_mhca_kv_size() bytes;
    then run any number of sk_mhca_forward_kv() calls (any n_dec; typically 1 per step) on it. The
-   result equals sk_mhca_forward() on the same rows up to rounding (both run the same kernels;
-   sk_mhca_forward is implemented as project_kv + forward_kv). Same error rules: SK_EINVAL and
-   nothing written on bad input (a bad layer, NULL with nonzero sizes); zero sizes return SK_OK. */
+   result equals sk_mhca_forward() on the same rows up to rounding (sk_mhca_forward is project_kv +
+   forward_kv, except with few query rows per head, n_heads * n_dec <= d_model / 2, where it folds
+   W_k and W_v into the query and output sides instead of projecting every encoder row: the same
+   result up to rounding, with about half the work for a short target against a long source). Same
+   error rules: SK_EINVAL and nothing written on bad input (a bad layer, NULL with nonzero sizes);
+   zero sizes return SK_OK. */
 
-/* Bytes of the kv buffer for n_enc encoder positions (2 * n_enc * d_model floats); 0 for a bad layer. */
+/* Bytes of the kv buffer for n_enc encoder positions (2 * n_enc * d_model floats, whatever d_enc);
+   0 for a bad layer or a size that overflows. */
 size_t    sk_mhca_kv_size(const sk_mhca *layer, size_t n_enc);
-/* kv = [enc W_k | enc W_v] (see above). kv: sk_mhca_kv_size(layer, n_enc) bytes. */
+/* kv = [enc W_k + b_k | enc W_v + b_v] (see above; enc: n_enc x d_enc, biases when present).
+   kv: sk_mhca_kv_size(layer, n_enc) bytes. */
 sk_status sk_mhca_project_kv(const sk_mhca *layer, size_t n_enc, const float *enc, float *kv);
 /* Bytes of workspace sk_mhca_forward_kv needs for n_dec rows; 0 for a bad layer. */
 size_t    sk_mhca_forward_kv_workspace_size(const sk_mhca *layer, size_t n_dec);
 /* out = concat_h(softmax(Q_h K_h^T / sqrt(d_head) + mask) V_h) W_o with Q = dec W_q and K, V taken
-   from kv (sk_mhca_project_kv of the n_enc encoder rows). enc_mask NULL or [n_enc] (nonzero =
-   attend); a fully padded source gives a zero output. weights NULL or n_heads x n_dec x n_enc.
+   from kv (sk_mhca_project_kv of the n_enc encoder rows), b_q and b_o added when present. enc_mask
+   NULL or [n_enc] (nonzero = attend); a fully padded source gives out = b_o (zero without b_o).
+   weights NULL or n_heads x n_dec x n_enc.
    workspace NULL (allocated inside) or sk_mhca_forward_kv_workspace_size(layer, n_dec) bytes. */
 sk_status sk_mhca_forward_kv(const sk_mhca *layer, size_t n_dec, const float *dec, size_t n_enc,
                              const float *kv, const uint8_t *enc_mask, float *out, float *weights,

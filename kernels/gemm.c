@@ -234,9 +234,17 @@ static void merge_tile(size_t r, size_t nr, const float *t, size_t NR, float bet
     }
 }
 
+/* C[i][j] = bias[j] for i < r, j < nr: the first store of a C tile (then computed with beta = 1),
+   right before its first k block, so that the tile is in L1 when the kernel adds to it. */
+static void put_bias(size_t r, size_t nr, const float *bias, float *c, size_t ldc)
+{
+    for (size_t i = 0; i < r; i++) copy_row(c + i * ldc, bias, nr);
+}
+
+/* bias NULL, or n floats added to every row of C (then beta == 0: C is not read). */
 static void gemm_blocked(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t m, size_t n, size_t k,
                          float alpha, const float *a, size_t lda, const float *b, size_t ldb, float beta,
-                         float *c, size_t ldc)
+                         const float *bias, float *c, size_t ldc)
 {
     const size_t MR = d->mr, NR = d->nr, MC = d->mc, NC = d->nc;
     const size_t nkb = cdiv(k, d->kc), KC = cdiv(k, nkb); /* equal k blocks: no tiny last one */
@@ -262,7 +270,8 @@ static void gemm_blocked(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t 
     const int fuse_b = whole_b && !tb && d->ukr_cp[0] && ldb % 1024 != 0;
     float *abuf = buf_get(a_sz + b_sz);
     if (!abuf) { /* no memory for packing: the unpacked reference path */
-        sk_sgemm_ref(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+        if (bias) put_bias(m, n, bias, c, ldc);
+        sk_sgemm_ref(ta, tb, m, n, k, alpha, a, lda, b, ldb, bias ? 1.f : beta, c, ldc);
         return;
     }
     float *bbuf = abuf + a_sz;
@@ -278,7 +287,8 @@ static void gemm_blocked(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t 
         const size_t nc = n - jc < NC ? n - jc : NC;
         for (size_t pc = 0; pc < k; pc += KC) {
             const size_t kc = k - pc < KC ? k - pc : KC;
-            const float be = pc == 0 ? beta : 1.f;
+            const float be = pc == 0 && !bias ? beta : 1.f;
+            const float *bb = pc == 0 ? bias : NULL; /* the bias goes in before the first k block */
             const float *bsrc = tb ? b + jc * ldb + pc : b + pc * ldb + jc; /* op(B)(pc, jc) */
             if (fuse_b) {
                 /* packed by the first MC block's kernels (below) */
@@ -344,8 +354,10 @@ static void gemm_blocked(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t 
                     const float *bp = bbuf + jr * kc;
                     size_t rsb = NR, q = 0;
                     float *cj = c + jr;
+                    const float *bj = bb ? bb + jc + jr : NULL; /* bias of these columns */
                     if (fuse_b && ic == 0) { /* this panel's first use: copy it as it is read */
                         if (nr == NR && rb[0].fcp) {
+                            if (bj) put_bias(rb[0].r, nr, bj, cj + rb[0].coff, ldc);
                             rb[0].fcp(kc, rb[0].a, csa, bsrc + jr, ldb, cj + rb[0].coff, ldc, alpha, be, bbuf + jr * kc);
                             q = 1;
                         } else {
@@ -356,6 +368,7 @@ static void gemm_blocked(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t 
                             bp = bsrc + jr;
                             rsb = ldb;
                             if (copy_b && rb[0].fcp) { /* B's scattered rows (L2) once, then the copy (L1) */
+                                if (bj) put_bias(rb[0].r, nr, bj, cj + rb[0].coff, ldc);
                                 rb[0].fcp(kc, rb[0].a, csa, bp, rsb, cj + rb[0].coff, ldc, alpha, be, bbuf);
                                 bp = bbuf;
                                 rsb = NR;
@@ -367,10 +380,14 @@ static void gemm_blocked(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t 
                         }
                     }
                     if (SK_LIKELY(nr == NR)) {
-                        for (; q < nrb; q++) rb[q].fn(kc, rb[q].a, csa, bp, rsb, cj + rb[q].coff, ldc, alpha, be);
+                        for (; q < nrb; q++) {
+                            if (bj) put_bias(rb[q].r, nr, bj, cj + rb[q].coff, ldc);
+                            rb[q].fn(kc, rb[q].a, csa, bp, rsb, cj + rb[q].coff, ldc, alpha, be);
+                        }
                     } else {
                         for (; q < nrb; q++) {
                             rb[q].fn(kc, rb[q].a, csa, bp, rsb, tile, NR, alpha, 0.f);
+                            if (bj) put_bias(rb[q].r, nr, bj, cj + rb[q].coff, ldc);
                             merge_tile(rb[q].r, nr, tile, NR, be, cj + rb[q].coff, ldc);
                         }
                     }
@@ -385,8 +402,8 @@ static void gemm_blocked(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t 
    transposition of B), and the kernel writes each r x W tile of C^T into C transposed. 0 if no
    buffer. */
 static int gemm_nt_rows(const sk_gemm_dsp *d, sk_trans ta, size_t m, size_t n, size_t k, float alpha,
-                        const float *a, size_t lda, const float *b, size_t ldb, float beta, float *c,
-                        size_t ldc)
+                        const float *a, size_t lda, const float *b, size_t ldb, float beta,
+                        const float *bias, float *c, size_t ldc)
 {
     const size_t W = d->rows_nr, nkb = cdiv(k, d->kc), KC = cdiv(k, nkb);
     /* the kernel walks MR rows of B side by side: at most 8 when they share an L1 set (row
@@ -396,7 +413,7 @@ static int gemm_nt_rows(const sk_gemm_dsp *d, sk_trans ta, size_t m, size_t n, s
     if (!at) return 0;
     for (size_t pc = 0; pc < k; pc += KC) {
         const size_t kc = k - pc < KC ? k - pc : KC;
-        const float be = pc == 0 ? beta : 1.f;
+        const float be = pc == 0 && !bias ? beta : 1.f;
         pack_a(d, ta, m, kc, ta ? a + pc * lda : a + pc, lda, at, W);
         if (m < W)
             for (size_t p = 0; p < kc; p++) memset(at + p * W + m, 0, (W - m) * sizeof(float));
@@ -405,6 +422,7 @@ static int gemm_nt_rows(const sk_gemm_dsp *d, sk_trans ta, size_t m, size_t n, s
                6 + 2: a 2-row tile is FMA-latency bound) */
             const size_t left = n - j0;
             r = left <= MR ? left : left < 2 * MR ? (left + 1) / 2 : MR;
+            if (bias && pc == 0) put_bias(m, r, bias + j0, c + j0, ldc); /* the m x r tile of C */
             d->ukr_t[r - 1](kc, b + j0 * ldb + pc, ldb, at, W, m, c + j0, ldc, n - j0, alpha, be);
         }
     }
@@ -414,9 +432,14 @@ static int gemm_nt_rows(const sk_gemm_dsp *d, sk_trans ta, size_t m, size_t n, s
 /* m == 1: C row = alpha op(A) row . op(B) + beta C row, through the matrix-vector kernels. */
 #define GEMV_KC 512 /* op(A) row gathered in chunks of this many (ta == TRANS) */
 static void gemm_row(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t n, size_t k, float alpha,
-                     const float *a, size_t lda, const float *b, size_t ldb, float beta, float *c)
+                     const float *a, size_t lda, const float *b, size_t ldb, float beta,
+                     const float *bias, float *c)
 {
     const sk_gemv_fn fn = tb ? d->gemv_t : d->gemv_n;
+    if (bias) { /* the row of C starts as the bias; the kernels add to it */
+        copy_row(c, bias, n);
+        beta = 1.f;
+    }
     if (!ta) {
         fn(n, k, alpha, a, b, ldb, beta, c);
         return;
@@ -449,30 +472,39 @@ void sk_gemm_dsp_init(sk_gemm_dsp *d, sk_isa isa)
     (void)isa;
 }
 
-void sk_gemm_run(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t m, size_t n, size_t k,
-                 float alpha, const float *a, size_t lda, const float *b, size_t ldb, float beta,
-                 float *c, size_t ldc)
+void sk_gemm_run_bias(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t m, size_t n, size_t k,
+                      float alpha, const float *a, size_t lda, const float *b, size_t ldb,
+                      float beta, const float *bias, float *c, size_t ldc)
 {
     if (m == 0 || n == 0) return;
     lda = sk_ld1(ta ? k : m, ta ? m : k, lda);
     ldb = sk_ld1(tb ? n : k, tb ? k : n, ldb);
     ldc = sk_ld1(m, n, ldc);
     if (k == 0 || alpha == 0.f) { /* A and B not read (BLAS semantics) */
-        scale_c(m, n, beta, c, ldc);
+        if (bias) put_bias(m, n, bias, c, ldc);
+        else scale_c(m, n, beta, c, ldc);
         return;
     }
-    if (!d->ukr[0]) {
-        d->sgemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    if (!d->ukr[0]) { /* the reference: C starts as the bias, the product is added */
+        if (bias) put_bias(m, n, bias, c, ldc);
+        d->sgemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, bias ? 1.f : beta, c, ldc);
         return;
     }
     if (m == 1 && d->gemv_n) {
-        gemm_row(d, ta, tb, n, k, alpha, a, lda, b, ldb, beta, c);
+        gemm_row(d, ta, tb, n, k, alpha, a, lda, b, ldb, beta, bias, c);
         return;
     }
     if (tb && m <= d->rows_nr && d->ukr_t[0] &&
-        gemm_nt_rows(d, ta, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc))
+        gemm_nt_rows(d, ta, m, n, k, alpha, a, lda, b, ldb, beta, bias, c, ldc))
         return;
-    gemm_blocked(d, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    gemm_blocked(d, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, bias, c, ldc);
+}
+
+void sk_gemm_run(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t m, size_t n, size_t k,
+                 float alpha, const float *a, size_t lda, const float *b, size_t ldb, float beta,
+                 float *c, size_t ldc)
+{
+    sk_gemm_run_bias(d, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, NULL, c, ldc);
 }
 
 sk_status sk_sgemm(sk_trans ta, sk_trans tb, size_t m, size_t n, size_t k,

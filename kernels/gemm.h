@@ -85,4 +85,11 @@ void sk_gemm_run(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t m, size_
                  float alpha, const float *a, size_t lda, const float *b, size_t ldb, float beta,
                  float *c, size_t ldc);
 
+/* As sk_gemm_run, plus a bias: C = alpha op(A) op(B) + bias, bias[j] (n floats) added to every row
+ * of C; C is not read (beta is ignored). bias NULL: sk_gemm_run. No pass of its own over C: each C
+ * tile starts as the bias right before its first k block, which then runs with beta = 1. */
+void sk_gemm_run_bias(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t m, size_t n, size_t k,
+                      float alpha, const float *a, size_t lda, const float *b, size_t ldb,
+                      float beta, const float *bias, float *c, size_t ldc);
+
 #endif

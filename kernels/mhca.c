@@ -3,16 +3,33 @@
  * sk_mhca_forward = sk_mhca_project_kv (K = enc W_k, V = enc W_v, once per source sequence) +
  * sk_mhca_forward_kv (Q = dec W_q, sk_mha over the heads in place, out = concat W_o). The heads are
  * never copied out: head h is the column range [h*d_head, (h+1)*d_head) of Q, K, V and the concat,
- * passed to the attention core as pointer offsets with row stride d_model. */
+ * passed to the attention core as pointer offsets with row stride d_model. The encoder rows are
+ * d_enc wide (0: d_model); K and V, like Q, are d_model wide. A bias (NULL: none) is the first
+ * store of its projection's GEMM (sk_gemm_run_bias), never a pass of its own over the result.
+ *
+ * sk_mhca_forward with few query rows per head (n_heads * n_dec <= d_model / 2) skips K and V:
+ * per head, Q_h K_h^T = (Q_h W_k,h^T) enc^T + (a per-row constant, Q_h b_k,h, that the softmax
+ * cancels) and P_h V_h = (P_h enc) W_v,h + b_v,h (rows of P sum to 1, or 0 when every key is
+ * padded). All heads then share K = V = enc: one GEMM of scores for the n_heads * n_dec stacked
+ * query rows, the softmax, one GEMM P enc, and per head a small GEMM each side. That is
+ * n_heads * n_dec * n_enc * d_enc multiply-adds per side instead of n_enc * d_enc * d_model (the
+ * projection of every encoder row); the scores go to weights or to the workspace's K/V area. */
 #include <math.h>
 #include <stdlib.h>
 #include "dsp.h"
 #include "common.h"
 
+/* Width of the encoder rows: d_enc, 0 meaning d_model. */
+static size_t enc_width(const sk_mhca *L) { return L->d_enc ? L->d_enc : L->d_model; }
+
+/* 1 when the layer is usable: heads divide d_model, every weight matrix present (d_model > 0) with
+   an extent that fits (d_model x d_model; d_enc x d_model for w_k and w_v). */
 static int layer_ok(const sk_mhca *L)
 {
     if (!L || L->n_heads == 0 || L->d_model % L->n_heads != 0) return 0;
-    return L->d_model == 0 || (L->w_q && L->w_k && L->w_v && L->w_o);
+    const size_t d = L->d_model, de = enc_width(L);
+    return sk_mat_ok(L->w_q, d, d, d) && sk_mat_ok(L->w_o, d, d, d) &&
+           sk_mat_ok(L->w_k, de, d, d) && sk_mat_ok(L->w_v, de, d, d);
 }
 
 
@@ -39,12 +56,22 @@ size_t sk_mhca_workspace_size(const sk_mhca *layer, size_t n_dec, size_t n_enc)
     return sum;
 }
 
+/* 1 when weights (NULL or n_heads x n_dec x n_enc floats) has an extent that fits. */
+static int weights_ok(const sk_mhca *L, size_t n_dec, size_t n_enc, const float *weights)
+{
+    size_t n;
+    return !weights || (sk_mul_ok(n_dec, n_enc, &n) && sk_mat_ok(weights, L->n_heads, n, n));
+}
+
+/* kv = [enc W_k + b_k | enc W_v + b_v]; enc: n_enc x d_enc */
 static void project_kv(const sk_mhca *L, size_t n_enc, const float *enc, float *kv)
 {
-    const size_t d = L->d_model;
+    const size_t d = L->d_model, de = enc_width(L);
     const sk_gemm_dsp *g = &sk_dsp_get()->gemm;
-    sk_gemm_run(g, SK_NOTRANS, SK_NOTRANS, n_enc, d, d, 1.f, enc, d, L->w_k, d, 0.f, kv, d);
-    sk_gemm_run(g, SK_NOTRANS, SK_NOTRANS, n_enc, d, d, 1.f, enc, d, L->w_v, d, 0.f, kv + n_enc * d, d);
+    sk_gemm_run_bias(g, SK_NOTRANS, SK_NOTRANS, n_enc, d, de, 1.f, enc, de, L->w_k, d, 0.f, L->b_k,
+                     kv, d);
+    sk_gemm_run_bias(g, SK_NOTRANS, SK_NOTRANS, n_enc, d, de, 1.f, enc, de, L->w_v, d, 0.f, L->b_v,
+                     kv + n_enc * d, d);
 }
 
 /* ws: 2 * n_dec * d floats */
@@ -54,19 +81,64 @@ static void forward_kv(const sk_mhca *L, size_t n_dec, const float *dec, size_t 
     const size_t d = L->d_model, h = L->n_heads, dh = d / h;
     const sk_gemm_dsp *g = &sk_dsp_get()->gemm;
     float *Q = ws, *C = ws + n_dec * d;
-    sk_gemm_run(g, SK_NOTRANS, SK_NOTRANS, n_dec, d, d, 1.f, dec, d, L->w_q, d, 0.f, Q, d);
+    sk_gemm_run_bias(g, SK_NOTRANS, SK_NOTRANS, n_dec, d, d, 1.f, dec, d, L->w_q, d, 0.f, L->b_q,
+                     Q, d);
     const sk_mask km = { SK_MASK_KEYS, enc_mask, 0, 0 };
     const float *K = n_enc ? kv : NULL, *V = n_enc ? kv + n_enc * d : NULL;
     sk_mha(h, n_dec, n_enc, dh, Q, d, K, d, V, d, 1.f / sqrtf((float)dh), enc_mask ? &km : NULL, C, d,
            weights); /* arguments valid by construction */
-    sk_gemm_run(g, SK_NOTRANS, SK_NOTRANS, n_dec, d, d, 1.f, C, d, L->w_o, d, 0.f, out, d);
+    sk_gemm_run_bias(g, SK_NOTRANS, SK_NOTRANS, n_dec, d, d, 1.f, C, d, L->w_o, d, 0.f, L->b_o,
+                     out, d);
+}
+
+/* Floats of workspace the absorbed path needs (Q' and O', n_heads * n_dec x d_enc each, and the
+   scores unless they go to weights), when it pays (n_heads * n_dec <= d_model / 2) and fits the
+   K/V area of sk_mhca_workspace_size (2 * n_enc * d_model floats); else 0. */
+static size_t absorb_floats(const sk_mhca *L, size_t n_dec, size_t n_enc, const float *weights)
+{
+    const size_t d = L->d_model, de = enc_width(L);
+    size_t hq, per, need;
+    if (n_enc == 0 || !sk_mul_ok(L->n_heads, n_dec, &hq) || hq > d / 2) return 0;
+    if (!sk_add_ok(2 * de, weights ? 0 : n_enc, &per) || !sk_mul_ok(hq, per, &need)) return 0;
+    return need <= 2 * n_enc * d ? need : 0;
+}
+
+/* sk_mhca_forward without K and V (see the top of the file). ws: 2 * n_enc * d + 2 * n_dec * d
+   floats, the layout of sk_mhca_forward's (Q and the concat at the same place). */
+static void forward_absorbed(const sk_mhca *L, size_t n_dec, const float *dec, size_t n_enc,
+                             const float *enc, const uint8_t *enc_mask, float *out,
+                             float *weights, float *ws)
+{
+    const size_t d = L->d_model, de = enc_width(L), H = L->n_heads, dh = d / H, hq = H * n_dec;
+    const sk_dsp *dsp = sk_dsp_get();
+    const sk_gemm_dsp *g = &dsp->gemm;
+    float *Qa = ws, *Oa = Qa + hq * de, *S = weights ? weights : Oa + hq * de;
+    float *Q = ws + 2 * n_enc * d, *C = Q + n_dec * d;
+    sk_gemm_run_bias(g, SK_NOTRANS, SK_NOTRANS, n_dec, d, d, 1.f, dec, d, L->w_q, d, 0.f, L->b_q,
+                     Q, d);
+    const float scale = 1.f / sqrtf((float)dh);
+    for (size_t h = 0; h < H; h++) /* Q'_h = scale Q_h W_k,h^T: rows h * n_dec .. of Qa */
+        sk_gemm_run(g, SK_NOTRANS, SK_TRANS, n_dec, de, dh, scale, Q + h * dh, d, L->w_k + h * dh,
+                    d, 0.f, Qa + h * n_dec * de, de);
+    sk_gemm_run(g, SK_NOTRANS, SK_TRANS, hq, n_enc, de, 1.f, Qa, de, enc, de, 0.f, S, n_enc);
+    const sk_mask km = { SK_MASK_KEYS, enc_mask, 0, 0 };
+    dsp->math.scale_mask_softmax(hq, n_enc, 1.f, S, n_enc, enc_mask ? &km : NULL, S, n_enc);
+    sk_gemm_run(g, SK_NOTRANS, SK_NOTRANS, hq, de, n_enc, 1.f, S, n_enc, enc, de, 0.f, Oa, de);
+    int any = !enc_mask; /* a KEYS mask: every row attends to the same keys, or to none */
+    for (size_t j = 0; !any && j < n_enc; j++) any = enc_mask[j] != 0;
+    for (size_t h = 0; h < H; h++) /* head h of the concat = O'_h W_v,h (+ b_v,h) */
+        sk_gemm_run_bias(g, SK_NOTRANS, SK_NOTRANS, n_dec, dh, de, 1.f, Oa + h * n_dec * de, de,
+                         L->w_v + h * dh, d, 0.f, any && L->b_v ? L->b_v + h * dh : NULL,
+                         C + h * dh, d);
+    sk_gemm_run_bias(g, SK_NOTRANS, SK_NOTRANS, n_dec, d, d, 1.f, C, d, L->w_o, d, 0.f, L->b_o,
+                     out, d);
 }
 
 sk_status sk_mhca_project_kv(const sk_mhca *layer, size_t n_enc, const float *enc, float *kv)
 {
     if (!layer_ok(layer)) return SK_EINVAL;
-    const size_t d = layer->d_model;
-    if (!sk_mat_ok(enc, n_enc, d, d) || !sk_mat_ok(kv, n_enc, d, d)) return SK_EINVAL;
+    const size_t d = layer->d_model, de = enc_width(layer);
+    if (!sk_mat_ok(enc, n_enc, de, de) || !sk_mat_ok(kv, n_enc, d, d)) return SK_EINVAL;
     if (n_enc && d && !sk_mhca_kv_size(layer, n_enc)) return SK_EINVAL; /* size overflow */
     if (n_enc == 0 || d == 0) return SK_OK;
     project_kv(layer, n_enc, enc, kv);
@@ -79,7 +151,8 @@ sk_status sk_mhca_forward_kv(const sk_mhca *layer, size_t n_dec, const float *de
 {
     if (!layer_ok(layer)) return SK_EINVAL;
     const size_t d = layer->d_model;
-    if (!sk_mat_ok(dec, n_dec, d, d) || !sk_mat_ok(kv, n_enc, d, d) || !sk_mat_ok(out, n_dec, d, d))
+    if (!sk_mat_ok(dec, n_dec, d, d) || !sk_mat_ok(kv, n_enc, d, d) ||
+        !sk_mat_ok(out, n_dec, d, d) || !weights_ok(layer, n_dec, n_enc, weights))
         return SK_EINVAL;
     if (n_dec == 0 || d == 0) return SK_OK;
     const size_t wsz = sk_mhca_forward_kv_workspace_size(layer, n_dec);
@@ -99,8 +172,9 @@ sk_status sk_mhca_forward(const sk_mhca *layer, size_t n_dec, const float *dec, 
                           void *workspace)
 {
     if (!layer_ok(layer)) return SK_EINVAL;
-    const size_t d = layer->d_model;
-    if (!sk_mat_ok(dec, n_dec, d, d) || !sk_mat_ok(enc, n_enc, d, d) || !sk_mat_ok(out, n_dec, d, d))
+    const size_t d = layer->d_model, de = enc_width(layer);
+    if (!sk_mat_ok(dec, n_dec, d, d) || !sk_mat_ok(enc, n_enc, de, de) ||
+        !sk_mat_ok(out, n_dec, d, d) || !weights_ok(layer, n_dec, n_enc, weights))
         return SK_EINVAL;
     if (n_dec == 0 || d == 0) return SK_OK;
     const size_t wsz = sk_mhca_workspace_size(layer, n_dec, n_enc);
@@ -111,8 +185,12 @@ sk_status sk_mhca_forward(const sk_mhca *layer, size_t n_dec, const float *dec, 
         if (!ws) return SK_ENOMEM;
     }
     float *kv = ws, *fws = ws + 2 * n_enc * d;
-    if (n_enc) project_kv(layer, n_enc, enc, kv);
-    forward_kv(layer, n_dec, dec, n_enc, kv, enc_mask, out, weights, fws);
+    if (absorb_floats(layer, n_dec, n_enc, weights)) {
+        forward_absorbed(layer, n_dec, dec, n_enc, enc, enc_mask, out, weights, ws);
+    } else {
+        if (n_enc) project_kv(layer, n_enc, enc, kv);
+        forward_kv(layer, n_dec, dec, n_enc, kv, enc_mask, out, weights, fws);
+    }
     free(owned);
     return SK_OK;
 }

@@ -17,6 +17,12 @@
 #include <string.h>
 #include "checkasm.h"
 
+/* sk_mhca initializers of its first six fields (d_model .. w_o) are kept on purpose: source written
+   for the original struct must still compile and mean the bias-free, d_enc = d_model module. */
+#if defined(__GNUC__)
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+#endif
+
 static double g_tol = 3e-6; /* set per case by ref_attention */
 #define WTOL g_tol /* relative, weights */
 #define OTOL g_tol /* relative to sum_j w_j |v_j|, outputs */
@@ -389,23 +395,36 @@ static void test_mha(void)
 }
 
 /* ---- the module, following the seeds' definition step by step in double precision ---- */
-static void ref_mhca(size_t d, size_t H, size_t n_dec, const float *dec, size_t n_enc, const float *enc,
-                     const uint8_t *mask, const float *wq, const float *wk, const float *wv,
-                     const float *wo, double *out, double *wts /* H x n_dec x n_enc */)
+/* With encoder rows de wide (w_k, w_v: de x d) and biases b[0..3] = b_q, b_k, b_v, b_o (NULL: none)
+   added after each product; kvd (NULL or 2 x n_enc x d): K and V. */
+static void ref_mhca_full(size_t d, size_t de, size_t H, size_t n_dec, const float *dec,
+                          size_t n_enc, const float *enc, const uint8_t *mask, const float *wq,
+                          const float *wk, const float *wv, const float *wo,
+                          const float *const b[4], double *out, double *wts /* H x n_dec x n_enc */,
+                          double *kvd)
 {
     const size_t dh = d / H;
     double *Q = calloc(n_dec * d + 1, sizeof *Q), *K = calloc(n_enc * d + 1, sizeof *K);
     double *V = calloc(n_enc * d + 1, sizeof *V), *C = calloc(n_dec * d + 1, sizeof *C);
-    /* projections x @ W */
+    /* projections x @ W + b */
     for (size_t i = 0; i < n_dec; i++)
-        for (size_t c = 0; c < d; c++)
+        for (size_t c = 0; c < d; c++) {
             for (size_t p = 0; p < d; p++) Q[i * d + c] += (double)dec[i * d + p] * wq[p * d + c];
+            if (b[0]) Q[i * d + c] += b[0][c];
+        }
     for (size_t i = 0; i < n_enc; i++)
-        for (size_t c = 0; c < d; c++)
-            for (size_t p = 0; p < d; p++) {
-                K[i * d + c] += (double)enc[i * d + p] * wk[p * d + c];
-                V[i * d + c] += (double)enc[i * d + p] * wv[p * d + c];
+        for (size_t c = 0; c < d; c++) {
+            for (size_t p = 0; p < de; p++) {
+                K[i * d + c] += (double)enc[i * de + p] * wk[p * d + c];
+                V[i * d + c] += (double)enc[i * de + p] * wv[p * d + c];
             }
+            if (b[1]) K[i * d + c] += b[1][c];
+            if (b[2]) V[i * d + c] += b[2][c];
+            if (kvd) {
+                kvd[i * d + c] = K[i * d + c];
+                kvd[(n_enc + i) * d + c] = V[i * d + c];
+            }
+        }
     /* reshape (n, H, dh) and transpose to (H, n, dh): head h, position i, column c -> [i*d + h*dh + c] */
     const double scale = 1.0 / sqrt((double)dh);
     double *s = malloc((n_enc + 1) * sizeof *s);
@@ -431,9 +450,18 @@ static void ref_mhca(size_t d, size_t H, size_t n_dec, const float *dec, size_t 
         for (size_t c = 0; c < d; c++) {
             double acc = 0;
             for (size_t p = 0; p < d; p++) acc += C[i * d + p] * wo[p * d + c];
-            out[i * d + c] = acc;
+            out[i * d + c] = acc + (b[3] ? b[3][c] : 0.0);
         }
     free(Q); free(K); free(V); free(C); free(s);
+}
+
+static void ref_mhca(size_t d, size_t H, size_t n_dec, const float *dec, size_t n_enc,
+                     const float *enc, const uint8_t *mask, const float *wq, const float *wk,
+                     const float *wv, const float *wo, double *out,
+                     double *wts /* H x n_dec x n_enc */)
+{
+    const float *const none[4] = { NULL, NULL, NULL, NULL };
+    ref_mhca_full(d, d, H, n_dec, dec, n_enc, enc, mask, wq, wk, wv, wo, none, out, wts, NULL);
 }
 
 static float *xavier(size_t d)
@@ -543,6 +571,171 @@ static void test_mhca(void)
         }
 }
 
+static float *xavier2(size_t rows, size_t cols)
+{
+    float *w = ck_buf_alloc(rows * cols);
+    const float sd = sqrtf(2.f / (float)(rows + cols));
+    for (size_t i = 0; i < rows * cols; i++) w[i] = sd * ck_randn();
+    return w;
+}
+
+static int close_to(double x, double e) { return fabs(x - e) <= 1e-4 * (1 + fabs(e)); }
+
+/* The module with biases and an encoder width d_enc != d_model: sk_mhca_forward (weights and not),
+   sk_mhca_project_kv (K and V with their biases) and sk_mhca_forward_kv one step at a time, against
+   the double reference; a fully padded source or n_enc == 0 gives exactly b_o; zero biases and
+   d_enc == d_model spelled out give the six-field layer's result. */
+static void test_mhca_bias(void)
+{
+    static const size_t shapes[][5] = { /* d_model, d_enc, heads, n_dec, n_enc */
+        { 16, 16, 1, 2, 4 }, { 32, 24, 4, 2, 4 }, { 32, 80, 4, 1, 1 }, { 48, 17, 3, 5, 37 },
+        { 64, 128, 8, 9, 70 }, { 24, 1, 2, 1, 131 }, { 40, 40, 5, 17, 3 }, { 64, 32, 2, 33, 300 },
+        { 128, 96, 4, 1, 65 }, { 96, 256, 6, 3, 20 },
+    };
+    for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++)
+        for (int variant = 0; variant < 4; variant++) {
+            const size_t d = shapes[si][0], de = shapes[si][1], H = shapes[si][2];
+            const size_t n_dec = shapes[si][3], n_enc = shapes[si][4];
+            /* biases: all four, Whisper's (q, v, o), k only, o only; the mask on odd variants */
+            static const int which[4][4] = {
+                { 1, 1, 1, 1 }, { 1, 0, 1, 1 }, { 0, 1, 0, 0 }, { 0, 0, 0, 1 }
+            };
+            const int use_mask = variant & 1;
+            ck_func("mhca bias d %zu d_enc %zu H %zu dec %zu enc %zu biases %d%d%d%d mask %d", d,
+                    de, H, n_dec, n_enc, which[variant][0], which[variant][1], which[variant][2],
+                    which[variant][3], use_mask);
+            float *wq = xavier2(d, d), *wk = xavier2(de, d), *wv = xavier2(de, d),
+                  *wo = xavier2(d, d);
+            float *bias[4];
+            const float *bq[4];
+            for (int i = 0; i < 4; i++) {
+                bias[i] = which[variant][i] ? ck_buf_alloc(d) : NULL;
+                if (bias[i]) ck_fill(bias[i], d, -1.f, 1.f);
+                bq[i] = bias[i];
+            }
+            float *dec = ck_buf_alloc(n_dec * d), *enc = ck_buf_alloc(n_enc * de);
+            for (size_t i = 0; i < n_dec * d; i++) dec[i] = ck_randn();
+            for (size_t i = 0; i < n_enc * de; i++) enc[i] = ck_randn();
+            uint8_t *mask = NULL;
+            if (use_mask) {
+                mask = malloc(n_enc);
+                for (size_t j = 0; j < n_enc; j++) mask[j] = ck_rand_u32(3) != 0;
+                if (si == 2 || si == 6) memset(mask, 0, n_enc); /* all padded: out = b_o */
+            }
+            double *od = malloc(n_dec * d * sizeof *od),
+                   *wd = malloc(H * n_dec * n_enc * sizeof *wd);
+            double *kvd = malloc(2 * n_enc * d * sizeof *kvd);
+            ref_mhca_full(d, de, H, n_dec, dec, n_enc, enc, mask, wq, wk, wv, wo, bq, od, wd, kvd);
+            sk_mhca L = { d, H, wq, wk, wv, wo };
+            L.d_enc = de == d && (si & 1) ? 0 : de; /* 0 = d_model */
+            L.b_q = bias[0]; L.b_k = bias[1]; L.b_v = bias[2]; L.b_o = bias[3];
+            const size_t wsz = sk_mhca_workspace_size(&L, n_dec, n_enc);
+            ck_check(wsz == (2 * n_enc * d + 2 * n_dec * d) * sizeof(float), "workspace size %zu",
+                     wsz);
+            float *ws = variant & 2 ? ck_buf_alloc(wsz / sizeof(float)) : NULL;
+            float *out = ck_buf_alloc(n_dec * d), *w = ck_buf_alloc(H * n_dec * n_enc);
+            ck_check(sk_mhca_forward(&L, n_dec, dec, n_enc, enc, mask, out, w, ws) == SK_OK,
+                     "forward");
+            for (size_t i = 0; i < n_dec * d; i++)
+                if (!close_to(out[i], od[i])) {
+                    ck_fail("out[%zu] = %.9g, expected %.9g", i, out[i], od[i]);
+                    break;
+                }
+            for (size_t i = 0; i < H * n_dec * n_enc; i++)
+                if (!(fabs(w[i] - wd[i]) <= 1e-4 * wd[i] + 1e-8) || (wd[i] == 0 && w[i] != 0)) {
+                    ck_fail("weights[%zu] = %.9g, expected %.9g", i, w[i], wd[i]);
+                    break;
+                }
+            if (mask && (si == 2 || si == 6))
+                for (size_t i = 0; i < n_dec * d; i++)
+                    if (out[i] != (bias[3] ? bias[3][i % d] : 0.f)) {
+                        ck_fail("all padded: out[%zu] = %g, not b_o", i, out[i]);
+                        break;
+                    }
+            float *out2 = ck_buf_alloc(n_dec * d);
+            ck_check(sk_mhca_forward(&L, n_dec, dec, n_enc, enc, mask, out2, NULL, ws) == SK_OK,
+                     "fwd");
+            for (size_t i = 0; i < n_dec * d; i++)
+                if (!close_to(out2[i], od[i])) {
+                    ck_fail("weights NULL: out[%zu] = %.9g, expected %.9g", i, out2[i], od[i]);
+                    break;
+                }
+            /* n_enc == 0: nothing to attend to, out = b_o */
+            ck_check(sk_mhca_forward(&L, n_dec, dec, 0, NULL, NULL, out2, NULL, NULL) == SK_OK,
+                     "n_enc 0");
+            for (size_t i = 0; i < n_dec * d; i++)
+                if (out2[i] != (bias[3] ? bias[3][i % d] : 0.f)) {
+                    ck_fail("n_enc 0: out[%zu] = %g, not b_o", i, out2[i]);
+                    break;
+                }
+            /* the decoder-step API: kv holds K and V with their biases */
+            ck_func("mhca bias steps d %zu d_enc %zu H %zu dec %zu enc %zu variant %d", d, de, H,
+                    n_dec, n_enc, variant);
+            const size_t kvsz = sk_mhca_kv_size(&L, n_enc);
+            ck_check(kvsz == 2 * n_enc * d * sizeof(float), "kv size %zu", kvsz);
+            float *kv = ck_buf_alloc(2 * n_enc * d);
+            ck_check(sk_mhca_project_kv(&L, n_enc, enc, kv) == SK_OK, "project_kv");
+            for (size_t i = 0; i < 2 * n_enc * d; i++)
+                if (!(fabs(kv[i] - kvd[i]) <= 1e-5 * (1 + fabs(kvd[i])))) {
+                    ck_fail("kv[%zu] = %.9g, expected %.9g", i, kv[i], kvd[i]);
+                    break;
+                }
+            float *os = ck_buf_alloc(d), *wsv = ck_buf_alloc(H * n_enc);
+            for (size_t i = 0; i < n_dec; i++) {
+                const sk_status st =
+                    sk_mhca_forward_kv(&L, 1, dec + i * d, n_enc, kv, mask, os, wsv, NULL);
+                ck_check(st == SK_OK, "step status %d", (int)st);
+                for (size_t c = 0; c < d; c++)
+                    if (!close_to(os[c], od[i * d + c]) ||
+                        fabs(os[c] - out[i * d + c]) > 1e-5 * (1 + fabs(out[i * d + c]))) {
+                        ck_fail("step %zu: out[%zu] = %.9g, expected %.9g (all at once %.9g)", i, c,
+                                os[c], od[i * d + c], out[i * d + c]);
+                        break;
+                    }
+                for (size_t h = 0; h < H; h++)
+                    for (size_t j = 0; j < n_enc; j++) {
+                        const double e = wd[(h * n_dec + i) * n_enc + j];
+                        if (!(fabs(wsv[h * n_enc + j] - e) <= 1e-4 * e + 1e-8)) {
+                            ck_fail("step %zu: weight[%zu,%zu] %.9g vs %.9g", i, h, j,
+                                    wsv[h * n_enc + j], e);
+                            h = H;
+                            break;
+                        }
+                    }
+            }
+            /* zero biases and d_enc == d_model spelled out: the six-field layer's result */
+            if (de == d) {
+                ck_func("mhca zero biases d %zu H %zu", d, H);
+                float *zero = ck_buf_alloc(d);
+                memset(zero, 0, d * sizeof(float));
+                const sk_mhca L6 = { d, H, wq, wk, wv, wo };
+                sk_mhca Lz = L6;
+                Lz.d_enc = d;
+                Lz.b_q = Lz.b_k = Lz.b_v = Lz.b_o = zero;
+                const sk_status s6 =
+                    sk_mhca_forward(&L6, n_dec, dec, n_enc, enc, mask, out, NULL, NULL);
+                const sk_status sz =
+                    sk_mhca_forward(&Lz, n_dec, dec, n_enc, enc, mask, out2, NULL, NULL);
+                ck_check(s6 == SK_OK && sz == SK_OK, "status %d / %d", (int)s6, (int)sz);
+                for (size_t i = 0; i < n_dec * d; i++)
+                    if (out[i] != out2[i]) {
+                        ck_fail("zero biases: out[%zu] = %.9g, bias-free %.9g", i, out2[i], out[i]);
+                        break;
+                    }
+                ck_buf_check(zero, "zero bias");
+                ck_buf_free(zero);
+            }
+            ck_buf_check(kv, "kv"); ck_buf_check(os, "step out"); ck_buf_check(wsv, "step weights");
+            ck_buf_check(out, "out"); ck_buf_check(out2, "out2"); ck_buf_check(w, "weights");
+            if (ws) ck_buf_check(ws, "workspace");
+            ck_buf_free(kv); ck_buf_free(os); ck_buf_free(wsv); ck_buf_free(out); ck_buf_free(out2);
+            ck_buf_free(w); ck_buf_free(ws); ck_buf_free(wq); ck_buf_free(wk); ck_buf_free(wv);
+            ck_buf_free(wo); ck_buf_free(dec); ck_buf_free(enc);
+            for (int i = 0; i < 4; i++) ck_buf_free(bias[i]);
+            free(mask); free(od); free(wd); free(kvd);
+        }
+}
+
 /* Bad input: SK_EINVAL and nothing written. */
 static int untouched(const float *p, size_t n)
 {
@@ -597,6 +790,30 @@ static void test_bad_input(void)
     BAD(sk_mhca_forward_kv(&ok, 1, NULL, 3, k, NULL, o, w, NULL));
     BAD(sk_mhca_forward_kv(&ok, 1, q, 3, NULL, NULL, o, w, NULL));
     BAD(sk_mhca_forward_kv(&ok, 1, q, 3, k, NULL, NULL, w, NULL));
+    /* d_enc: w_k, w_v are d_enc x d_model (extent overflow: a bad layer), enc is n_enc x d_enc */
+    sk_mhca wide = ok;
+    wide.d_enc = SIZE_MAX / 2;
+    BAD(sk_mhca_forward(&wide, 2, q, 3, k, NULL, o, w, NULL));
+    BAD(sk_mhca_project_kv(&wide, 3, k, o));
+    BAD(sk_mhca_forward_kv(&wide, 1, q, 3, k, NULL, o, w, NULL));
+    ck_check(sk_mhca_workspace_size(&wide, 2, 3) == 0 && sk_mhca_kv_size(&wide, 3) == 0 &&
+                 sk_mhca_forward_kv_workspace_size(&wide, 1) == 0,
+             "sizes with an overflowing d_enc not 0");
+    sk_mhca narrow = ok;
+    narrow.d_enc = (size_t)1 << 40; /* a valid layer; n_enc x d_enc of encoder rows overflows */
+    BAD(sk_mhca_forward(&narrow, 2, q, (size_t)1 << 22, k, NULL, o, NULL, NULL));
+    BAD(sk_mhca_project_kv(&narrow, (size_t)1 << 22, k, o));
+    sk_mhca biased = ok;
+    biased.d_enc = 3;
+    biased.b_q = biased.b_k = biased.b_v = biased.b_o = W;
+    biased.w_v = NULL;
+    BAD(sk_mhca_forward(&biased, 2, q, 3, k, NULL, o, w, NULL));
+    BAD(sk_mhca_project_kv(&biased, 3, k, o));
+    biased.w_v = W;
+    BAD(sk_mhca_forward(&biased, 2, q, 3, NULL, NULL, o, w, NULL));
+    BAD(sk_mhca_project_kv(&biased, 3, k, NULL));
+    /* weights of n_heads x n_dec x n_enc that overflow */
+    BAD(sk_mhca_forward_kv(&ok, 2, q, (size_t)1 << 62, k, NULL, o, w, NULL));
 #undef BAD
     ck_check(sk_mhca_workspace_size(&div, 2, 3) == 0 && sk_mhca_kv_size(NULL, 3) == 0 &&
              sk_mhca_forward_kv_workspace_size(&h0, 1) == 0, "sizes of a bad layer not 0");
@@ -628,5 +845,6 @@ void ck_test_attention(void)
     test_attention_nan();
     test_mha();
     test_mhca();
+    test_mhca_bias();
     test_bad_input();
 }

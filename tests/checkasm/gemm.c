@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "checkasm.h"
+#include "dsp.h" /* internal: the GEMM table, sk_gemm_run_bias */
 
 static const float g_alpha[3] = { 1.f, -0.5f, 0.f };
 static const float g_beta[3] = { 0.f, 1.f, 0.25f };
@@ -95,6 +96,76 @@ static int run_case(sk_trans ta, sk_trans tb, size_t m, size_t n, size_t k, floa
         }
     ck_buf_free(A.p); ck_buf_free(B.p); ck_buf_free(C0.p); ck_buf_free(Cr.p); ck_buf_free(Cn.p);
     return ok;
+}
+
+/* The internal GEMM with a bias (the module's projections): C = alpha op(A) op(B) + bias[j], C
+   not read, through the scalar table and the table under test, against double precision. The bias
+   adds one rounding: bound 2 (k + 1) 2^-24 (|alpha| sum |a b| + |bias|). */
+static int bias_case(sk_trans ta, sk_trans tb, size_t m, size_t n, size_t k, float alpha, size_t pa,
+                     size_t pb, size_t pc)
+{
+    ck_func("gemm bias %c%c m=%zu n=%zu k=%zu alpha=%g lda+%zu ldb+%zu ldc+%zu", ta ? 'T' : 'N',
+            tb ? 'T' : 'N', m, n, k, alpha, pa, pb, pc);
+    mat A = mat_new(ta ? k : m, ta ? m : k, pa);
+    mat B = mat_new(tb ? n : k, tb ? k : n, pb);
+    mat Cr = mat_new(m, n, pc), Cn = mat_new(m, n, pc);
+    float *bias = ck_buf_alloc(n);
+    ck_fill(bias, n, -2.f, 2.f);
+    for (size_t i = 0; i < m; i++) /* C is not read: NaN must not propagate */
+        for (size_t j = 0; j < n; j++) Cr.p[i * Cr.ld + j] = Cn.p[i * Cn.ld + j] = NAN;
+    sk_gemm_run_bias(&sk_dsp_for(SK_ISA_SCALAR)->gemm, ta, tb, m, n, k, alpha, A.p, A.ld, B.p, B.ld,
+                     0.f, bias, Cr.p, Cr.ld);
+    sk_gemm_run_bias(&sk_dsp_for(ck_isa())->gemm, ta, tb, m, n, k, alpha, A.p, A.ld, B.p, B.ld, 0.f,
+                     bias, Cn.p, Cn.ld);
+    int ok = mat_intact(&A, "A") && mat_intact(&B, "B") && ck_buf_check(bias, "bias");
+    ok &= mat_intact(&Cr, "C (scalar)") && mat_intact(&Cn, "C");
+    for (size_t i = 0; i < m && ok; i++)
+        for (size_t j = 0; j < n && ok; j++) {
+            double s = 0., sa = 0.;
+            for (size_t p = 0; p < k; p++) {
+                double x = ta ? A.p[p * A.ld + i] : A.p[i * A.ld + p];
+                double y = tb ? B.p[j * B.ld + p] : B.p[p * B.ld + j];
+                s += x * y;
+                sa += fabs(x * y);
+            }
+            const double exact = alpha * s + bias[j];
+            const double bound =
+                2. * (double)(k + 1) * 0x1p-24 * (fabs(alpha) * sa + fabs(bias[j]));
+            const float vr = Cr.p[i * Cr.ld + j], vn = Cn.p[i * Cn.ld + j];
+            ok &= ck_check(fabs(vn - exact) <= bound, "C(%zu,%zu) = %.9g, exact %.9g, bound %.3g",
+                           i, j, vn, exact, bound);
+            ok &= ck_check(fabs(vr - exact) <= bound,
+                           "scalar C(%zu,%zu) = %.9g, exact %.9g, bound %.3g", i, j, vr, exact,
+                           bound);
+        }
+    ck_buf_free(A.p); ck_buf_free(B.p); ck_buf_free(Cr.p); ck_buf_free(Cn.p); ck_buf_free(bias);
+    return ok;
+}
+
+static void bias_cases(void)
+{
+    /* m = 1 (GEMV), m <= 16 with B^T (the few-rows NT path), register-tile and cache-block edges
+       (several k blocks past 256, several MC blocks past 168, partial NR tiles), k = 0 and
+       alpha = 0 (C = bias), and row strides at 4 KiB multiples (B read in place / copied) */
+    static const size_t sh[][3] = {
+        { 1, 1, 1 },     { 1, 33, 17 },    { 1, 513, 300 },   { 2, 5, 3 },     { 3, 37, 20 },
+        { 6, 16, 9 },    { 8, 32, 64 },    { 9, 31, 65 },     { 15, 100, 40 }, { 16, 64, 64 },
+        { 17, 47, 33 },  { 29, 97, 257 },  { 32, 512, 64 },   { 64, 64, 513 }, { 169, 33, 40 },
+        { 200, 70, 40 }, { 200, 140, 70 }, { 337, 100, 300 }, { 5, 4097, 7 },  { 4, 7, 0 }
+    };
+    for (size_t s = 0; s < sizeof sh / sizeof sh[0]; s++)
+        for (int t = 0; t < 4; t++) {
+            if (ck_quick() && (s + t) % 3) continue;
+            const float alpha = s == 1 && t == 0 ? 0.f : g_alpha[ck_rand_u32(2)];
+            bias_case((sk_trans)(t >> 1), (sk_trans)(t & 1), sh[s][0], sh[s][1], sh[s][2], alpha,
+                      rand_pad(), rand_pad(), rand_pad());
+        }
+    for (int t = 0; t < 4; t++) {
+        bias_case((sk_trans)(t >> 1), (sk_trans)(t & 1), 29, 37, 50, 1.f, 1024 - (t >> 1 ? 29 : 50),
+                  1024 - (t & 1 ? 50 : 37), 0);
+        bias_case((sk_trans)(t >> 1), (sk_trans)(t & 1), 200, 64, 40, 1.f,
+                  1024 - (t >> 1 ? 200 : 40), 1024 - (t & 1 ? 40 : 64), 0);
+    }
 }
 
 /* n floats that end a mapping: the float after them is on a PROT_NONE page, so that a kernel
@@ -364,5 +435,6 @@ void ck_test_gemm(void)
                 page_end_case((sk_trans)(t >> 1), (sk_trans)(t & 1), pm[im], pn[in],
                               pk[ck_rand_u32(sizeof pk / sizeof *pk)], ck_rand_u32(2) ? 0.f : 0.25f);
 
+    bias_cases();
     threads();
 }
