@@ -344,7 +344,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                  "layer_null=%d weights_null=%#x nulls=%#x", c.fn, d, heads, n_dec, n_enc,
                  layer_null, wnull & 15, nulls);
         /* the size queries */
-        sk_mhca L = { d, heads, NULL, NULL, NULL, NULL };
+        sk_mhca L = { .d_model = d, .n_heads = heads }; /* d_enc 0, no biases */
         const float *dummyw = (const float *)&L; /* non-NULL placeholders for the size queries */
         L.w_q = (wnull & 1) ? NULL : dummyw;
         L.w_k = (wnull & 2) ? NULL : dummyw;
