@@ -142,7 +142,9 @@ typedef struct sk_mhca {
 size_t    sk_mhca_workspace_size(const sk_mhca *layer, size_t n_dec, size_t n_enc);
 /* A bad layer (SK_EINVAL, sizes 0): NULL, n_heads == 0, d_model % n_heads != 0, a NULL weight
    matrix (d_model > 0), or a weight extent (d_model or d_enc times d_model) that overflows.
-   dec: n_dec x d_model, enc: n_enc x d_enc, both row-major and packed (row stride = width). */
+   dec: n_dec x d_model, enc: n_enc x d_enc, both row-major and packed (row stride = width).
+   The buffers a module call writes (out, weights, workspace; kv in sk_mhca_project_kv) must not
+   overlap each other or the ones it reads (dec, enc, kv): SK_EINVAL, nothing written. */
 sk_status sk_mhca_forward(const sk_mhca *layer, size_t n_dec, const float *dec, size_t n_enc,
                           const float *enc, const uint8_t *enc_mask /* NULL or [n_enc] */,
                           float *out /* n_dec x d_model */,

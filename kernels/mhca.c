@@ -63,6 +63,21 @@ static int weights_ok(const sk_mhca *L, size_t n_dec, size_t n_enc, const float 
     return !weights || (sk_mul_ok(n_dec, n_enc, &n) && sk_mat_ok(weights, L->n_heads, n, n));
 }
 
+/* 1 when the written buffers (w[0..nw), each of wn[i] floats) overlap neither each other nor the
+   read ones (r[0..nr), rn[i] floats); NULL or empty buffers never overlap. Sizes already checked. */
+static int disjoint(const float *const *w, const size_t *wn, int nw, const float *const *r,
+                    const size_t *rn, int nr)
+{
+    for (int i = 0; i < nw; i++) {
+        if (!w[i]) continue;
+        for (int j = 0; j < nr; j++)
+            if (r[j] && sk_mat_overlap(w[i], 1, wn[i], wn[i], r[j], 1, rn[j], rn[j])) return 0;
+        for (int j = i + 1; j < nw; j++)
+            if (w[j] && sk_mat_overlap(w[i], 1, wn[i], wn[i], w[j], 1, wn[j], wn[j])) return 0;
+    }
+    return 1;
+}
+
 /* kv = [enc W_k + b_k | enc W_v + b_v]; enc: n_enc x d_enc */
 static void project_kv(const sk_mhca *L, size_t n_enc, const float *enc, float *kv)
 {
@@ -141,6 +156,9 @@ sk_status sk_mhca_project_kv(const sk_mhca *layer, size_t n_enc, const float *en
     if (!sk_mat_ok(enc, n_enc, de, de) || !sk_mat_ok(kv, n_enc, d, d)) return SK_EINVAL;
     if (n_enc && d && !sk_mhca_kv_size(layer, n_enc)) return SK_EINVAL; /* size overflow */
     if (n_enc == 0 || d == 0) return SK_OK;
+    const float *w[1] = { kv }, *r[1] = { enc };
+    const size_t wn[1] = { 2 * n_enc * d }, rn[1] = { n_enc * de };
+    if (!disjoint(w, wn, 1, r, rn, 1)) return SK_EINVAL; /* kv overlaps enc */
     project_kv(layer, n_enc, enc, kv);
     return SK_OK;
 }
@@ -157,6 +175,13 @@ sk_status sk_mhca_forward_kv(const sk_mhca *layer, size_t n_dec, const float *de
     if (n_dec == 0 || d == 0) return SK_OK;
     const size_t wsz = sk_mhca_forward_kv_workspace_size(layer, n_dec);
     if (!wsz || (n_enc && !sk_mhca_kv_size(layer, n_enc))) return SK_EINVAL; /* size overflow */
+    {
+        const float *w[3] = { out, weights, workspace }, *r[2] = { dec, kv };
+        const size_t wn[3] = { n_dec * d, weights ? layer->n_heads * n_dec * n_enc : 0,
+                               wsz / sizeof(float) };
+        const size_t rn[2] = { n_dec * d, 2 * n_enc * d };
+        if (!disjoint(w, wn, 3, r, rn, 2)) return SK_EINVAL; /* an output overlaps */
+    }
     float *ws = workspace, *owned = NULL;
     if (!ws) {
         ws = owned = malloc(wsz);
@@ -179,6 +204,13 @@ sk_status sk_mhca_forward(const sk_mhca *layer, size_t n_dec, const float *dec, 
     if (n_dec == 0 || d == 0) return SK_OK;
     const size_t wsz = sk_mhca_workspace_size(layer, n_dec, n_enc);
     if (!wsz) return SK_EINVAL; /* size overflow */
+    {
+        const float *w[3] = { out, weights, workspace }, *r[2] = { dec, enc };
+        const size_t wn[3] = { n_dec * d, weights ? layer->n_heads * n_dec * n_enc : 0,
+                               wsz / sizeof(float) };
+        const size_t rn[2] = { n_dec * d, n_enc * de };
+        if (!disjoint(w, wn, 3, r, rn, 2)) return SK_EINVAL; /* an output overlaps */
+    }
     float *ws = workspace, *owned = NULL;
     if (!ws) {
         ws = owned = malloc(wsz);

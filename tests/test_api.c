@@ -830,6 +830,28 @@ static void test_aliasing(void)
     CHECK(sk_mha(2, NQ, NKV, 2, q, D, k, D, v, D, 0.5f, NULL, q + 2, D, NULL) == SK_EINVAL,
           "mha: out interleaved with q");
     CHECK(!memcmp(q, qc, sizeof q), "mha: q written");
+    /* the module: outputs (out, weights, workspace, kv) must not overlap its inputs or each other */
+    {
+        enum { MD = 8, MH = 2, ND = 3, NE = 4 };
+        const sk_mhca L = { MD, MH, g_a, g_b, g_c, g_a + 64 };
+        static float dec[ND * MD], enc[NE * MD], out[ND * MD], wts[MH * ND * NE], kv[2 * NE * MD];
+        static float ws[4096];
+        for (int i = 0; i < ND * MD; i++) dec[i] = g_b[i];
+        for (int i = 0; i < NE * MD; i++) enc[i] = g_c[i];
+        CHECK(sk_mhca_workspace_size(&L, ND, NE) <= sizeof ws, "module workspace too big");
+        CHECK(sk_mhca_forward(&L, ND, dec, NE, enc, NULL, out, wts, ws) == SK_OK, "module good");
+        CHECK(sk_mhca_forward(&L, ND, dec, NE, enc, NULL, dec, NULL, ws) == SK_EINVAL, "out == dec");
+        CHECK(sk_mhca_forward(&L, ND, dec, NE, enc, NULL, out, ws + 8, ws) == SK_EINVAL,
+              "weights inside the workspace");
+        CHECK(sk_mhca_forward(&L, ND, dec, NE, enc, NULL, out, NULL, enc) == SK_EINVAL,
+              "workspace == enc");
+        CHECK(sk_mhca_project_kv(&L, NE, enc, kv) == SK_OK, "project_kv good");
+        CHECK(sk_mhca_project_kv(&L, NE, kv, kv) == SK_EINVAL, "kv == enc");
+        CHECK(sk_mhca_forward_kv(&L, ND, dec, NE, kv, NULL, out, kv + 4, ws) == SK_EINVAL,
+              "weights inside kv");
+        CHECK(sk_mhca_forward_kv(&L, ND, dec, NE, kv, NULL, out, wts, out) == SK_EINVAL,
+              "workspace == out");
+    }
     /* inputs may overlap each other (one packed buffer for q, k and v) */
     CHECK(sk_attention(NQ, NKV, D, D, k, D, k, D, k, D, 0.5f, NULL, g_out, D, w) == SK_OK,
           "q == k == v");
