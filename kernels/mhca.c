@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include "dsp.h"
 #include "common.h"
+#include "pool.h"
 
 static int layer_ok(const sk_mhca *L)
 {
@@ -39,45 +40,54 @@ size_t sk_mhca_workspace_size(const sk_mhca *layer, size_t n_dec, size_t n_enc)
     return sum;
 }
 
-static void project_kv(const sk_mhca *L, size_t n_enc, const float *enc, float *kv)
+static void project_kv(const sk_threadpool *tp, const sk_mhca *L, size_t n_enc, const float *enc,
+                       float *kv)
 {
     const size_t d = L->d_model;
     const sk_gemm_dsp *g = &sk_dsp_get()->gemm;
-    sk_gemm_run(g, SK_NOTRANS, SK_NOTRANS, n_enc, d, d, 1.f, enc, d, L->w_k, d, 0.f, kv, d);
-    sk_gemm_run(g, SK_NOTRANS, SK_NOTRANS, n_enc, d, d, 1.f, enc, d, L->w_v, d, 0.f, kv + n_enc * d, d);
+    sk_gemm_run_tp(tp, g, SK_NOTRANS, SK_NOTRANS, n_enc, d, d, 1.f, enc, d, L->w_k, d, 0.f, kv, d);
+    sk_gemm_run_tp(tp, g, SK_NOTRANS, SK_NOTRANS, n_enc, d, d, 1.f, enc, d, L->w_v, d, 0.f,
+                   kv + n_enc * d, d);
 }
 
 /* ws: 2 * n_dec * d floats */
-static void forward_kv(const sk_mhca *L, size_t n_dec, const float *dec, size_t n_enc, const float *kv,
+static void forward_kv(const sk_threadpool *tp, const sk_mhca *L, size_t n_dec, const float *dec, size_t n_enc, const float *kv,
                        const uint8_t *enc_mask, float *out, float *weights, float *ws)
 {
     const size_t d = L->d_model, h = L->n_heads, dh = d / h;
     const sk_gemm_dsp *g = &sk_dsp_get()->gemm;
     float *Q = ws, *C = ws + n_dec * d;
-    sk_gemm_run(g, SK_NOTRANS, SK_NOTRANS, n_dec, d, d, 1.f, dec, d, L->w_q, d, 0.f, Q, d);
+    sk_gemm_run_tp(tp, g, SK_NOTRANS, SK_NOTRANS, n_dec, d, d, 1.f, dec, d, L->w_q, d, 0.f, Q, d);
     const sk_mask km = { SK_MASK_KEYS, enc_mask, 0, 0 };
     const float *K = n_enc ? kv : NULL, *V = n_enc ? kv + n_enc * d : NULL;
-    sk_mha(h, n_dec, n_enc, dh, Q, d, K, d, V, d, 1.f / sqrtf((float)dh), enc_mask ? &km : NULL, C, d,
-           weights); /* arguments valid by construction */
-    sk_gemm_run(g, SK_NOTRANS, SK_NOTRANS, n_dec, d, d, 1.f, C, d, L->w_o, d, 0.f, out, d);
+    sk_mha_tp(tp, h, n_dec, n_enc, dh, Q, d, K, d, V, d, 1.f / sqrtf((float)dh), enc_mask ? &km : NULL,
+              C, d, weights); /* arguments valid by construction */
+    sk_gemm_run_tp(tp, g, SK_NOTRANS, SK_NOTRANS, n_dec, d, d, 1.f, C, d, L->w_o, d, 0.f, out, d);
 }
 
-sk_status sk_mhca_project_kv(const sk_mhca *layer, size_t n_enc, const float *enc, float *kv)
+sk_status sk_mhca_project_kv_tp(const sk_threadpool *tp, const sk_mhca *layer, size_t n_enc,
+                                const float *enc, float *kv)
 {
-    if (!layer_ok(layer)) return SK_EINVAL;
+    if (!sk_tp_ok(tp) || !layer_ok(layer)) return SK_EINVAL;
     const size_t d = layer->d_model;
     if (!sk_mat_ok(enc, n_enc, d, d) || !sk_mat_ok(kv, n_enc, d, d)) return SK_EINVAL;
     if (n_enc && d && !sk_mhca_kv_size(layer, n_enc)) return SK_EINVAL; /* size overflow */
     if (n_enc == 0 || d == 0) return SK_OK;
-    project_kv(layer, n_enc, enc, kv);
+    project_kv(tp, layer, n_enc, enc, kv);
     return SK_OK;
 }
 
-sk_status sk_mhca_forward_kv(const sk_mhca *layer, size_t n_dec, const float *dec, size_t n_enc,
-                             const float *kv, const uint8_t *enc_mask, float *out, float *weights,
-                             void *workspace)
+sk_status sk_mhca_project_kv(const sk_mhca *layer, size_t n_enc, const float *enc, float *kv)
 {
-    if (!layer_ok(layer)) return SK_EINVAL;
+    return sk_mhca_project_kv_tp(NULL, layer, n_enc, enc, kv);
+}
+
+sk_status sk_mhca_forward_kv_tp(const sk_threadpool *tp, const sk_mhca *layer, size_t n_dec,
+                                const float *dec, size_t n_enc, const float *kv,
+                                const uint8_t *enc_mask, float *out, float *weights,
+                                void *workspace)
+{
+    if (!sk_tp_ok(tp) || !layer_ok(layer)) return SK_EINVAL;
     const size_t d = layer->d_model;
     if (!sk_mat_ok(dec, n_dec, d, d) || !sk_mat_ok(kv, n_enc, d, d) || !sk_mat_ok(out, n_dec, d, d))
         return SK_EINVAL;
@@ -89,16 +99,24 @@ sk_status sk_mhca_forward_kv(const sk_mhca *layer, size_t n_dec, const float *de
         ws = owned = malloc(wsz);
         if (!ws) return SK_ENOMEM;
     }
-    forward_kv(layer, n_dec, dec, n_enc, kv, enc_mask, out, weights, ws);
+    forward_kv(tp, layer, n_dec, dec, n_enc, kv, enc_mask, out, weights, ws);
     free(owned);
     return SK_OK;
 }
 
-sk_status sk_mhca_forward(const sk_mhca *layer, size_t n_dec, const float *dec, size_t n_enc,
-                          const float *enc, const uint8_t *enc_mask, float *out, float *weights,
-                          void *workspace)
+sk_status sk_mhca_forward_kv(const sk_mhca *layer, size_t n_dec, const float *dec, size_t n_enc,
+                             const float *kv, const uint8_t *enc_mask, float *out, float *weights,
+                             void *workspace)
 {
-    if (!layer_ok(layer)) return SK_EINVAL;
+    return sk_mhca_forward_kv_tp(NULL, layer, n_dec, dec, n_enc, kv, enc_mask, out, weights,
+                                 workspace);
+}
+
+sk_status sk_mhca_forward_tp(const sk_threadpool *tp, const sk_mhca *layer, size_t n_dec,
+                             const float *dec, size_t n_enc, const float *enc,
+                             const uint8_t *enc_mask, float *out, float *weights, void *workspace)
+{
+    if (!sk_tp_ok(tp) || !layer_ok(layer)) return SK_EINVAL;
     const size_t d = layer->d_model;
     if (!sk_mat_ok(dec, n_dec, d, d) || !sk_mat_ok(enc, n_enc, d, d) || !sk_mat_ok(out, n_dec, d, d))
         return SK_EINVAL;
@@ -111,8 +129,15 @@ sk_status sk_mhca_forward(const sk_mhca *layer, size_t n_dec, const float *dec, 
         if (!ws) return SK_ENOMEM;
     }
     float *kv = ws, *fws = ws + 2 * n_enc * d;
-    if (n_enc) project_kv(layer, n_enc, enc, kv);
-    forward_kv(layer, n_dec, dec, n_enc, kv, enc_mask, out, weights, fws);
+    if (n_enc) project_kv(tp, layer, n_enc, enc, kv);
+    forward_kv(tp, layer, n_dec, dec, n_enc, kv, enc_mask, out, weights, fws);
     free(owned);
     return SK_OK;
+}
+
+sk_status sk_mhca_forward(const sk_mhca *layer, size_t n_dec, const float *dec, size_t n_enc,
+                          const float *enc, const uint8_t *enc_mask, float *out, float *weights,
+                          void *workspace)
+{
+    return sk_mhca_forward_tp(NULL, layer, n_dec, dec, n_enc, enc, enc_mask, out, weights, workspace);
 }
