@@ -542,9 +542,15 @@ static void gemm_task(void *arg, size_t t)
     const size_t c1 = ci + 1 == j->cparts ? j->n : gemm_col(j, sk_part_bound(j->cn, j->cparts, ci + 1));
     if (r0 >= r1 || c0 >= c1) return;
     const float *a = j->ta ? j->a + r0 : j->a + r0 * j->lda;
-    const float *b = j->tb ? j->b + c0 * j->ldb : j->b + c0;
-    gemm_path_run(j->d, j->path, j->ta, j->tb, r1 - r0, c1 - c0, j->k, j->alpha, a, j->lda, b, j->ldb,
-                  j->beta, j->c + r0 * j->ldc + c0, j->ldc);
+    /* one call per NC block the columns touch (blocked path): the panels of an NC block start at
+       its first column, as in the whole call */
+    const size_t nc = j->upb ? j->d->nc : j->n;
+    for (size_t s = c0, e; s < c1; s = e) {
+        e = (s / nc + 1) * nc < c1 ? (s / nc + 1) * nc : c1;
+        const float *b = j->tb ? j->b + s * j->ldb : j->b + s;
+        gemm_path_run(j->d, j->path, j->ta, j->tb, r1 - r0, e - s, j->k, j->alpha, a, j->lda, b,
+                      j->ldb, j->beta, j->c + r0 * j->ldc + s, j->ldc);
+    }
 }
 
 void sk_gemm_run_tp(const sk_threadpool *tp, const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t m,
