@@ -174,12 +174,12 @@ typedef struct sk_threadpool {
     size_t n_threads;    /* how many tasks may run at once (>= 1): sizes the partition */
 } sk_threadpool;
 
-sk_status sk_sgemm_tp(const sk_threadpool *tp, sk_trans ta, sk_trans tb, size_t m, size_t n, size_t k,
-                      float alpha, const float *a, size_t lda, const float *b, size_t ldb,
+sk_status sk_sgemm_tp(const sk_threadpool *tp, sk_trans ta, sk_trans tb, size_t m, size_t n,
+                      size_t k, float alpha, const float *a, size_t lda, const float *b, size_t ldb,
                       float beta, float *c, size_t ldc);
 sk_status sk_exp_tp(const sk_threadpool *tp, size_t n, const float *x, float *y);
-sk_status sk_softmax_tp(const sk_threadpool *tp, size_t rows, size_t cols, const float *x, size_t ldx,
-                        float *y, size_t ldy);
+sk_status sk_softmax_tp(const sk_threadpool *tp, size_t rows, size_t cols, const float *x,
+                        size_t ldx, float *y, size_t ldy);
 sk_status sk_scale_mask_softmax_tp(const sk_threadpool *tp, size_t rows, size_t cols, float scale,
                                    const float *x, size_t ldx, const sk_mask *mask, float *y,
                                    size_t ldy);
@@ -188,8 +188,9 @@ sk_status sk_attention_tp(const sk_threadpool *tp, size_t n_q, size_t n_kv, size
                           const float *v, size_t ldv, float scale, const sk_mask *mask,
                           float *out, size_t ldo, float *weights);
 sk_status sk_mha_tp(const sk_threadpool *tp, size_t n_heads, size_t n_q, size_t n_kv, size_t d_head,
-                    const float *q, size_t ldq, const float *k, size_t ldk, const float *v, size_t ldv,
-                    float scale, const sk_mask *mask, float *out, size_t ldo, float *weights);
+                    const float *q, size_t ldq, const float *k, size_t ldk, const float *v,
+                    size_t ldv, float scale, const sk_mask *mask, float *out, size_t ldo,
+                    float *weights);
 sk_status sk_mhca_forward_tp(const sk_threadpool *tp, const sk_mhca *layer, size_t n_dec,
                              const float *dec, size_t n_enc, const float *enc,
                              const uint8_t *enc_mask, float *out, float *weights, void *workspace);

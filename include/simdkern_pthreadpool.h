@@ -21,7 +21,8 @@ extern "C" {
 #endif
 
 /* The parallel_for of sk_threadpool on pthreadpool_parallelize_1d. */
-static inline void sk_pthreadpool_parallel_for(void *pool, size_t n_tasks, sk_task_fn task, void *arg)
+static inline void sk_pthreadpool_parallel_for(void *pool, size_t n_tasks, sk_task_fn task,
+                                               void *arg)
 {
     pthreadpool_parallelize_1d((pthreadpool_t)pool, task, arg, n_tasks, 0);
 }

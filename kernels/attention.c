@@ -167,9 +167,10 @@ static void attention_weights(const sk_threadpool *tp, const sk_dsp *dsp, size_t
 {
     sk_gemm_run_tp(tp, &dsp->gemm, SK_NOTRANS, SK_TRANS, n_q, n_kv, d_k, 1.f, q, ldq, k, ldk, 0.f,
                    weights, n_kv);
-    sk_scale_mask_softmax_run_tp(tp, &dsp->math, n_q, n_kv, scale, weights, n_kv, mask, weights, n_kv);
-    sk_gemm_run_tp(tp, &dsp->gemm, SK_NOTRANS, SK_NOTRANS, n_q, d_v, n_kv, 1.f, weights, n_kv, v, ldv,
-                   0.f, out, ldo);
+    sk_scale_mask_softmax_run_tp(tp, &dsp->math, n_q, n_kv, scale, weights, n_kv, mask, weights,
+                                 n_kv);
+    sk_gemm_run_tp(tp, &dsp->gemm, SK_NOTRANS, SK_NOTRANS, n_q, d_v, n_kv, 1.f, weights, n_kv, v,
+                   ldv, 0.f, out, ldo);
 }
 
 /* One head, validated, n_q > 0; with weights the GEMMs and softmax run on tp. */
@@ -187,14 +188,14 @@ static void attention_core(const sk_threadpool *tp, const sk_dsp *dsp, size_t n_
         if (d_k == 0) { /* every score is 0 (+ mask) */
             for (size_t i = 0; i < n_q * n_kv; i++) weights[i] = 0.f;
         }
-        attention_weights(tp, dsp, n_q, n_kv, d_k, d_v, q, ldq, k, ldk, v, ldv, scale, mask, out, ldo,
-                          weights);
+        attention_weights(tp, dsp, n_q, n_kv, d_k, d_v, q, ldq, k, ldk, v, ldv, scale, mask, out,
+                          ldo, weights);
         return;
     }
     attention_fused(dsp, n_q, n_kv, d_k, d_v, q, ldq, k, ldk, v, ldv, scale, mask, out, ldo);
 }
 
-/* --- heads and query blocks on the caller's pool ---------------------------------------------------
+/* --- heads and query blocks on the caller's pool ------------------------------------------------
  * Units of work: (head, block of SK_ATTN_BQ query rows), the fused core's own blocks, each computed
  * alone as in one call. With weights: heads (each the weights path on one thread), or, with fewer
  * heads than threads, one head after the other with the GEMMs and softmax on the pool. */
@@ -311,8 +312,8 @@ static void decode_range(const sk_dsp *dsp, size_t hn, size_t dh, const float *q
             const size_t pe = c0 + j + 2 * G < ke ? c0 + j + 2 * G : ke;
             if (pf) prefetch_rows(kh, ldk, c0 + j + g, pe, hn * dh * sizeof(float));
             for (size_t h = 0; h < hn; h++)
-                a->score(dsp, g, 1, dh, scale, kh + (c0 + j) * ldk + h * dh, ldk, qh + h * dh, dh, NULL,
-                         st + h * SK_DEC_BK + j);
+                a->score(dsp, g, 1, dh, scale, kh + (c0 + j) * ldk + h * dh, ldk, qh + h * dh, dh,
+                         NULL, st + h * SK_DEC_BK + j);
         }
         for (size_t h = 0; h < hn; h++) {
             if (mask) mask_tile(mask, 0, 1, c0, bk, st + h * SK_DEC_BK);
@@ -354,8 +355,8 @@ static void dec_task(void *arg, size_t t)
         if (j->nc == 1) {
             float mrow[SK_DEC_HG], lrow[SK_DEC_HG];
             float *o = j->out + h * j->dh;
-            decode_range(j->dsp, hn, j->dh, qh, kh, j->ldk, vh, j->ldv, j->scale, j->mask, kb, ke, j->pf,
-                         j->G, o, mrow, lrow);
+            decode_range(j->dsp, hn, j->dh, qh, kh, j->ldk, vh, j->ldv, j->scale, j->mask, kb, ke,
+                         j->pf, j->G, o, mrow, lrow);
             for (size_t i = 0; i < hn; i++) {
                 if (lrow[i] == 0.f) continue; /* fully masked: stays zero */
                 const float inv = 1.f / lrow[i];
@@ -363,8 +364,8 @@ static void dec_task(void *arg, size_t t)
             }
         } else {
             float *pm = j->part + j->nc * j->hr * j->dh + c * j->hr + g0;
-            decode_range(j->dsp, hn, j->dh, qh, kh, j->ldk, vh, j->ldv, j->scale, j->mask, kb, ke, j->pf,
-                         j->G, j->part + (c * j->hr + g0) * j->dh, pm, pm + j->nc * j->hr);
+            decode_range(j->dsp, hn, j->dh, qh, kh, j->ldk, vh, j->ldv, j->scale, j->mask, kb, ke,
+                         j->pf, j->G, j->part + (c * j->hr + g0) * j->dh, pm, pm + j->nc * j->hr);
         }
     }
 }
@@ -487,8 +488,9 @@ sk_status sk_attention(size_t n_q, size_t n_kv, size_t d_k, size_t d_v,
 }
 
 sk_status sk_mha_tp(const sk_threadpool *tp, size_t n_heads, size_t n_q, size_t n_kv, size_t d_head,
-                    const float *q, size_t ldq, const float *k, size_t ldk, const float *v, size_t ldv,
-                    float scale, const sk_mask *mask, float *out, size_t ldo, float *weights)
+                    const float *q, size_t ldq, const float *k, size_t ldk, const float *v,
+                    size_t ldv, float scale, const sk_mask *mask, float *out, size_t ldo,
+                    float *weights)
 {
     if (!sk_tp_ok(tp)) return SK_EINVAL;
     if (n_heads == 0) return SK_EINVAL;
@@ -527,6 +529,6 @@ sk_status sk_mha(size_t n_heads, size_t n_q, size_t n_kv, size_t d_head,
                  const float *q, size_t ldq, const float *k, size_t ldk, const float *v, size_t ldv,
                  float scale, const sk_mask *mask, float *out, size_t ldo, float *weights)
 {
-    return sk_mha_tp(NULL, n_heads, n_q, n_kv, d_head, q, ldq, k, ldk, v, ldv, scale, mask, out, ldo,
-                     weights);
+    return sk_mha_tp(NULL, n_heads, n_q, n_kv, d_head, q, ldq, k, ldk, v, ldv, scale, mask, out,
+                     ldo, weights);
 }

@@ -539,7 +539,8 @@ static void gemm_task(void *arg, size_t t)
     const size_t r0 = sk_part_bound(j->rn, j->rparts, ri) * j->ru;
     const size_t r1 = ri + 1 == j->rparts ? j->m : sk_part_bound(j->rn, j->rparts, ri + 1) * j->ru;
     const size_t c0 = gemm_col(j, sk_part_bound(j->cn, j->cparts, ci));
-    const size_t c1 = ci + 1 == j->cparts ? j->n : gemm_col(j, sk_part_bound(j->cn, j->cparts, ci + 1));
+    const size_t c1 =
+        ci + 1 == j->cparts ? j->n : gemm_col(j, sk_part_bound(j->cn, j->cparts, ci + 1));
     if (r0 >= r1 || c0 >= c1) return;
     const float *a = j->ta ? j->a + r0 : j->a + r0 * j->lda;
     /* one call per NC block the columns touch (blocked path): the panels of an NC block start at
@@ -553,17 +554,17 @@ static void gemm_task(void *arg, size_t t)
     }
 }
 
-void sk_gemm_run_tp(const sk_threadpool *tp, const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t m,
-                    size_t n, size_t k, float alpha, const float *a, size_t lda, const float *b,
-                    size_t ldb, float beta, float *c, size_t ldc)
+void sk_gemm_run_tp(const sk_threadpool *tp, const sk_gemm_dsp *d, sk_trans ta, sk_trans tb,
+                    size_t m, size_t n, size_t k, float alpha, const float *a, size_t lda,
+                    const float *b, size_t ldb, float beta, float *c, size_t ldc)
 {
     if (m == 0 || n == 0 || k == 0 || alpha == 0.f || sk_tp_threads(tp) == 1) {
         sk_gemm_run(d, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
         return;
     }
-    gemm_job j = { .d = d, .path = gemm_path_of(d, tb, m), .ta = ta, .tb = tb, .m = m, .n = n, .k = k,
-                   .alpha = alpha, .beta = beta, .a = a, .b = b, .c = c, .lda = lda, .ldb = ldb,
-                   .ldc = ldc, .ru = 1, .rn = 1, .cu = 1, .cn = 1, .upb = 0 };
+    gemm_job j = { .d = d, .path = gemm_path_of(d, tb, m), .ta = ta, .tb = tb, .m = m, .n = n,
+                   .k = k, .alpha = alpha, .beta = beta, .a = a, .b = b, .c = c, .lda = lda,
+                   .ldb = ldb, .ldc = ldc, .ru = 1, .rn = 1, .cu = 1, .cn = 1, .upb = 0 };
     const double flops = 2.0 * (double)m * (double)n * (double)k;
     size_t tasks = sk_tp_tasks(tp, flops, j.path == PATH_ROW ? TP_MIN_FLOPS_ROW : TP_MIN_FLOPS);
     switch (j.path) {
@@ -598,8 +599,8 @@ void sk_gemm_run_tp(const sk_threadpool *tp, const sk_gemm_dsp *d, sk_trans ta, 
     sk_tp_run(tp, tasks, gemm_task, &j);
 }
 
-sk_status sk_sgemm_tp(const sk_threadpool *tp, sk_trans ta, sk_trans tb, size_t m, size_t n, size_t k,
-                      float alpha, const float *a, size_t lda, const float *b, size_t ldb,
+sk_status sk_sgemm_tp(const sk_threadpool *tp, sk_trans ta, sk_trans tb, size_t m, size_t n,
+                      size_t k, float alpha, const float *a, size_t lda, const float *b, size_t ldb,
                       float beta, float *c, size_t ldc)
 {
     if (!sk_tp_ok(tp)) return SK_EINVAL;

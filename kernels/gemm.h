@@ -86,8 +86,8 @@ void sk_gemm_run(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t m, size_
                  float *c, size_t ldc);
 /* The same on the caller's pool tp (NULL: sk_gemm_run), bitwise identical to sk_gemm_run (the
  * partition in gemm.c). */
-void sk_gemm_run_tp(const sk_threadpool *tp, const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t m,
-                    size_t n, size_t k, float alpha, const float *a, size_t lda, const float *b,
-                    size_t ldb, float beta, float *c, size_t ldc);
+void sk_gemm_run_tp(const sk_threadpool *tp, const sk_gemm_dsp *d, sk_trans ta, sk_trans tb,
+                    size_t m, size_t n, size_t k, float alpha, const float *a, size_t lda,
+                    const float *b, size_t ldb, float beta, float *c, size_t ldc);
 
 #endif

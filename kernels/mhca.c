@@ -51,8 +51,9 @@ static void project_kv(const sk_threadpool *tp, const sk_mhca *L, size_t n_enc, 
 }
 
 /* ws: 2 * n_dec * d floats */
-static void forward_kv(const sk_threadpool *tp, const sk_mhca *L, size_t n_dec, const float *dec, size_t n_enc, const float *kv,
-                       const uint8_t *enc_mask, float *out, float *weights, float *ws)
+static void forward_kv(const sk_threadpool *tp, const sk_mhca *L, size_t n_dec, const float *dec,
+                       size_t n_enc, const float *kv, const uint8_t *enc_mask, float *out,
+                       float *weights, float *ws)
 {
     const size_t d = L->d_model, h = L->n_heads, dh = d / h;
     const sk_gemm_dsp *g = &sk_dsp_get()->gemm;
@@ -60,8 +61,8 @@ static void forward_kv(const sk_threadpool *tp, const sk_mhca *L, size_t n_dec, 
     sk_gemm_run_tp(tp, g, SK_NOTRANS, SK_NOTRANS, n_dec, d, d, 1.f, dec, d, L->w_q, d, 0.f, Q, d);
     const sk_mask km = { SK_MASK_KEYS, enc_mask, 0, 0 };
     const float *K = n_enc ? kv : NULL, *V = n_enc ? kv + n_enc * d : NULL;
-    sk_mha_tp(tp, h, n_dec, n_enc, dh, Q, d, K, d, V, d, 1.f / sqrtf((float)dh), enc_mask ? &km : NULL,
-              C, d, weights); /* arguments valid by construction */
+    sk_mha_tp(tp, h, n_dec, n_enc, dh, Q, d, K, d, V, d, 1.f / sqrtf((float)dh),
+              enc_mask ? &km : NULL, C, d, weights); /* arguments valid by construction */
     sk_gemm_run_tp(tp, g, SK_NOTRANS, SK_NOTRANS, n_dec, d, d, 1.f, C, d, L->w_o, d, 0.f, out, d);
 }
 
@@ -139,5 +140,6 @@ sk_status sk_mhca_forward(const sk_mhca *layer, size_t n_dec, const float *dec, 
                           const float *enc, const uint8_t *enc_mask, float *out, float *weights,
                           void *workspace)
 {
-    return sk_mhca_forward_tp(NULL, layer, n_dec, dec, n_enc, enc, enc_mask, out, weights, workspace);
+    return sk_mhca_forward_tp(NULL, layer, n_dec, dec, n_enc, enc, enc_mask, out, weights,
+                              workspace);
 }

@@ -31,8 +31,8 @@ static inline void sk_tp_run(const sk_threadpool *tp, size_t n, sk_task_fn fn, v
 /* Most tasks one call is split into (a pool may claim any n_threads). */
 #define SK_TASKS_MAX 1024
 
-/* Scale of every family's smallest task (1 by default). Tests set it to 0 before their first call so
-   that small shapes split too (every task boundary gets exercised); nothing else writes it. */
+/* Scale of every family's smallest task (1 by default). Tests set it to 0 before their first call
+   so that small shapes split too (every task boundary gets exercised); nothing else writes it. */
 extern double sk_tp_min_work_scale;
 void sk_tp_set_min_work_scale(double s);
 

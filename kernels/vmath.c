@@ -124,12 +124,13 @@ static void softmax_run(const sk_threadpool *tp, const sk_math_dsp *d, int smx, 
     else smx_task(&j, 0);
 }
 
-sk_status sk_softmax_tp(const sk_threadpool *tp, size_t rows, size_t cols, const float *x, size_t ldx,
-                        float *y, size_t ldy)
+sk_status sk_softmax_tp(const sk_threadpool *tp, size_t rows, size_t cols, const float *x,
+                        size_t ldx, float *y, size_t ldy)
 {
     if (!sk_tp_ok(tp)) return SK_EINVAL;
     if (!sk_mat_ok(x, rows, cols, ldx) || !sk_mat_ok(y, rows, cols, ldy)) return SK_EINVAL;
-    if (rows && cols) softmax_run(tp, &sk_dsp_get()->math, 0, rows, cols, 1.f, x, ldx, NULL, y, ldy);
+    if (rows && cols)
+        softmax_run(tp, &sk_dsp_get()->math, 0, rows, cols, 1.f, x, ldx, NULL, y, ldy);
     return SK_OK;
 }
 
@@ -153,7 +154,8 @@ sk_status sk_scale_mask_softmax_tp(const sk_threadpool *tp, size_t rows, size_t 
     if (!sk_mat_ok(x, rows, cols, ldx) || !sk_mat_ok(y, rows, cols, ldy)) return SK_EINVAL;
     if (sk_mask_check(mask, rows, cols) != SK_OK) return SK_EINVAL;
     if (rows && cols)
-        sk_scale_mask_softmax_run_tp(tp, &sk_dsp_get()->math, rows, cols, scale, x, ldx, mask, y, ldy);
+        sk_scale_mask_softmax_run_tp(tp, &sk_dsp_get()->math, rows, cols, scale, x, ldx, mask, y,
+                                     ldy);
     return SK_OK;
 }
 
