@@ -438,7 +438,7 @@ static void mha_decode(const sk_threadpool *tp, const sk_dsp *dsp, size_t n_head
             const size_t want = (tasks + nc - 1) / nc;
             ns = want < j.hr ? want : j.hr;
         }
-        j.ns = ns;
+        j.ns = ns < SK_TASKS_MAX ? ns : SK_TASKS_MAX; /* a subgroup may span several groups */
         if (kv_end == 0) {
             memset(out + h0 * dh, 0, j.hr * dh * sizeof(float));
             continue;
