@@ -155,16 +155,20 @@ sk_status sk_mhca_forward_kv(const sk_mhca *layer, size_t n_dec, const float *de
      sk_scale_mask_softmax_tp  rows, at multiples of 8.
      sk_attention_tp      blocks of 32 query rows (weights NULL); with weights, the two GEMMs and
                           the softmax above.
-     sk_mha_tp            heads x blocks of 32 query rows. The decoder step (n_q == 1, weights NULL)
-                          splits the keys into chunks fixed by n_kv and d_head alone (never by
-                          n_threads) whose running max, sum and partial output are merged in chunk
-                          order: the plain call runs the same chunks on one thread.
+     sk_mha_tp            heads x blocks of 32 query rows; with weights, heads (fewer heads than
+                          threads: each head's GEMMs and softmax as above). The decoder step
+                          (n_q == 1, weights NULL) splits the keys into chunks fixed by n_kv and
+                          d_head alone (never by n_threads: at least 512 keys, at most 8 chunks)
+                          whose running max, sum and partial output are merged in chunk order, and
+                          heads; the plain call runs the same chunks on one thread.
      sk_mhca_*_tp         their GEMMs and sk_mha as above.
    Below a size measured on the development machine a call runs as one task on the calling
    thread (small shapes do not pay for waking a pool). Scratch stays per task (the task's stack and
    per-thread packing buffers, which the pool's worker threads get on first use and free at their
-   exit); the workspace sizes above suffice for the _tp calls. Many threads may each run _tp calls
-   at once, on one pool or on several. */
+   exit); the workspace sizes above suffice for the _tp calls. The decoder step keeps its chunks'
+   partial results on the calling thread's stack (about 33 KB besides the attention frame above),
+   with or without a pool. Many threads may each run _tp calls at once, on one pool or on several.
+   A pool whose threads are busy elsewhere delays the call by as long as its tasks wait for them. */
 typedef void (*sk_task_fn)(void *arg, size_t task);
 typedef struct sk_threadpool {
     /* Runs task(arg, t) exactly once for every t < n_tasks, on any threads (the caller's included),
