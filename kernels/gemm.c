@@ -584,13 +584,19 @@ void sk_gemm_run_tp(const sk_threadpool *tp, const sk_gemm_dsp *d, sk_trans ta, 
         j.cn = n / d->nc * j.upb + cdiv(n % d->nc, d->nr);
         break;
     }
-    /* columns first (each task then packs its own columns of B and reads all of A), rows when
-       there are fewer column units than tasks */
-    j.cparts = j.cn < tasks ? j.cn : tasks;
-    if (j.cparts == 0) j.cparts = 1;
-    j.rparts = tasks / j.cparts;
-    if (j.rparts > j.rn) j.rparts = j.rn;
-    if (j.rparts == 0) j.rparts = 1;
+    /* the longer side of C first: a column part packs all of A again, a row part all of B */
+    if (j.path == PATH_BLOCKED && m > n) {
+        j.rparts = j.rn < tasks ? j.rn : tasks;
+        j.cparts = tasks / j.rparts;
+        if (j.cparts > j.cn) j.cparts = j.cn;
+        if (j.cparts == 0) j.cparts = 1;
+    } else {
+        j.cparts = j.cn < tasks ? j.cn : tasks;
+        if (j.cparts == 0) j.cparts = 1;
+        j.rparts = tasks / j.cparts;
+        if (j.rparts > j.rn) j.rparts = j.rn;
+        if (j.rparts == 0) j.rparts = 1;
+    }
     tasks = j.rparts * j.cparts;
     if (tasks == 1) {
         sk_gemm_run(d, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
