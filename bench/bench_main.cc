@@ -190,6 +190,7 @@ int main(int argc, char **argv)
     sk_register_gemm_benchmarks();
     sk_register_math_benchmarks();
     sk_register_attention_benchmarks();
+    sk_register_thread_benchmarks();
     add_context(); /* after registration: it reports peer settings (threads) the families chose */
     benchmark::Initialize(&argc, argv);
     if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;

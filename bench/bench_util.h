@@ -88,3 +88,4 @@ inline void set_rates(benchmark::State &st, double flops, double elems, double b
 void sk_register_gemm_benchmarks();
 void sk_register_math_benchmarks();
 void sk_register_attention_benchmarks();
+void sk_register_thread_benchmarks();

@@ -79,6 +79,10 @@ class Entry(object):
     def __init__(self, name):
         self.name = name
         self.family, self.contender, self.variant, self.shape = split_name(name)
+        # the thread axis: a variant "NN@t2" is variant NN on 2 threads (no suffix: 1 thread)
+        m = re.match(r"^(.*)@t(\d+)$", self.variant)
+        self.threads = int(m.group(2)) if m else 1
+        self.base_variant = m.group(1) if m else self.variant
         self.rates = {}         # counter -> value (higher is faster)
         self.real_time = None   # seconds per iteration
         self.reps = 1           # repetitions behind the value

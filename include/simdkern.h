@@ -10,7 +10,8 @@
  * Nothing aborts, asserts on user input, or prints on a normal call.
  *
  * Threads: any function may be called from many threads at once, including the first call.
- * sk_isa_select is a process-wide setting meant for tests and benchmarks.
+ * sk_isa_select is a process-wide setting meant for tests and benchmarks. The _tp variants run a
+ * call on the caller's thread pool, with results bitwise identical to the plain call (below).
  */
 #ifndef SIMDKERN_H
 #define SIMDKERN_H
@@ -185,6 +186,75 @@ sk_status sk_mhca_forward_kv(const sk_mhca *layer, size_t n_dec, const float *de
    2048-float score tile), independent of n_q and n_kv. sk_mhca_forward / sk_mhca_forward_kv with
    workspace NULL allocate their workspace (projections) once per call. */
 /* ---- end of the decoder-step API ---- */
+
+/* ---- threads: the caller's thread pool --------------------------------------------------- */
+/* simdkern never creates a thread. Every compute function has a _tp variant whose first argument
+   is the caller's pool, followed by exactly the plain function's arguments; the plain function is
+   the _tp one with tp == NULL. tp == NULL or n_threads == 1 runs on the calling thread (the pool's
+   parallel_for is not called). A tp with a NULL parallel_for or n_threads == 0 is SK_EINVAL, and
+   nothing is written. include/simdkern_pthreadpool.h adapts a pthreadpool_t.
+
+   Bitwise identity: the result of every _tp call equals the plain call's bit for bit, for any pool,
+   any n_threads and any order in which the pool runs the tasks. The work is split only where no
+   element's arithmetic changes, and each task runs the code path the whole problem would take:
+     sk_sgemm_tp          tiles of C: columns at multiples of the register tile's width inside one
+                          column cache block (NC), rows at multiples of the row cache block (MC);
+                          never a split of k. m == 1 (matrix-vector): columns in groups of 256;
+                          op(B) = B^T with few rows: columns at multiples of the kernel's row count.
+     sk_exp_tp            contiguous ranges at multiples of 1024 elements.
+     sk_softmax_tp,
+     sk_scale_mask_softmax_tp  rows, at multiples of 8.
+     sk_attention_tp      blocks of 32 query rows (weights NULL); with weights, the two GEMMs and
+                          the softmax above.
+     sk_mha_tp            heads x blocks of 32 query rows; with weights, heads (fewer heads than
+                          threads: each head's GEMMs and softmax as above). The decoder step
+                          (n_q == 1, weights NULL) splits the keys into chunks fixed by n_kv and
+                          d_head alone (never by n_threads: at least 512 keys, at most 8 chunks)
+                          whose running max, sum and partial output are merged in chunk order, and
+                          heads; the plain call runs the same chunks on one thread.
+     sk_mhca_*_tp         their GEMMs and sk_mha as above.
+   Below a size measured on the development machine a call runs as one task on the calling
+   thread (small shapes do not pay for waking a pool). Scratch stays per task (the task's stack and
+   per-thread packing buffers, which the pool's worker threads get on first use and free at their
+   exit); the workspace sizes above suffice for the _tp calls. The decoder step keeps its chunks'
+   partial results on the calling thread's stack (about 33 KB besides the attention frame above),
+   with or without a pool. Many threads may each run _tp calls at once, on one pool or on several.
+   A pool whose threads are busy elsewhere delays the call by as long as its tasks wait for them. */
+typedef void (*sk_task_fn)(void *arg, size_t task);
+typedef struct sk_threadpool {
+    /* Runs task(arg, t) exactly once for every t < n_tasks, on any threads (the caller's included),
+       in any order, and returns when all have finished. */
+    void (*parallel_for)(void *pool, size_t n_tasks, sk_task_fn task, void *arg);
+    void *pool;          /* passed back as the first argument */
+    size_t n_threads;    /* how many tasks may run at once (>= 1): sizes the partition */
+} sk_threadpool;
+
+sk_status sk_sgemm_tp(const sk_threadpool *tp, sk_trans ta, sk_trans tb, size_t m, size_t n,
+                      size_t k, float alpha, const float *a, size_t lda, const float *b, size_t ldb,
+                      float beta, float *c, size_t ldc);
+sk_status sk_exp_tp(const sk_threadpool *tp, size_t n, const float *x, float *y);
+sk_status sk_softmax_tp(const sk_threadpool *tp, size_t rows, size_t cols, const float *x,
+                        size_t ldx, float *y, size_t ldy);
+sk_status sk_scale_mask_softmax_tp(const sk_threadpool *tp, size_t rows, size_t cols, float scale,
+                                   const float *x, size_t ldx, const sk_mask *mask, float *y,
+                                   size_t ldy);
+sk_status sk_attention_tp(const sk_threadpool *tp, size_t n_q, size_t n_kv, size_t d_k, size_t d_v,
+                          const float *q, size_t ldq, const float *k, size_t ldk,
+                          const float *v, size_t ldv, float scale, const sk_mask *mask,
+                          float *out, size_t ldo, float *weights);
+sk_status sk_mha_tp(const sk_threadpool *tp, size_t n_heads, size_t n_q, size_t n_kv, size_t d_head,
+                    const float *q, size_t ldq, const float *k, size_t ldk, const float *v,
+                    size_t ldv, float scale, const sk_mask *mask, float *out, size_t ldo,
+                    float *weights);
+sk_status sk_mhca_forward_tp(const sk_threadpool *tp, const sk_mhca *layer, size_t n_dec,
+                             const float *dec, size_t n_enc, const float *enc,
+                             const uint8_t *enc_mask, float *out, float *weights, void *workspace);
+sk_status sk_mhca_project_kv_tp(const sk_threadpool *tp, const sk_mhca *layer, size_t n_enc,
+                                const float *enc, float *kv);
+sk_status sk_mhca_forward_kv_tp(const sk_threadpool *tp, const sk_mhca *layer, size_t n_dec,
+                                const float *dec, size_t n_enc, const float *kv,
+                                const uint8_t *enc_mask, float *out, float *weights,
+                                void *workspace);
 
 #ifdef __cplusplus
 }

@@ -15,6 +15,7 @@
 #include <string.h>
 #include "dsp.h"
 #include "common.h"
+#include "pool.h"
 
 void sk_attn_dsp_init(sk_attn_dsp *d, sk_isa isa)
 {
@@ -168,22 +169,26 @@ static void attention_fused(const sk_dsp *dsp, size_t n_q, size_t n_kv, size_t d
     }
 }
 
-/* weights != NULL: weights (n_q x n_kv, stride n_kv) exactly per the softmax contract, then out. */
-static void attention_weights(const sk_dsp *dsp, size_t n_q, size_t n_kv, size_t d_k, size_t d_v,
-                              const float *q, size_t ldq, const float *k, size_t ldk, const float *v,
-                              size_t ldv, float scale, const sk_mask *mask, float *out, size_t ldo,
-                              float *weights)
+/* weights != NULL: weights (n_q x n_kv, stride n_kv) exactly per the softmax contract, then out.
+   tp: the two GEMMs and the softmax on the caller's pool (each bitwise identical to one call). */
+static void attention_weights(const sk_threadpool *tp, const sk_dsp *dsp, size_t n_q, size_t n_kv,
+                              size_t d_k, size_t d_v, const float *q, size_t ldq, const float *k,
+                              size_t ldk, const float *v, size_t ldv, float scale,
+                              const sk_mask *mask, float *out, size_t ldo, float *weights)
 {
-    sk_gemm_run(&dsp->gemm, SK_NOTRANS, SK_TRANS, n_q, n_kv, d_k, 1.f, q, ldq, k, ldk, 0.f, weights, n_kv);
-    dsp->math.scale_mask_softmax(n_q, n_kv, scale, weights, n_kv, mask, weights, n_kv);
-    sk_gemm_run(&dsp->gemm, SK_NOTRANS, SK_NOTRANS, n_q, d_v, n_kv, 1.f, weights, n_kv, v, ldv, 0.f, out, ldo);
+    sk_gemm_run_tp(tp, &dsp->gemm, SK_NOTRANS, SK_TRANS, n_q, n_kv, d_k, 1.f, q, ldq, k, ldk, 0.f,
+                   weights, n_kv);
+    sk_scale_mask_softmax_run_tp(tp, &dsp->math, n_q, n_kv, scale, weights, n_kv, mask, weights,
+                                 n_kv);
+    sk_gemm_run_tp(tp, &dsp->gemm, SK_NOTRANS, SK_NOTRANS, n_q, d_v, n_kv, 1.f, weights, n_kv, v,
+                   ldv, 0.f, out, ldo);
 }
 
-/* One head, validated, n_q > 0. */
-static void attention_core(const sk_dsp *dsp, size_t n_q, size_t n_kv, size_t d_k, size_t d_v,
-                           const float *q, size_t ldq, const float *k, size_t ldk, const float *v,
-                           size_t ldv, float scale, const sk_mask *mask, float *out, size_t ldo,
-                           float *weights)
+/* One head, validated, n_q > 0; with weights the GEMMs and softmax run on tp. */
+static void attention_core(const sk_threadpool *tp, const sk_dsp *dsp, size_t n_q, size_t n_kv,
+                           size_t d_k, size_t d_v, const float *q, size_t ldq, const float *k,
+                           size_t ldk, const float *v, size_t ldv, float scale, const sk_mask *mask,
+                           float *out, size_t ldo, float *weights)
 {
     if (d_v == 0 && !weights) return;
     if (n_kv == 0) { /* nothing to attend to */
@@ -194,11 +199,82 @@ static void attention_core(const sk_dsp *dsp, size_t n_q, size_t n_kv, size_t d_
         if (d_k == 0) { /* every score is 0 (+ mask) */
             for (size_t i = 0; i < n_q * n_kv; i++) weights[i] = 0.f;
         }
-        attention_weights(dsp, n_q, n_kv, d_k, d_v, q, ldq, k, ldk, v, ldv, scale, mask, out, ldo,
-                          weights);
+        attention_weights(tp, dsp, n_q, n_kv, d_k, d_v, q, ldq, k, ldk, v, ldv, scale, mask, out,
+                          ldo, weights);
         return;
     }
     attention_fused(dsp, n_q, n_kv, d_k, d_v, q, ldq, k, ldk, v, ldv, scale, mask, out, ldo);
+}
+
+/* --- heads and query blocks on the caller's pool ------------------------------------------------
+ * Units of work: (head, block of SK_ATTN_BQ query rows), the fused core's own blocks, each computed
+ * alone as in one call. With weights: heads (each the weights path on one thread), or, with fewer
+ * heads than threads, one head after the other with the GEMMs and softmax on the pool. */
+#define TP_MIN_FLOPS_ATTN 4.0e6
+
+typedef struct attn_job {
+    const sk_dsp *dsp;
+    size_t n_heads, n_q, n_kv, d_k, d_v, hq, hk, hv, ho; /* column offsets per head */
+    const float *q, *k, *v;
+    size_t ldq, ldk, ldv, ldo;
+    float scale;
+    const sk_mask *mask;
+    float *out, *weights;
+    size_t units, parts;
+} attn_job;
+
+static void attn_block_task(void *arg, size_t t)
+{
+    const attn_job *j = arg;
+    const size_t nqb = (j->n_q + SK_ATTN_BQ - 1) / SK_ATTN_BQ;
+    const size_t u1 = sk_part_bound(j->units, j->parts, t + 1);
+    for (size_t u = sk_part_bound(j->units, j->parts, t); u < u1; u++) {
+        const size_t h = u / nqb, r0 = u % nqb * SK_ATTN_BQ;
+        const size_t bq = j->n_q - r0 < SK_ATTN_BQ ? j->n_q - r0 : SK_ATTN_BQ;
+        sk_mask tmp;
+        const sk_mask *m = sk_mask_sub(j->mask, r0, 0, &tmp);
+        attention_core(NULL, j->dsp, bq, j->n_kv, j->d_k, j->d_v, j->q + r0 * j->ldq + h * j->hq,
+                       j->ldq, j->k + h * j->hk, j->ldk, j->v + h * j->hv, j->ldv, j->scale, m,
+                       j->out + r0 * j->ldo + h * j->ho, j->ldo, NULL);
+    }
+}
+
+static void attn_head_task(void *arg, size_t h)
+{
+    const attn_job *j = arg;
+    attention_core(NULL, j->dsp, j->n_q, j->n_kv, j->d_k, j->d_v, j->q + h * j->hq, j->ldq,
+                   j->k + h * j->hk, j->ldk, j->v + h * j->hv, j->ldv, j->scale, j->mask,
+                   j->out + h * j->ho, j->ldo, j->weights + h * j->n_q * j->n_kv);
+}
+
+/* The heads of j (validated; n_q, n_kv > 0) on tp. */
+static void attn_heads(const sk_threadpool *tp, attn_job *j)
+{
+    const double flops = 2.0 * (double)j->n_heads * (double)j->n_q * (double)j->n_kv *
+                         (double)(j->d_k + j->d_v);
+    const size_t tasks = sk_tp_tasks(tp, flops, TP_MIN_FLOPS_ATTN);
+    if (j->weights) {
+        if (tasks > 1 && j->n_heads >= sk_tp_threads(tp)) {
+            sk_tp_run(tp, j->n_heads, attn_head_task, j);
+            return;
+        }
+        for (size_t h = 0; h < j->n_heads; h++)
+            attention_core(tasks > 1 ? tp : NULL, j->dsp, j->n_q, j->n_kv, j->d_k, j->d_v,
+                           j->q + h * j->hq, j->ldq, j->k + h * j->hk, j->ldk, j->v + h * j->hv,
+                           j->ldv, j->scale, j->mask, j->out + h * j->ho, j->ldo,
+                           j->weights + h * j->n_q * j->n_kv);
+        return;
+    }
+    j->units = j->n_heads * ((j->n_q + SK_ATTN_BQ - 1) / SK_ATTN_BQ);
+    j->parts = tasks < j->units ? tasks : j->units;
+    if (j->parts > 1) {
+        sk_tp_run(tp, j->parts, attn_block_task, j);
+        return;
+    }
+    for (size_t h = 0; h < j->n_heads; h++)
+        attention_core(NULL, j->dsp, j->n_q, j->n_kv, j->d_k, j->d_v, j->q + h * j->hq, j->ldq,
+                       j->k + h * j->hk, j->ldk, j->v + h * j->hv, j->ldv, j->scale, j->mask,
+                       j->out + h * j->ho, j->ldo, NULL);
 }
 
 /* prefetch rows [j0, j1) of the head group's columns (bytes) */
@@ -215,58 +291,170 @@ static inline void prefetch_rows(const float *p, size_t ld, size_t j0, size_t j1
    whole rows, heads inner, each group read once in address order with the next one prefetched
    (~15% on AVX2 at n_kv = 4096). Below that, one group per block (per-head streams): the hardware
    prefetchers keep up and the extra calls and prefetches only cost. Per-head running state and the
-   block's scores for up to SK_DEC_HG heads at a time. */
-enum { SK_DEC_HG = 16, SK_DEC_BK = 256, SK_DEC_G = 32 };
+   block's scores for up to SK_DEC_HG heads at a time.
+   Long encoders: the keys are split into chunks fixed by n_kv and d_head alone (at least
+   SK_DEC_CHUNK keys, at most SK_DEC_CMAX chunks, whole SK_DEC_BK blocks), each run as above into
+   its own running max, sum and unnormalised output; these are merged in chunk order:
+   M = max_c m_c, w_c = exp(m_c - M), out = (sum_c w_c o_c) / (sum_c w_c l_c). The chunks and heads
+   are the tasks on a pool; one thread runs the same chunks in order. Scratch: the chunks'
+   partials on the calling thread's stack (SK_DEC_PART floats, ~33 KB): heads go in rounds that
+   fit it. */
+enum { SK_DEC_HG = 16, SK_DEC_BK = 256, SK_DEC_G = 32, SK_DEC_CHUNK = 512, SK_DEC_CMAX = 8,
+       SK_DEC_PART = SK_DEC_HG * SK_DEC_CMAX * (64 + 2) };
+#define TP_MIN_BYTES_DEC (512.0 * 1024)
 
-static void mha_decode(const sk_dsp *dsp, size_t n_heads, size_t n_kv, size_t dh, const float *q,
-                       const float *k, size_t ldk, const float *v, size_t ldv, float scale,
-                       const sk_mask *mask, float *out)
+/* Heads [0, hn) (pointers at the first one; hn <= SK_DEC_HG) over keys [kb, ke): the unnormalised
+   output o (head h at o + h * dh), running max m[h] and sum l[h] (initialised here). */
+static void decode_range(const sk_dsp *dsp, size_t hn, size_t dh, const float *qh, const float *kh,
+                         size_t ldk, const float *vh, size_t ldv, float scale, const sk_mask *mask,
+                         size_t kb, size_t ke, int pf, size_t G, float *o, float *mrow, float *lrow)
 {
     SK_ALIGN(64) float st[SK_DEC_HG * SK_DEC_BK];
-    float mrow[SK_DEC_HG], lrow[SK_DEC_HG], corr[SK_DEC_HG];
+    float corr[SK_DEC_HG];
     static const float one = 1.f;
     const sk_attn_dsp *a = &dsp->attn;
+    memset(o, 0, hn * dh * sizeof(float));
+    for (size_t h = 0; h < hn; h++) { mrow[h] = -INFINITY; lrow[h] = 0.f; }
+    for (size_t c0 = kb; c0 < ke; c0 += SK_DEC_BK) {
+        const size_t bk = ke - c0 < SK_DEC_BK ? ke - c0 : SK_DEC_BK;
+        if (mask && mask->kind == SK_MASK_KEYS && keys_all_masked(mask, c0, bk)) continue;
+        for (size_t j = 0; j < bk; j += G) {
+            const size_t g = bk - j < G ? bk - j : G;
+            const size_t pe = c0 + j + 2 * G < ke ? c0 + j + 2 * G : ke;
+            if (pf) prefetch_rows(kh, ldk, c0 + j + g, pe, hn * dh * sizeof(float));
+            for (size_t h = 0; h < hn; h++)
+                a->score(dsp, g, 1, dh, scale, kh + (c0 + j) * ldk + h * dh, ldk, qh + h * dh, dh,
+                         NULL, st + h * SK_DEC_BK + j);
+        }
+        for (size_t h = 0; h < hn; h++) {
+            if (mask) mask_tile(mask, 0, 1, c0, bk, st + h * SK_DEC_BK);
+            a->online(dsp, bk, 1, st + h * SK_DEC_BK, mrow + h, lrow + h, corr + h);
+        }
+        for (size_t j = 0; j < bk; j += G) {
+            const size_t g = bk - j < G ? bk - j : G;
+            const size_t pe = c0 + j + 2 * G < ke ? c0 + j + 2 * G : ke;
+            if (pf) prefetch_rows(vh, ldv, c0 + j + g, pe, hn * dh * sizeof(float));
+            for (size_t h = 0; h < hn; h++)
+                a->pv(dsp, 1, g, dh, st + h * SK_DEC_BK + j, vh + (c0 + j) * ldv + h * dh, ldv,
+                      j ? &one : corr + h, o + h * dh, dh);
+        }
+    }
+}
+
+typedef struct dec_job {
+    const sk_dsp *dsp;
+    size_t dh, ldk, ldv, kv_end, G, chunk, nc, h0, hr, ns;
+    const float *q, *k, *v;
+    float scale;
+    const sk_mask *mask;
+    int pf;
+    float *out;  /* nc == 1: the output */
+    float *part; /* nc > 1: chunk c, head h of the round: o at part + (c * hr + h) * dh, then the
+                    nc * hr maxima and nc * hr sums */
+} dec_job;
+
+/* Task t: chunk t / ns, head subgroup t % ns of the round (at most SK_DEC_HG heads at a time). */
+static void dec_task(void *arg, size_t t)
+{
+    const dec_job *j = arg;
+    const size_t c = t / j->ns, s = t % j->ns;
+    const size_t kb = c * j->chunk, ke = kb + j->chunk < j->kv_end ? kb + j->chunk : j->kv_end;
+    const size_t s1 = sk_part_bound(j->hr, j->ns, s + 1);
+    for (size_t g0 = sk_part_bound(j->hr, j->ns, s); g0 < s1; g0 += SK_DEC_HG) {
+        const size_t hn = s1 - g0 < SK_DEC_HG ? s1 - g0 : SK_DEC_HG, h = j->h0 + g0;
+        const float *qh = j->q + h * j->dh, *kh = j->k + h * j->dh, *vh = j->v + h * j->dh;
+        if (j->nc == 1) {
+            float mrow[SK_DEC_HG], lrow[SK_DEC_HG];
+            float *o = j->out + h * j->dh;
+            decode_range(j->dsp, hn, j->dh, qh, kh, j->ldk, vh, j->ldv, j->scale, j->mask, kb, ke,
+                         j->pf, j->G, o, mrow, lrow);
+            for (size_t i = 0; i < hn; i++) {
+                if (lrow[i] == 0.f) continue; /* fully masked: stays zero */
+                const float inv = 1.f / lrow[i];
+                for (size_t x = 0; x < j->dh; x++) o[i * j->dh + x] *= inv;
+            }
+        } else {
+            float *pm = j->part + j->nc * j->hr * j->dh + c * j->hr + g0;
+            decode_range(j->dsp, hn, j->dh, qh, kh, j->ldk, vh, j->ldv, j->scale, j->mask, kb, ke,
+                         j->pf, j->G, j->part + (c * j->hr + g0) * j->dh, pm, pm + j->nc * j->hr);
+        }
+    }
+}
+
+/* The chunks' partials of the round's heads into out (fixed chunk order). */
+static void dec_merge(const dec_job *j)
+{
+    const size_t nc = j->nc, hr = j->hr, dh = j->dh;
+    const float *pm = j->part + nc * hr * dh, *pl = pm + nc * hr;
+    for (size_t h = 0; h < hr; h++) {
+        float *o = j->out + (j->h0 + h) * dh;
+        float mx = -INFINITY;
+        for (size_t c = 0; c < nc; c++) {
+            const float m = pm[c * hr + h];
+            if (mx != mx) break;      /* NaN: stays NaN */
+            if (!(m <= mx)) mx = m;   /* larger, or NaN */
+        }
+        memset(o, 0, dh * sizeof(float));
+        if (mx == -INFINITY) continue; /* every key masked: zero */
+        float l = 0.f;
+        for (size_t c = 0; c < nc; c++) {
+            const float w = sk_exp1_scalar(pm[c * hr + h] - mx);
+            const float *oc = j->part + (c * hr + h) * dh;
+            l += w * pl[c * hr + h];
+            for (size_t x = 0; x < dh; x++) o[x] += w * oc[x];
+        }
+        if (l == 0.f) continue;
+        const float inv = 1.f / l;
+        for (size_t x = 0; x < dh; x++) o[x] *= inv;
+    }
+}
+
+static void mha_decode(const sk_threadpool *tp, const sk_dsp *dsp, size_t n_heads, size_t n_kv,
+                       size_t dh, const float *q, const float *k, size_t ldk, const float *v,
+                       size_t ldv, float scale, const sk_mask *mask, float *out)
+{
+    SK_ALIGN(64) float part[SK_DEC_PART];
     if (mask && mask->kind == SK_MASK_NONE) mask = NULL;
     const size_t kv_end = mask && mask->kind == SK_MASK_CAUSAL ? sk_causal_len(0, n_kv, mask->offset)
                                                               : n_kv;
+    dec_job j = { .dsp = dsp, .dh = dh, .ldk = ldk, .ldv = ldv, .kv_end = kv_end, .q = q, .k = k,
+                  .v = v, .scale = scale, .mask = mask, .out = out, .part = part };
     /* row groups and software prefetch (a group ahead) only beyond 4 MB of K and V */
-    const int pf = (double)kv_end * (double)(ldk + ldv) * sizeof(float) > 4.0 * 1024 * 1024;
-    const size_t G = pf ? SK_DEC_G : SK_DEC_BK;
-    for (size_t h0 = 0; h0 < n_heads; h0 += SK_DEC_HG) {
-        const size_t hn = n_heads - h0 < SK_DEC_HG ? n_heads - h0 : SK_DEC_HG;
-        float *o = out + h0 * dh;
-        const float *qh = q + h0 * dh, *kh = k + h0 * dh, *vh = v + h0 * dh;
-        memset(o, 0, hn * dh * sizeof(float));
-        for (size_t h = 0; h < hn; h++) { mrow[h] = -INFINITY; lrow[h] = 0.f; }
-        for (size_t c0 = 0; c0 < kv_end; c0 += SK_DEC_BK) {
-            const size_t bk = kv_end - c0 < SK_DEC_BK ? kv_end - c0 : SK_DEC_BK;
-            if (mask && mask->kind == SK_MASK_KEYS && keys_all_masked(mask, c0, bk)) continue;
-            for (size_t j = 0; j < bk; j += G) {
-                const size_t g = bk - j < G ? bk - j : G;
-                const size_t pe = c0 + j + 2 * G < kv_end ? c0 + j + 2 * G : kv_end;
-                if (pf) prefetch_rows(kh, ldk, c0 + j + g, pe, hn * dh * sizeof(float));
-                for (size_t h = 0; h < hn; h++)
-                    a->score(dsp, g, 1, dh, scale, kh + (c0 + j) * ldk + h * dh, ldk, qh + h * dh, dh, NULL,
-                             st + h * SK_DEC_BK + j);
-            }
-            for (size_t h = 0; h < hn; h++) {
-                if (mask) mask_tile(mask, 0, 1, c0, bk, st + h * SK_DEC_BK);
-                a->online(dsp, bk, 1, st + h * SK_DEC_BK, mrow + h, lrow + h, corr + h);
-            }
-            for (size_t j = 0; j < bk; j += G) {
-                const size_t g = bk - j < G ? bk - j : G;
-                const size_t pe = c0 + j + 2 * G < kv_end ? c0 + j + 2 * G : kv_end;
-                if (pf) prefetch_rows(vh, ldv, c0 + j + g, pe, hn * dh * sizeof(float));
-                for (size_t h = 0; h < hn; h++)
-                    a->pv(dsp, 1, g, dh, st + h * SK_DEC_BK + j, vh + (c0 + j) * ldv + h * dh, ldv,
-                          j ? &one : corr + h, o + h * dh, dh);
-            }
+    j.pf = (double)kv_end * (double)(ldk + ldv) * sizeof(float) > 4.0 * 1024 * 1024;
+    j.G = j.pf ? SK_DEC_G : SK_DEC_BK;
+    /* the chunks: by n_kv (through kv_end) and dh alone */
+    size_t nc = (kv_end + SK_DEC_CHUNK - 1) / SK_DEC_CHUNK;
+    nc = nc < SK_DEC_CMAX ? nc : SK_DEC_CMAX;
+    nc = nc < SK_DEC_PART / (dh + 2) ? nc : SK_DEC_PART / (dh + 2);
+    if (nc > 1) {
+        const size_t per = (kv_end + nc - 1) / nc;
+        j.chunk = (per + SK_DEC_BK - 1) / SK_DEC_BK * SK_DEC_BK;
+        nc = (kv_end + j.chunk - 1) / j.chunk;
+    }
+    if (nc <= 1) {
+        nc = 1;
+        j.chunk = kv_end ? kv_end : 1;
+    }
+    j.nc = nc;
+    const size_t hr_max = nc == 1 ? n_heads : SK_DEC_PART / (nc * (dh + 2));
+    const double bytes = (double)kv_end * 2.0 * (double)dh * sizeof(float);
+    for (size_t h0 = 0; h0 < n_heads; h0 += j.hr) {
+        j.h0 = h0;
+        j.hr = n_heads - h0 < hr_max ? n_heads - h0 : hr_max;
+        /* head subgroups: whole groups of SK_DEC_HG, more when the pool has threads to spare */
+        const size_t tasks = sk_tp_tasks(tp, bytes * (double)j.hr, TP_MIN_BYTES_DEC);
+        size_t ns = (j.hr + SK_DEC_HG - 1) / SK_DEC_HG;
+        if (tasks > 1 && ns * nc < tasks) {
+            const size_t want = (tasks + nc - 1) / nc;
+            ns = want < j.hr ? want : j.hr;
         }
-        for (size_t h = 0; h < hn; h++) {
-            if (lrow[h] == 0.f) continue; /* fully masked: stays zero */
-            const float inv = 1.f / lrow[h];
-            for (size_t c = 0; c < dh; c++) o[h * dh + c] *= inv;
+        j.ns = ns < SK_TASKS_MAX ? ns : SK_TASKS_MAX; /* a subgroup may span several groups */
+        if (kv_end == 0) {
+            memset(out + h0 * dh, 0, j.hr * dh * sizeof(float));
+            continue;
         }
+        sk_tp_run(tasks > 1 ? tp : NULL, nc * ns, dec_task, &j);
+        if (nc > 1) dec_merge(&j);
     }
 }
 
@@ -276,26 +464,47 @@ static void mha_decode(const sk_dsp *dsp, size_t n_heads, size_t n_kv, size_t dh
 static float dummy_operand[1];
 #define NONNULL(p) ((p) ? (p) : dummy_operand)
 
-sk_status sk_attention(size_t n_q, size_t n_kv, size_t d_k, size_t d_v,
-                       const float *q, size_t ldq, const float *k, size_t ldk,
-                       const float *v, size_t ldv, float scale, const sk_mask *mask,
-                       float *out, size_t ldo, float *weights)
+sk_status sk_attention_tp(const sk_threadpool *tp, size_t n_q, size_t n_kv, size_t d_k, size_t d_v,
+                          const float *q, size_t ldq, const float *k, size_t ldk,
+                          const float *v, size_t ldv, float scale, const sk_mask *mask,
+                          float *out, size_t ldo, float *weights)
 {
+    if (!sk_tp_ok(tp)) return SK_EINVAL;
     sk_status st = check_args(n_q, n_kv, d_k, d_v, q, ldq, k, ldk, v, ldv, mask, out, ldo, weights,
                               n_q, n_kv);
     if (st != SK_OK) return st;
     if (n_q == 0) return SK_OK;
     ldq = sk_ld1(n_q, d_k, ldq), ldo = sk_ld1(n_q, d_v, ldo);
     ldk = sk_ld1(n_kv, d_k, ldk), ldv = sk_ld1(n_kv, d_v, ldv);
-    attention_core(sk_dsp_get(), n_q, n_kv, d_k, d_v, NONNULL(q), ldq, NONNULL(k), ldk, NONNULL(v), ldv,
-                   scale, mask, NONNULL(out), ldo, weights);
+    const sk_dsp *dsp = sk_dsp_get();
+    if (n_kv == 0 || (d_v == 0 && !weights)) {
+        attention_core(NULL, dsp, n_q, n_kv, d_k, d_v, NONNULL(q), ldq, NONNULL(k), ldk, NONNULL(v),
+                       ldv, scale, mask, NONNULL(out), ldo, weights);
+        return SK_OK;
+    }
+    attn_job j = { .dsp = dsp, .n_heads = 1, .n_q = n_q, .n_kv = n_kv, .d_k = d_k, .d_v = d_v,
+                   .q = NONNULL(q), .k = NONNULL(k), .v = NONNULL(v), .ldq = ldq, .ldk = ldk,
+                   .ldv = ldv, .ldo = ldo, .scale = scale, .mask = mask, .out = NONNULL(out),
+                   .weights = weights };
+    attn_heads(tp, &j);
     return SK_OK;
 }
 
-sk_status sk_mha(size_t n_heads, size_t n_q, size_t n_kv, size_t d_head,
-                 const float *q, size_t ldq, const float *k, size_t ldk, const float *v, size_t ldv,
-                 float scale, const sk_mask *mask, float *out, size_t ldo, float *weights)
+sk_status sk_attention(size_t n_q, size_t n_kv, size_t d_k, size_t d_v,
+                       const float *q, size_t ldq, const float *k, size_t ldk,
+                       const float *v, size_t ldv, float scale, const sk_mask *mask,
+                       float *out, size_t ldo, float *weights)
 {
+    return sk_attention_tp(NULL, n_q, n_kv, d_k, d_v, q, ldq, k, ldk, v, ldv, scale, mask, out, ldo,
+                           weights);
+}
+
+sk_status sk_mha_tp(const sk_threadpool *tp, size_t n_heads, size_t n_q, size_t n_kv, size_t d_head,
+                    const float *q, size_t ldq, const float *k, size_t ldk, const float *v,
+                    size_t ldv, float scale, const sk_mask *mask, float *out, size_t ldo,
+                    float *weights)
+{
+    if (!sk_tp_ok(tp)) return SK_EINVAL;
     if (n_heads == 0) return SK_EINVAL;
     const size_t w = n_heads * d_head;
     if (d_head && w / d_head != n_heads) return SK_EINVAL; /* overflow */
@@ -317,14 +526,22 @@ sk_status sk_mha(size_t n_heads, size_t n_q, size_t n_kv, size_t d_head,
     v = NONNULL(v);
     out = NONNULL(out);
     if (n_q == 1 && !weights && n_kv && d_head) {
-        mha_decode(dsp, n_heads, n_kv, d_head, q, k, ldk, v, ldv, scale, mask, out);
+        mha_decode(tp, dsp, n_heads, n_kv, d_head, q, k, ldk, v, ldv, scale, mask, out);
         return SK_OK;
     }
-    for (size_t h = 0; h < n_heads; h++) {
-        const size_t c0 = h * d_head;
-        attention_core(dsp, n_q, n_kv, d_head, d_head, q + c0, ldq, k + c0, ldk, v + c0, ldv, scale, mask,
-                       out + c0, ldo,
-                       weights ? weights + h * n_q * n_kv : NULL);
-    }
+    if (d_head == 0 && !weights) return SK_OK;
+    attn_job j = { .dsp = dsp, .n_heads = n_heads, .n_q = n_q, .n_kv = n_kv, .d_k = d_head,
+                   .d_v = d_head, .hq = d_head, .hk = d_head, .hv = d_head, .ho = d_head, .q = q,
+                   .k = k, .v = v, .ldq = ldq, .ldk = ldk, .ldv = ldv, .ldo = ldo, .scale = scale,
+                   .mask = mask, .out = out, .weights = weights };
+    attn_heads(tp, &j);
     return SK_OK;
+}
+
+sk_status sk_mha(size_t n_heads, size_t n_q, size_t n_kv, size_t d_head,
+                 const float *q, size_t ldq, const float *k, size_t ldk, const float *v, size_t ldv,
+                 float scale, const sk_mask *mask, float *out, size_t ldo, float *weights)
+{
+    return sk_mha_tp(NULL, n_heads, n_q, n_kv, d_head, q, ldq, k, ldk, v, ldv, scale, mask, out,
+                     ldo, weights);
 }

@@ -31,6 +31,7 @@
 
 #include "dsp.h"
 #include "common.h"
+#include "pool.h"
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -472,32 +473,61 @@ void sk_gemm_dsp_init(sk_gemm_dsp *d, sk_isa isa)
     (void)isa;
 }
 
+/* The code path of a whole problem (m, n, k >= 1, alpha != 0): the reference without micro-kernels,
+   the matrix-vector kernels for m == 1, the transposed tiles for NT with few rows, else blocked. */
+enum gemm_path { PATH_REF, PATH_ROW, PATH_NT_ROWS, PATH_BLOCKED };
+
+static enum gemm_path gemm_path_of(const sk_gemm_dsp *d, sk_trans tb, size_t m)
+{
+    if (!d->ukr[0]) return PATH_REF;
+    if (m == 1 && d->gemv_n) return PATH_ROW;
+    if (tb && m <= d->rows_nr && d->ukr_t[0]) return PATH_NT_ROWS;
+    return PATH_BLOCKED;
+}
+
+static void gemm_path_run(const sk_gemm_dsp *d, enum gemm_path path, sk_trans ta, sk_trans tb,
+                          size_t m, size_t n, size_t k, float alpha, const float *a, size_t lda,
+                          const float *b, size_t ldb, float beta, const float *bias, float *c,
+                          size_t ldc)
+{
+    switch (path) {
+    case PATH_REF: /* the reference: C starts as the bias, the product is added */
+        if (bias) put_bias(m, n, bias, c, ldc);
+        d->sgemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, bias ? 1.f : beta, c, ldc);
+        return;
+    case PATH_ROW:
+        gemm_row(d, ta, tb, n, k, alpha, a, lda, b, ldb, beta, bias, c);
+        return;
+    case PATH_NT_ROWS:
+        if (gemm_nt_rows(d, ta, m, n, k, alpha, a, lda, b, ldb, beta, bias, c, ldc)) return;
+        break; /* no buffer: the blocked path */
+    case PATH_BLOCKED:
+        break;
+    }
+    gemm_blocked(d, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, bias, c, ldc);
+}
+
+/* An operand with one row never uses its ld (which may be anything, even near SIZE_MAX). */
+#define GEMM_LD1()                                                                                 \
+    do {                                                                                           \
+        lda = sk_ld1(ta ? k : m, ta ? m : k, lda);                                                 \
+        ldb = sk_ld1(tb ? n : k, tb ? k : n, ldb);                                                 \
+        ldc = sk_ld1(m, n, ldc);                                                                   \
+    } while (0)
+
 void sk_gemm_run_bias(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t m, size_t n, size_t k,
                       float alpha, const float *a, size_t lda, const float *b, size_t ldb,
                       float beta, const float *bias, float *c, size_t ldc)
 {
     if (m == 0 || n == 0) return;
-    lda = sk_ld1(ta ? k : m, ta ? m : k, lda);
-    ldb = sk_ld1(tb ? n : k, tb ? k : n, ldb);
-    ldc = sk_ld1(m, n, ldc);
+    GEMM_LD1();
     if (k == 0 || alpha == 0.f) { /* A and B not read (BLAS semantics) */
         if (bias) put_bias(m, n, bias, c, ldc);
         else scale_c(m, n, beta, c, ldc);
         return;
     }
-    if (!d->ukr[0]) { /* the reference: C starts as the bias, the product is added */
-        if (bias) put_bias(m, n, bias, c, ldc);
-        d->sgemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, bias ? 1.f : beta, c, ldc);
-        return;
-    }
-    if (m == 1 && d->gemv_n) {
-        gemm_row(d, ta, tb, n, k, alpha, a, lda, b, ldb, beta, bias, c);
-        return;
-    }
-    if (tb && m <= d->rows_nr && d->ukr_t[0] &&
-        gemm_nt_rows(d, ta, m, n, k, alpha, a, lda, b, ldb, beta, bias, c, ldc))
-        return;
-    gemm_blocked(d, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, bias, c, ldc);
+    gemm_path_run(d, gemm_path_of(d, tb, m), ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, bias, c,
+                  ldc);
 }
 
 void sk_gemm_run(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t m, size_t n, size_t k,
@@ -507,14 +537,144 @@ void sk_gemm_run(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t m, size_
     sk_gemm_run_bias(d, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, NULL, c, ldc);
 }
 
-sk_status sk_sgemm(sk_trans ta, sk_trans tb, size_t m, size_t n, size_t k,
-                   float alpha, const float *a, size_t lda, const float *b, size_t ldb,
-                   float beta, float *c, size_t ldc)
+/* --- partition over the caller's thread pool ----------------------------------------------------
+ * A layer above the driver: each task runs the path of the whole problem (gemm_path_of) on a tile
+ * of C, so every element sees the arithmetic of the single-threaded call.
+ *   blocked: columns at multiples of NR inside one NC block (the partial panels of the call, at
+ *            the end of an NC block and at n, stay where they are: the edge tiles merge through
+ *            a stack tile), rows at multiples of MC (the same MC blocks, hence the same row
+ *            blocks and kernels); k is never split.
+ *   m == 1:  columns in groups of GEMV_GROUP (a multiple of every matrix-vector kernel's column
+ *            group), the rest in the last task.
+ *   NT, few rows: columns at multiples of the kernel's row count, at least one such group in the
+ *            last task (the near-equal split of the last tiles is the call's).
+ *   reference: any rows (every element is its own sum).
+ * Each task packs into its own thread's buffers. */
+#define GEMV_GROUP 256
+#define TP_MIN_FLOPS 4.0e6      /* blocked and NT tasks: ~40 us of work at 100 GFLOP/s */
+#define TP_MIN_FLOPS_ROW 1.0e6  /* matrix-vector tasks: 2 MB of B (memory-bound) */
+
+typedef struct gemm_job {
+    const sk_gemm_dsp *d;
+    enum gemm_path path;
+    sk_trans ta, tb;
+    size_t m, n, k;
+    float alpha, beta;
+    const float *a, *b, *bias;
+    float *c;
+    size_t lda, ldb, ldc;
+    size_t ru, rn, rparts;       /* row unit (rows), row units, row parts */
+    size_t cu, cn, cparts, upb;  /* column unit, column units, column parts, units per NC block */
+} gemm_job;
+
+/* Column of the start of column unit u (clamped to n). */
+static size_t gemm_col(const gemm_job *j, size_t u)
 {
+    const size_t nc = j->d->nc;
+    const size_t col = j->upb ? u / j->upb * nc + u % j->upb * j->cu : u * j->cu;
+    return col < j->n ? col : j->n;
+}
+
+static void gemm_task(void *arg, size_t t)
+{
+    const gemm_job *j = arg;
+    const size_t ri = t / j->cparts, ci = t % j->cparts;
+    const size_t r0 = sk_part_bound(j->rn, j->rparts, ri) * j->ru;
+    const size_t r1 = ri + 1 == j->rparts ? j->m : sk_part_bound(j->rn, j->rparts, ri + 1) * j->ru;
+    const size_t c0 = gemm_col(j, sk_part_bound(j->cn, j->cparts, ci));
+    const size_t c1 =
+        ci + 1 == j->cparts ? j->n : gemm_col(j, sk_part_bound(j->cn, j->cparts, ci + 1));
+    if (r0 >= r1 || c0 >= c1) return;
+    const float *a = j->ta ? j->a + r0 : j->a + r0 * j->lda;
+    /* one call per NC block the columns touch (blocked path): the panels of an NC block start at
+       its first column, as in the whole call */
+    const size_t nc = j->upb ? j->d->nc : j->n;
+    for (size_t s = c0, e; s < c1; s = e) {
+        e = (s / nc + 1) * nc < c1 ? (s / nc + 1) * nc : c1;
+        const float *b = j->tb ? j->b + s * j->ldb : j->b + s;
+        gemm_path_run(j->d, j->path, j->ta, j->tb, r1 - r0, e - s, j->k, j->alpha, a, j->lda, b,
+                      j->ldb, j->beta, j->bias ? j->bias + s : NULL, j->c + r0 * j->ldc + s,
+                      j->ldc);
+    }
+}
+
+void sk_gemm_run_bias_tp(const sk_threadpool *tp, const sk_gemm_dsp *d, sk_trans ta, sk_trans tb,
+                         size_t m, size_t n, size_t k, float alpha, const float *a, size_t lda,
+                         const float *b, size_t ldb, float beta, const float *bias, float *c,
+                         size_t ldc)
+{
+    if (m == 0 || n == 0 || k == 0 || alpha == 0.f || sk_tp_threads(tp) == 1) {
+        sk_gemm_run_bias(d, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, bias, c, ldc);
+        return;
+    }
+    GEMM_LD1();
+    gemm_job j = { .d = d, .path = gemm_path_of(d, tb, m), .ta = ta, .tb = tb, .m = m, .n = n,
+                   .k = k, .alpha = alpha, .beta = beta, .a = a, .b = b, .bias = bias, .c = c,
+                   .lda = lda,
+                   .ldb = ldb, .ldc = ldc, .ru = 1, .rn = 1, .cu = 1, .cn = 1, .upb = 0 };
+    const double flops = 2.0 * (double)m * (double)n * (double)k;
+    size_t tasks = sk_tp_tasks(tp, flops, j.path == PATH_ROW ? TP_MIN_FLOPS_ROW : TP_MIN_FLOPS);
+    switch (j.path) {
+    case PATH_REF:
+        j.ru = 1, j.rn = m;
+        break;
+    case PATH_ROW:
+        j.cu = GEMV_GROUP, j.cn = n / GEMV_GROUP;
+        break;
+    case PATH_NT_ROWS:
+        j.cu = ldb % 1024 == 0 && d->mr_t > 8 ? 8 : d->mr_t; /* as gemm_nt_rows */
+        j.cn = n / j.cu;
+        break;
+    case PATH_BLOCKED:
+        j.ru = d->mc, j.rn = cdiv(m, d->mc);
+        j.cu = d->nr, j.upb = cdiv(d->nc, d->nr);
+        j.cn = n / d->nc * j.upb + cdiv(n % d->nc, d->nr);
+        break;
+    }
+    /* the longer side of C first: a column part packs all of A again, a row part all of B */
+    if (j.path == PATH_BLOCKED && m > n) {
+        j.rparts = j.rn < tasks ? j.rn : tasks;
+        j.cparts = tasks / j.rparts;
+        if (j.cparts > j.cn) j.cparts = j.cn;
+        if (j.cparts == 0) j.cparts = 1;
+    } else {
+        j.cparts = j.cn < tasks ? j.cn : tasks;
+        if (j.cparts == 0) j.cparts = 1;
+        j.rparts = tasks / j.cparts;
+        if (j.rparts > j.rn) j.rparts = j.rn;
+        if (j.rparts == 0) j.rparts = 1;
+    }
+    tasks = j.rparts * j.cparts;
+    if (tasks == 1) {
+        sk_gemm_run_bias(d, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, bias, c, ldc);
+        return;
+    }
+    sk_tp_run(tp, tasks, gemm_task, &j);
+}
+
+void sk_gemm_run_tp(const sk_threadpool *tp, const sk_gemm_dsp *d, sk_trans ta, sk_trans tb,
+                    size_t m, size_t n, size_t k, float alpha, const float *a, size_t lda,
+                    const float *b, size_t ldb, float beta, float *c, size_t ldc)
+{
+    sk_gemm_run_bias_tp(tp, d, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, NULL, c, ldc);
+}
+
+sk_status sk_sgemm_tp(const sk_threadpool *tp, sk_trans ta, sk_trans tb, size_t m, size_t n,
+                      size_t k, float alpha, const float *a, size_t lda, const float *b, size_t ldb,
+                      float beta, float *c, size_t ldc)
+{
+    if (!sk_tp_ok(tp)) return SK_EINVAL;
     if ((unsigned)ta > SK_TRANS || (unsigned)tb > SK_TRANS) return SK_EINVAL;
     if (!sk_mat_ok(a, ta ? k : m, ta ? m : k, lda)) return SK_EINVAL;
     if (!sk_mat_ok(b, tb ? n : k, tb ? k : n, ldb)) return SK_EINVAL;
     if (!sk_mat_ok(c, m, n, ldc)) return SK_EINVAL;
-    sk_gemm_run(&sk_dsp_get()->gemm, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    sk_gemm_run_tp(tp, &sk_dsp_get()->gemm, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
     return SK_OK;
+}
+
+sk_status sk_sgemm(sk_trans ta, sk_trans tb, size_t m, size_t n, size_t k,
+                   float alpha, const float *a, size_t lda, const float *b, size_t ldb,
+                   float beta, float *c, size_t ldc)
+{
+    return sk_sgemm_tp(NULL, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }

@@ -84,6 +84,11 @@ void sk_sgemm_ref(sk_trans ta, sk_trans tb, size_t m, size_t n, size_t k, float 
 void sk_gemm_run(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t m, size_t n, size_t k,
                  float alpha, const float *a, size_t lda, const float *b, size_t ldb, float beta,
                  float *c, size_t ldc);
+/* The same on the caller's pool tp (NULL: sk_gemm_run), bitwise identical to sk_gemm_run (the
+ * partition in gemm.c). */
+void sk_gemm_run_tp(const sk_threadpool *tp, const sk_gemm_dsp *d, sk_trans ta, sk_trans tb,
+                    size_t m, size_t n, size_t k, float alpha, const float *a, size_t lda,
+                    const float *b, size_t ldb, float beta, float *c, size_t ldc);
 
 /* As sk_gemm_run, plus a bias: C = alpha op(A) op(B) + bias, bias[j] (n floats) added to every row
  * of C; C is not read (beta is ignored). bias NULL: sk_gemm_run. No pass of its own over C: each C
@@ -91,5 +96,10 @@ void sk_gemm_run(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t m, size_
 void sk_gemm_run_bias(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t m, size_t n, size_t k,
                       float alpha, const float *a, size_t lda, const float *b, size_t ldb,
                       float beta, const float *bias, float *c, size_t ldc);
+/* sk_gemm_run_bias on the caller's pool tp (NULL: on this thread), bitwise identical to it. */
+void sk_gemm_run_bias_tp(const sk_threadpool *tp, const sk_gemm_dsp *d, sk_trans ta, sk_trans tb,
+                         size_t m, size_t n, size_t k, float alpha, const float *a, size_t lda,
+                         const float *b, size_t ldb, float beta, const float *bias, float *c,
+                         size_t ldc);
 
 #endif

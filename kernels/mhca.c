@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include "dsp.h"
 #include "common.h"
+#include "pool.h"
 
 /* Width of the encoder rows: d_enc, 0 meaning d_model. */
 static size_t enc_width(const sk_mhca *L) { return L->d_enc ? L->d_enc : L->d_model; }
@@ -79,31 +80,33 @@ static int disjoint(const float *const *w, const size_t *wn, int nw, const float
 }
 
 /* kv = [enc W_k + b_k | enc W_v + b_v]; enc: n_enc x d_enc */
-static void project_kv(const sk_mhca *L, size_t n_enc, const float *enc, float *kv)
+static void project_kv(const sk_threadpool *tp, const sk_mhca *L, size_t n_enc, const float *enc,
+                       float *kv)
 {
     const size_t d = L->d_model, de = enc_width(L);
     const sk_gemm_dsp *g = &sk_dsp_get()->gemm;
-    sk_gemm_run_bias(g, SK_NOTRANS, SK_NOTRANS, n_enc, d, de, 1.f, enc, de, L->w_k, d, 0.f, L->b_k,
-                     kv, d);
-    sk_gemm_run_bias(g, SK_NOTRANS, SK_NOTRANS, n_enc, d, de, 1.f, enc, de, L->w_v, d, 0.f, L->b_v,
-                     kv + n_enc * d, d);
+    sk_gemm_run_bias_tp(tp, g, SK_NOTRANS, SK_NOTRANS, n_enc, d, de, 1.f, enc, de, L->w_k, d, 0.f,
+                        L->b_k, kv, d);
+    sk_gemm_run_bias_tp(tp, g, SK_NOTRANS, SK_NOTRANS, n_enc, d, de, 1.f, enc, de, L->w_v, d, 0.f,
+                        L->b_v, kv + n_enc * d, d);
 }
 
 /* ws: 2 * n_dec * d floats */
-static void forward_kv(const sk_mhca *L, size_t n_dec, const float *dec, size_t n_enc, const float *kv,
-                       const uint8_t *enc_mask, float *out, float *weights, float *ws)
+static void forward_kv(const sk_threadpool *tp, const sk_mhca *L, size_t n_dec, const float *dec,
+                       size_t n_enc, const float *kv, const uint8_t *enc_mask, float *out,
+                       float *weights, float *ws)
 {
     const size_t d = L->d_model, h = L->n_heads, dh = d / h;
     const sk_gemm_dsp *g = &sk_dsp_get()->gemm;
     float *Q = ws, *C = ws + n_dec * d;
-    sk_gemm_run_bias(g, SK_NOTRANS, SK_NOTRANS, n_dec, d, d, 1.f, dec, d, L->w_q, d, 0.f, L->b_q,
-                     Q, d);
+    sk_gemm_run_bias_tp(tp, g, SK_NOTRANS, SK_NOTRANS, n_dec, d, d, 1.f, dec, d, L->w_q, d, 0.f,
+                        L->b_q, Q, d);
     const sk_mask km = { SK_MASK_KEYS, enc_mask, 0, 0 };
     const float *K = n_enc ? kv : NULL, *V = n_enc ? kv + n_enc * d : NULL;
-    sk_mha(h, n_dec, n_enc, dh, Q, d, K, d, V, d, 1.f / sqrtf((float)dh), enc_mask ? &km : NULL, C, d,
-           weights); /* arguments valid by construction */
-    sk_gemm_run_bias(g, SK_NOTRANS, SK_NOTRANS, n_dec, d, d, 1.f, C, d, L->w_o, d, 0.f, L->b_o,
-                     out, d);
+    sk_mha_tp(tp, h, n_dec, n_enc, dh, Q, d, K, d, V, d, 1.f / sqrtf((float)dh),
+              enc_mask ? &km : NULL, C, d, weights); /* valid: checked by the caller */
+    sk_gemm_run_bias_tp(tp, g, SK_NOTRANS, SK_NOTRANS, n_dec, d, d, 1.f, C, d, L->w_o, d, 0.f,
+                        L->b_o, out, d);
 }
 
 /* Floats of workspace the absorbed path needs (Q' and O', n_heads * n_dec x d_enc each, and the
@@ -120,38 +123,41 @@ static size_t absorb_floats(const sk_mhca *L, size_t n_dec, size_t n_enc, const 
 
 /* sk_mhca_forward without K and V (see the top of the file). ws: 2 * n_enc * d + 2 * n_dec * d
    floats, the layout of sk_mhca_forward's (Q and the concat at the same place). */
-static void forward_absorbed(const sk_mhca *L, size_t n_dec, const float *dec, size_t n_enc,
-                             const float *enc, const uint8_t *enc_mask, float *out,
-                             float *weights, float *ws)
+static void forward_absorbed(const sk_threadpool *tp, const sk_mhca *L, size_t n_dec,
+                             const float *dec, size_t n_enc, const float *enc,
+                             const uint8_t *enc_mask, float *out, float *weights, float *ws)
 {
     const size_t d = L->d_model, de = enc_width(L), H = L->n_heads, dh = d / H, hq = H * n_dec;
     const sk_dsp *dsp = sk_dsp_get();
     const sk_gemm_dsp *g = &dsp->gemm;
     float *Qa = ws, *Oa = Qa + hq * de, *S = weights ? weights : Oa + hq * de;
     float *Q = ws + 2 * n_enc * d, *C = Q + n_dec * d;
-    sk_gemm_run_bias(g, SK_NOTRANS, SK_NOTRANS, n_dec, d, d, 1.f, dec, d, L->w_q, d, 0.f, L->b_q,
-                     Q, d);
+    sk_gemm_run_bias_tp(tp, g, SK_NOTRANS, SK_NOTRANS, n_dec, d, d, 1.f, dec, d, L->w_q, d, 0.f,
+                        L->b_q, Q, d);
     const float scale = 1.f / sqrtf((float)dh);
     for (size_t h = 0; h < H; h++) /* Q'_h = scale Q_h W_k,h^T: rows h * n_dec .. of Qa */
-        sk_gemm_run(g, SK_NOTRANS, SK_TRANS, n_dec, de, dh, scale, Q + h * dh, d, L->w_k + h * dh,
-                    d, 0.f, Qa + h * n_dec * de, de);
-    sk_gemm_run(g, SK_NOTRANS, SK_TRANS, hq, n_enc, de, 1.f, Qa, de, enc, de, 0.f, S, n_enc);
+        sk_gemm_run_tp(tp, g, SK_NOTRANS, SK_TRANS, n_dec, de, dh, scale, Q + h * dh, d,
+                       L->w_k + h * dh, d, 0.f, Qa + h * n_dec * de, de);
+    sk_gemm_run_tp(tp, g, SK_NOTRANS, SK_TRANS, hq, n_enc, de, 1.f, Qa, de, enc, de, 0.f, S, n_enc);
     const sk_mask km = { SK_MASK_KEYS, enc_mask, 0, 0 };
-    dsp->math.scale_mask_softmax(hq, n_enc, 1.f, S, n_enc, enc_mask ? &km : NULL, S, n_enc);
-    sk_gemm_run(g, SK_NOTRANS, SK_NOTRANS, hq, de, n_enc, 1.f, S, n_enc, enc, de, 0.f, Oa, de);
+    sk_scale_mask_softmax_run_tp(tp, &dsp->math, hq, n_enc, 1.f, S, n_enc, enc_mask ? &km : NULL,
+                                 S, n_enc);
+    sk_gemm_run_tp(tp, g, SK_NOTRANS, SK_NOTRANS, hq, de, n_enc, 1.f, S, n_enc, enc, de, 0.f, Oa,
+                   de);
     int any = !enc_mask; /* a KEYS mask: every row attends to the same keys, or to none */
     for (size_t j = 0; !any && j < n_enc; j++) any = enc_mask[j] != 0;
     for (size_t h = 0; h < H; h++) /* head h of the concat = O'_h W_v,h (+ b_v,h) */
-        sk_gemm_run_bias(g, SK_NOTRANS, SK_NOTRANS, n_dec, dh, de, 1.f, Oa + h * n_dec * de, de,
-                         L->w_v + h * dh, d, 0.f, any && L->b_v ? L->b_v + h * dh : NULL,
-                         C + h * dh, d);
-    sk_gemm_run_bias(g, SK_NOTRANS, SK_NOTRANS, n_dec, d, d, 1.f, C, d, L->w_o, d, 0.f, L->b_o,
-                     out, d);
+        sk_gemm_run_bias_tp(tp, g, SK_NOTRANS, SK_NOTRANS, n_dec, dh, de, 1.f, Oa + h * n_dec * de,
+                            de, L->w_v + h * dh, d, 0.f, any && L->b_v ? L->b_v + h * dh : NULL,
+                            C + h * dh, d);
+    sk_gemm_run_bias_tp(tp, g, SK_NOTRANS, SK_NOTRANS, n_dec, d, d, 1.f, C, d, L->w_o, d, 0.f,
+                        L->b_o, out, d);
 }
 
-sk_status sk_mhca_project_kv(const sk_mhca *layer, size_t n_enc, const float *enc, float *kv)
+sk_status sk_mhca_project_kv_tp(const sk_threadpool *tp, const sk_mhca *layer, size_t n_enc,
+                                const float *enc, float *kv)
 {
-    if (!layer_ok(layer)) return SK_EINVAL;
+    if (!sk_tp_ok(tp) || !layer_ok(layer)) return SK_EINVAL;
     const size_t d = layer->d_model, de = enc_width(layer);
     if (!sk_mat_ok(enc, n_enc, de, de) || !sk_mat_ok(kv, n_enc, d, d)) return SK_EINVAL;
     if (n_enc && d && !sk_mhca_kv_size(layer, n_enc)) return SK_EINVAL; /* size overflow */
@@ -159,15 +165,21 @@ sk_status sk_mhca_project_kv(const sk_mhca *layer, size_t n_enc, const float *en
     const float *w[1] = { kv }, *r[1] = { enc };
     const size_t wn[1] = { 2 * n_enc * d }, rn[1] = { n_enc * de };
     if (!disjoint(w, wn, 1, r, rn, 1)) return SK_EINVAL; /* kv overlaps enc */
-    project_kv(layer, n_enc, enc, kv);
+    project_kv(tp, layer, n_enc, enc, kv);
     return SK_OK;
 }
 
-sk_status sk_mhca_forward_kv(const sk_mhca *layer, size_t n_dec, const float *dec, size_t n_enc,
-                             const float *kv, const uint8_t *enc_mask, float *out, float *weights,
-                             void *workspace)
+sk_status sk_mhca_project_kv(const sk_mhca *layer, size_t n_enc, const float *enc, float *kv)
 {
-    if (!layer_ok(layer)) return SK_EINVAL;
+    return sk_mhca_project_kv_tp(NULL, layer, n_enc, enc, kv);
+}
+
+sk_status sk_mhca_forward_kv_tp(const sk_threadpool *tp, const sk_mhca *layer, size_t n_dec,
+                                const float *dec, size_t n_enc, const float *kv,
+                                const uint8_t *enc_mask, float *out, float *weights,
+                                void *workspace)
+{
+    if (!sk_tp_ok(tp) || !layer_ok(layer)) return SK_EINVAL;
     const size_t d = layer->d_model;
     if (!sk_mat_ok(dec, n_dec, d, d) || !sk_mat_ok(kv, n_enc, d, d) ||
         !sk_mat_ok(out, n_dec, d, d) || !weights_ok(layer, n_dec, n_enc, weights))
@@ -187,16 +199,24 @@ sk_status sk_mhca_forward_kv(const sk_mhca *layer, size_t n_dec, const float *de
         ws = owned = malloc(wsz);
         if (!ws) return SK_ENOMEM;
     }
-    forward_kv(layer, n_dec, dec, n_enc, kv, enc_mask, out, weights, ws);
+    forward_kv(tp, layer, n_dec, dec, n_enc, kv, enc_mask, out, weights, ws);
     free(owned);
     return SK_OK;
 }
 
-sk_status sk_mhca_forward(const sk_mhca *layer, size_t n_dec, const float *dec, size_t n_enc,
-                          const float *enc, const uint8_t *enc_mask, float *out, float *weights,
-                          void *workspace)
+sk_status sk_mhca_forward_kv(const sk_mhca *layer, size_t n_dec, const float *dec, size_t n_enc,
+                             const float *kv, const uint8_t *enc_mask, float *out, float *weights,
+                             void *workspace)
 {
-    if (!layer_ok(layer)) return SK_EINVAL;
+    return sk_mhca_forward_kv_tp(NULL, layer, n_dec, dec, n_enc, kv, enc_mask, out, weights,
+                                 workspace);
+}
+
+sk_status sk_mhca_forward_tp(const sk_threadpool *tp, const sk_mhca *layer, size_t n_dec,
+                             const float *dec, size_t n_enc, const float *enc,
+                             const uint8_t *enc_mask, float *out, float *weights, void *workspace)
+{
+    if (!sk_tp_ok(tp) || !layer_ok(layer)) return SK_EINVAL;
     const size_t d = layer->d_model, de = enc_width(layer);
     if (!sk_mat_ok(dec, n_dec, d, d) || !sk_mat_ok(enc, n_enc, de, de) ||
         !sk_mat_ok(out, n_dec, d, d) || !weights_ok(layer, n_dec, n_enc, weights))
@@ -218,11 +238,19 @@ sk_status sk_mhca_forward(const sk_mhca *layer, size_t n_dec, const float *dec, 
     }
     float *kv = ws, *fws = ws + 2 * n_enc * d;
     if (absorb_floats(layer, n_dec, n_enc, weights)) {
-        forward_absorbed(layer, n_dec, dec, n_enc, enc, enc_mask, out, weights, ws);
+        forward_absorbed(tp, layer, n_dec, dec, n_enc, enc, enc_mask, out, weights, ws);
     } else {
-        if (n_enc) project_kv(layer, n_enc, enc, kv);
-        forward_kv(layer, n_dec, dec, n_enc, kv, enc_mask, out, weights, fws);
+        if (n_enc) project_kv(tp, layer, n_enc, enc, kv);
+        forward_kv(tp, layer, n_dec, dec, n_enc, kv, enc_mask, out, weights, fws);
     }
     free(owned);
     return SK_OK;
+}
+
+sk_status sk_mhca_forward(const sk_mhca *layer, size_t n_dec, const float *dec, size_t n_enc,
+                          const float *enc, const uint8_t *enc_mask, float *out, float *weights,
+                          void *workspace)
+{
+    return sk_mhca_forward_tp(NULL, layer, n_dec, dec, n_enc, enc, enc_mask, out, weights,
+                              workspace);
 }

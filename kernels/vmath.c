@@ -2,6 +2,7 @@
  * and kernels/arm, one file per kernel and ISA. */
 #include "dsp.h"
 #include "common.h"
+#include "pool.h"
 
 void sk_math_dsp_init(sk_math_dsp *d, sk_isa isa)
 {
@@ -41,28 +42,126 @@ void sk_math_dsp_init(sk_math_dsp *d, sk_isa isa)
     (void)isa;
 }
 
+/* --- the caller's thread pool --------------------------------------------------------------------
+ * exp: contiguous ranges at multiples of EXP_UNIT elements (a multiple of every kernel's step, so
+ * each element goes through the kernel code it would in one call: the tail stays in the last
+ * range). Softmax: rows at multiples of ROW_UNIT (the row-block driver's block), each row computed
+ * alone as in one call. */
+#define EXP_UNIT 1024
+#define ROW_UNIT 8
+#define TP_MIN_ELEMS 65536.0 /* per task: ~15 us of exp / softmax */
+
+typedef struct math_job {
+    const sk_math_dsp *d;
+    size_t n, parts;              /* exp: elements; softmax: rows */
+    size_t cols;
+    float scale;
+    const float *x;
+    float *y;
+    size_t ldx, ldy;
+    const sk_mask *mask;
+    int smx;                      /* scale_mask_softmax (else softmax) */
+} math_job;
+
+static void exp_task(void *arg, size_t t)
+{
+    const math_job *j = arg;
+    const size_t units = j->n / EXP_UNIT;
+    const size_t i0 = sk_part_bound(units, j->parts, t) * EXP_UNIT;
+    const size_t i1 = t + 1 == j->parts ? j->n : sk_part_bound(units, j->parts, t + 1) * EXP_UNIT;
+    j->d->exp(i1 - i0, j->x + i0, j->y + i0);
+}
+
+static void smx_task(void *arg, size_t t)
+{
+    const math_job *j = arg;
+    const size_t units = j->n / ROW_UNIT;
+    const size_t r0 = sk_part_bound(units, j->parts, t) * ROW_UNIT;
+    const size_t r1 = t + 1 == j->parts ? j->n : sk_part_bound(units, j->parts, t + 1) * ROW_UNIT;
+    sk_mask tmp;
+    const sk_mask *m = sk_mask_sub(j->mask, r0, 0, &tmp);
+    if (j->smx)
+        j->d->scale_mask_softmax(r1 - r0, j->cols, j->scale, j->x + r0 * j->ldx, j->ldx, m,
+                                 j->y + r0 * j->ldy, j->ldy);
+    else
+        j->d->softmax(r1 - r0, j->cols, j->x + r0 * j->ldx, j->ldx, j->y + r0 * j->ldy, j->ldy);
+}
+
+/* Parts of `units` units for `elems` elements of work on tp (1: one call on this thread). */
+static size_t math_parts(const sk_threadpool *tp, size_t units, double elems)
+{
+    const size_t p = sk_tp_tasks(tp, elems, TP_MIN_ELEMS);
+    return p < units ? p : (units ? units : 1);
+}
+
+sk_status sk_exp_tp(const sk_threadpool *tp, size_t n, const float *x, float *y)
+{
+    if (!sk_tp_ok(tp)) return SK_EINVAL;
+    if (n && (!x || !y || n > SK_ELEMS_MAX)) return SK_EINVAL;
+    if (!n) return SK_OK;
+    const sk_math_dsp *d = &sk_dsp_get()->math;
+    math_job j = { .d = d, .n = n, .x = x, .y = y };
+    j.parts = math_parts(tp, n / EXP_UNIT, (double)n);
+    if (j.parts == 1) d->exp(n, x, y);
+    else sk_tp_run(tp, j.parts, exp_task, &j);
+    return SK_OK;
+}
+
 sk_status sk_exp(size_t n, const float *x, float *y)
 {
-    if (n && (!x || !y || n > SK_ELEMS_MAX)) return SK_EINVAL;
-    if (n) sk_dsp_get()->math.exp(n, x, y);
+    return sk_exp_tp(NULL, n, x, y);
+}
+
+/* smx: scale_mask_softmax, else softmax (arguments checked, sizes nonzero). */
+static void softmax_run(const sk_threadpool *tp, const sk_math_dsp *d, int smx, size_t rows,
+                        size_t cols, float scale, const float *x, size_t ldx, const sk_mask *mask,
+                        float *y, size_t ldy)
+{
+    math_job j = { .d = d, .n = rows, .cols = cols, .scale = scale, .x = x, .y = y, .ldx = ldx,
+                   .ldy = ldy, .mask = mask, .smx = smx };
+    j.parts = math_parts(tp, rows / ROW_UNIT, (double)rows * (double)cols);
+    if (j.parts > 1) sk_tp_run(tp, j.parts, smx_task, &j);
+    else smx_task(&j, 0);
+}
+
+sk_status sk_softmax_tp(const sk_threadpool *tp, size_t rows, size_t cols, const float *x,
+                        size_t ldx, float *y, size_t ldy)
+{
+    if (!sk_tp_ok(tp)) return SK_EINVAL;
+    if (!sk_mat_ok(x, rows, cols, ldx) || !sk_mat_ok(y, rows, cols, ldy)) return SK_EINVAL;
+    if (rows && cols)
+        softmax_run(tp, &sk_dsp_get()->math, 0, rows, cols, 1.f, x, sk_ld1(rows, cols, ldx), NULL, y,
+                    sk_ld1(rows, cols, ldy));
     return SK_OK;
 }
 
 sk_status sk_softmax(size_t rows, size_t cols, const float *x, size_t ldx, float *y, size_t ldy)
 {
+    return sk_softmax_tp(NULL, rows, cols, x, ldx, y, ldy);
+}
+
+void sk_scale_mask_softmax_run_tp(const sk_threadpool *tp, const sk_math_dsp *d, size_t rows,
+                                  size_t cols, float scale, const float *x, size_t ldx,
+                                  const sk_mask *mask, float *y, size_t ldy)
+{
+    softmax_run(tp, d, 1, rows, cols, scale, x, ldx, mask, y, ldy);
+}
+
+sk_status sk_scale_mask_softmax_tp(const sk_threadpool *tp, size_t rows, size_t cols, float scale,
+                                   const float *x, size_t ldx, const sk_mask *mask, float *y,
+                                   size_t ldy)
+{
+    if (!sk_tp_ok(tp)) return SK_EINVAL;
     if (!sk_mat_ok(x, rows, cols, ldx) || !sk_mat_ok(y, rows, cols, ldy)) return SK_EINVAL;
+    if (sk_mask_check(mask, rows, cols) != SK_OK) return SK_EINVAL;
     if (rows && cols)
-        sk_dsp_get()->math.softmax(rows, cols, x, sk_ld1(rows, cols, ldx), y, sk_ld1(rows, cols, ldy));
+        sk_scale_mask_softmax_run_tp(tp, &sk_dsp_get()->math, rows, cols, scale, x,
+                                     sk_ld1(rows, cols, ldx), mask, y, sk_ld1(rows, cols, ldy));
     return SK_OK;
 }
 
 sk_status sk_scale_mask_softmax(size_t rows, size_t cols, float scale, const float *x, size_t ldx,
                                 const sk_mask *mask, float *y, size_t ldy)
 {
-    if (!sk_mat_ok(x, rows, cols, ldx) || !sk_mat_ok(y, rows, cols, ldy)) return SK_EINVAL;
-    if (sk_mask_check(mask, rows, cols) != SK_OK) return SK_EINVAL;
-    if (rows && cols)
-        sk_dsp_get()->math.scale_mask_softmax(rows, cols, scale, x, sk_ld1(rows, cols, ldx), mask, y,
-                                              sk_ld1(rows, cols, ldy));
-    return SK_OK;
+    return sk_scale_mask_softmax_tp(NULL, rows, cols, scale, x, ldx, mask, y, ldy);
 }

@@ -109,4 +109,10 @@ SK_MATH_DECL(avx512)
 SK_MATH_DECL(neon)
 #undef SK_MATH_DECL
 
+/* scale_mask_softmax of table d on the caller's pool tp (arguments checked, sizes nonzero; rows at
+   multiples of 8 per task: bitwise identical to one call). */
+void sk_scale_mask_softmax_run_tp(const sk_threadpool *tp, const sk_math_dsp *d, size_t rows,
+                                  size_t cols, float scale, const float *x, size_t ldx,
+                                  const sk_mask *mask, float *y, size_t ldy);
+
 #endif

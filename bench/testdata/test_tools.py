@@ -161,8 +161,44 @@ def report_from_json():
               "report: missing binary is a clear error", err)
 
 
+def thread_axis():
+    """The thread axis: variants NN@t1 / NN@t2 of the same case, peers at the same thread count."""
+    import json
+
+    def bm(name, gflops):
+        return {"name": name, "run_name": name, "run_type": "iteration", "repetitions": 1,
+                "repetition_index": 0, "threads": 1, "iterations": 10, "real_time": 1000.0,
+                "cpu_time": 1000.0, "time_unit": "ns", "GFLOP/s": gflops}
+    rep = {"context": {"date": "2026-12-01T00:00:00+00:00", "host_name": "fixture", "num_cpus": 2},
+           "benchmarks": [bm("sgemm/avx512/NN@t1/1024x1024x1024", 100),
+                          bm("sgemm/avx512/NN@t2/1024x1024x1024", 190),
+                          bm("sgemm/openblas/NN@t1/1024x1024x1024", 110),
+                          bm("sgemm/openblas/NN@t2/1024x1024x1024", 200),
+                          bm("sgemm/avx512/NN/1024x1024x1024", 101)]}
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "threads.json")
+        with open(path, "w") as f:
+            json.dump(rep, f)
+        rc, out, err = run(COMPARE, "--threads", path, "1", "2")
+        check(rc == 0, "threads: exit 0", err)
+        check(ratio_of(out, "sgemm/avx512/NN@t*/1024x1024x1024") == 1.9, "threads: t2 / t1", out)
+        check(ratio_of(out, "sgemm/openblas/NN@t*/1024x1024x1024") == 1.818,
+              "threads: a peer's t2 / t1", out)
+        check(geomean_of(out)[1] == 2, "threads: the plain variant is not on the axis", out)
+        rc, out, err = run(COMPARE, "--within", path, "avx512", "openblas")
+        check(ratio_of(out, "sgemm/*/NN@t2/1024x1024x1024") == 0.95,
+              "threads: contenders paired at the same thread count", out)
+        rc, _, err = run(COMPARE, "--threads", path, "1", "4")
+        check(rc == 2 and "no benchmarks on 1 and on 4 threads" in err, "threads: missing count", err)
+        rc, _, err = run(REPORT, "--from-json", path, "--out-dir", d, "--no-plots")
+        md = open(os.path.join(d, "report.md")).read() if rc == 0 else err
+        check("## Thread axis" in md and "| sgemm | avx512 | NN | 1024x1024x1024 | GFLOP/s | 100 | 190 | 1.90× |"
+              in md, "report: thread-axis table with the speed-up", md)
+
+
 compare_files()
 compare_within()
+thread_axis()
 compare_errors()
 report_from_json()
 if failures:

@@ -1,0 +1,283 @@
+// Benchmarks: the thread axis. The _tp entry points on a pthreadpool of T threads (T = 1, 2, and
+// the number of CPUs when more), next to the peers on T threads (OpenBLAS openblas_set_num_threads,
+// oneDNN through its OpenMP runtime: omp_set_num_threads), best ISA only. The thread count is the
+// variant's "@tT" suffix, so that bench/compare pairs contenders at the same thread count
+// (--within REPORT avx512 openblas) and bench/compare --threads REPORT 1 2 gives the speed-up of
+// each case from 1 to 2 threads.
+//
+//   sgemm/<isa|openblas|onednn>/NN@tT/MxNxK           the GEMM targets of the thread axis
+//   mha/<isa>/<fused|weights>@tT/HxNQxNKVxD           sk_mha_tp, weights NULL or not
+//   mhca/<isa>/forward@tT/DxHxNDECxNENC               sk_mhca_forward_tp (caller workspace)
+//   mhca/<isa>/forward_kv@tT/DxHxNDECxNENC            sk_mhca_forward_kv_tp: a decoder step
+//   mhca/read/forward_kv@tT/DxHxNDECxNENC             a plain read of the bytes that step reads
+//                                                     (K, V, W_q, W_o) on T threads: its bound
+// Counters: GFLOP/s (GEMM, attention: 4 n_q n_kv d per head; the module: its GEMMs and attention),
+// GB/s for the decoder step and the read (the same byte count for both).
+#include <cmath>
+#include <cstring>
+#include <map>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "bench_util.h"
+
+#ifdef SK_BENCH_HAVE_PTHREADPOOL
+#include "simdkern_pthreadpool.h"
+#endif
+#ifdef SK_BENCH_HAVE_OPENBLAS
+#include <cblas.h>
+#endif
+#ifdef SK_BENCH_HAVE_ONEDNN
+#include <omp.h>
+#include <oneapi/dnnl/dnnl.h>
+#endif
+
+#ifdef SK_BENCH_HAVE_PTHREADPOOL
+namespace
+{
+
+// One pool per thread count, created at first use and kept for the process.
+sk_threadpool pool_of(size_t t)
+{
+    static std::map<size_t, pthreadpool_t> pools;
+    auto it = pools.find(t);
+    if (it == pools.end()) it = pools.emplace(t, pthreadpool_create(t)).first;
+    return sk_threadpool_from_pthreadpool(it->second);
+}
+
+std::string with_threads(const std::string &variant, size_t t)
+{
+    return variant + "@t" + std::to_string(t);
+}
+
+sk_isa best_isa()
+{
+    const auto v = skb::isas();
+    return v.back();
+}
+
+struct GemmShape {
+    size_t m, n, k;
+};
+
+void bm_sgemm(benchmark::State &st, sk_isa isa, size_t t, GemmShape s)
+{
+    skb::IsaScope scope(isa);
+    const sk_threadpool tp = pool_of(t);
+    skb::Buf a(s.m * s.k, -1.f, 1.f, 1), b(s.k * s.n, -1.f, 1.f, 2), c(s.m * s.n, -1.f, 1.f, 3);
+    for (auto _ : st) {
+        sk_sgemm_tp(&tp, SK_NOTRANS, SK_NOTRANS, s.m, s.n, s.k, 1.f, a.p, s.k, b.p, s.n, 0.f, c.p,
+                    s.n);
+        benchmark::DoNotOptimize(c.p);
+        benchmark::ClobberMemory();
+    }
+    skb::set_rates(st, 2.0 * (double)s.m * (double)s.n * (double)s.k, 0, 0);
+}
+
+#ifdef SK_BENCH_HAVE_OPENBLAS
+void bm_sgemm_openblas(benchmark::State &st, size_t t, GemmShape s)
+{
+    openblas_set_num_threads((int)t);
+    skb::Buf a(s.m * s.k, -1.f, 1.f, 1), b(s.k * s.n, -1.f, 1.f, 2), c(s.m * s.n, -1.f, 1.f, 3);
+    for (auto _ : st) {
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (blasint)s.m, (blasint)s.n,
+                    (blasint)s.k, 1.f, a.p, (blasint)s.k, b.p, (blasint)s.n, 0.f, c.p,
+                    (blasint)s.n);
+        benchmark::DoNotOptimize(c.p);
+        benchmark::ClobberMemory();
+    }
+    openblas_set_num_threads(1);
+    skb::set_rates(st, 2.0 * (double)s.m * (double)s.n * (double)s.k, 0, 0);
+}
+#endif
+
+#ifdef SK_BENCH_HAVE_ONEDNN
+void bm_sgemm_onednn(benchmark::State &st, size_t t, GemmShape s)
+{
+    omp_set_num_threads((int)t);
+    skb::Buf a(s.m * s.k, -1.f, 1.f, 1), b(s.k * s.n, -1.f, 1.f, 2), c(s.m * s.n, -1.f, 1.f, 3);
+    for (auto _ : st) {
+        dnnl_sgemm('N', 'N', (dnnl_dim_t)s.m, (dnnl_dim_t)s.n, (dnnl_dim_t)s.k, 1.f, a.p,
+                   (dnnl_dim_t)s.k, b.p, (dnnl_dim_t)s.n, 0.f, c.p, (dnnl_dim_t)s.n);
+        benchmark::DoNotOptimize(c.p);
+        benchmark::ClobberMemory();
+    }
+    omp_set_num_threads(1);
+    skb::set_rates(st, 2.0 * (double)s.m * (double)s.n * (double)s.k, 0, 0);
+}
+#endif
+
+struct MhaShape {
+    size_t h, n_q, n_kv, d;
+    std::string name() const
+    {
+        return std::to_string(h) + "x" + std::to_string(n_q) + "x" + std::to_string(n_kv) + "x" +
+               std::to_string(d);
+    }
+};
+
+void bm_mha(benchmark::State &st, sk_isa isa, size_t t, MhaShape s, bool weights)
+{
+    skb::IsaScope scope(isa);
+    const sk_threadpool tp = pool_of(t);
+    const size_t ld = s.h * s.d;
+    skb::Buf q(s.n_q * ld, -1.f, 1.f, 1), k(s.n_kv * ld, -1.f, 1.f, 2),
+        v(s.n_kv * ld, -1.f, 1.f, 3);
+    skb::Buf o(s.n_q * ld, 0.f, 1.f, 4), w(weights ? s.h * s.n_q * s.n_kv : 1, 0.f, 1.f, 5);
+    const float scale = 1.f / std::sqrt((float)s.d);
+    for (auto _ : st) {
+        sk_mha_tp(&tp, s.h, s.n_q, s.n_kv, s.d, q.p, ld, k.p, ld, v.p, ld, scale, nullptr, o.p, ld,
+                  weights ? w.p : nullptr);
+        benchmark::DoNotOptimize(o.p);
+        benchmark::ClobberMemory();
+    }
+    skb::set_rates(st, 4.0 * (double)s.h * (double)s.n_q * (double)s.n_kv * (double)s.d, 0, 0);
+}
+
+struct MhcaShape {
+    size_t d, h, n_dec, n_enc;
+    std::string name() const
+    {
+        return std::to_string(d) + "x" + std::to_string(h) + "x" + std::to_string(n_dec) + "x" +
+               std::to_string(n_enc);
+    }
+    // the bytes a decoder step reads: K and V (n_enc x d each), W_q and W_o
+    double step_bytes() const { return 4.0 * (2.0 * (double)n_enc * d + 2.0 * (double)d * d); }
+};
+
+struct Layer {
+    skb::Buf wq, wk, wv, wo;
+    sk_mhca L;
+    explicit Layer(size_t d)
+        : wq(d * d, -0.05f, 0.05f, 11), wk(d * d, -0.05f, 0.05f, 12), wv(d * d, -0.05f, 0.05f, 13),
+          wo(d * d, -0.05f, 0.05f, 14),
+          L{d, 0, wq.p, wk.p, wv.p, wo.p, 0, nullptr, nullptr, nullptr, nullptr}
+    {
+    }
+};
+
+void bm_forward(benchmark::State &st, sk_isa isa, size_t t, MhcaShape s)
+{
+    skb::IsaScope scope(isa);
+    const sk_threadpool tp = pool_of(t);
+    Layer ly(s.d);
+    ly.L.n_heads = s.h;
+    skb::Buf dec(s.n_dec * s.d, -1.f, 1.f, 1), enc(s.n_enc * s.d, -1.f, 1.f, 2), out(s.n_dec * s.d);
+    skb::Buf ws(sk_mhca_workspace_size(&ly.L, s.n_dec, s.n_enc) / sizeof(float) + 1);
+    for (auto _ : st) {
+        sk_mhca_forward_tp(&tp, &ly.L, s.n_dec, dec.p, s.n_enc, enc.p, nullptr, out.p, nullptr,
+                           ws.p);
+        benchmark::DoNotOptimize(out.p);
+        benchmark::ClobberMemory();
+    }
+    const double d = (double)s.d, flops = 2.0 * d * d * (2.0 * s.n_enc + 2.0 * s.n_dec) +
+                                          4.0 * (double)s.n_dec * (double)s.n_enc * d;
+    skb::set_rates(st, flops, 0, 0);
+}
+
+void bm_forward_kv(benchmark::State &st, sk_isa isa, size_t t, MhcaShape s)
+{
+    skb::IsaScope scope(isa);
+    const sk_threadpool tp = pool_of(t);
+    Layer ly(s.d);
+    ly.L.n_heads = s.h;
+    skb::Buf dec(s.n_dec * s.d, -1.f, 1.f, 1), enc(s.n_enc * s.d, -1.f, 1.f, 2), out(s.n_dec * s.d);
+    skb::Buf kv(2 * s.n_enc * s.d);
+    skb::Buf ws(sk_mhca_forward_kv_workspace_size(&ly.L, s.n_dec) / sizeof(float) + 1);
+    sk_mhca_project_kv_tp(&tp, &ly.L, s.n_enc, enc.p, kv.p);
+    for (auto _ : st) {
+        sk_mhca_forward_kv_tp(&tp, &ly.L, s.n_dec, dec.p, s.n_enc, kv.p, nullptr, out.p, nullptr,
+                              ws.p);
+        benchmark::DoNotOptimize(out.p);
+        benchmark::ClobberMemory();
+    }
+    skb::set_rates(st, 0, 0, s.step_bytes());
+}
+
+// A plain read of n floats on the pool: one contiguous slice per thread, summed in vectors.
+struct ReadJob {
+    const float *p;
+    size_t n, parts;
+    float sums[64];
+};
+
+void read_task(void *arg, size_t t)
+{
+    ReadJob *j = static_cast<ReadJob *>(arg);
+    const size_t b = j->n / j->parts * t, e = t + 1 == j->parts ? j->n : j->n / j->parts * (t + 1);
+    float s[16] = {0};
+    size_t i = b;
+    for (; i + 16 <= e; i += 16)
+        for (int l = 0; l < 16; l++) s[l] += j->p[i + l];
+    for (; i < e; i++) s[0] += j->p[i];
+    float r = 0;
+    for (int l = 0; l < 16; l++) r += s[l];
+    j->sums[t] = r;
+}
+
+void bm_read(benchmark::State &st, size_t t, MhcaShape s)
+{
+    const sk_threadpool tp = pool_of(t);
+    const size_t n = (size_t)(s.step_bytes() / 4);
+    skb::Buf buf(n);
+    ReadJob j{buf.p, n, t < 64 ? t : 64, {}};
+    for (auto _ : st) {
+        if (j.parts > 1)
+            tp.parallel_for(tp.pool, j.parts, read_task, &j);
+        else
+            read_task(&j, 0);
+        benchmark::DoNotOptimize(j.sums);
+        benchmark::ClobberMemory();
+    }
+    skb::set_rates(st, 0, 0, s.step_bytes());
+}
+
+} // namespace
+#endif
+
+void sk_register_thread_benchmarks()
+{
+#ifdef SK_BENCH_HAVE_PTHREADPOOL
+    std::vector<size_t> counts = {1, 2};
+    const size_t hw = std::thread::hardware_concurrency();
+    if (hw > 2) counts.push_back(hw);
+    const sk_isa isa = best_isa();
+    const std::string in = sk_isa_name(isa);
+    static const GemmShape gemm[] = {{1024, 1024, 1024}, {2048, 2048, 2048}, {64, 1024, 1024},
+                                     {16, 4096, 1024},   {1, 512, 64},       {16, 512, 64},
+                                     {64, 64, 64}};
+    static const MhaShape mha[] = {{8, 512, 512, 64}, {1, 1, 64, 64}};
+    static const MhcaShape fwd = {1024, 16, 512, 512}, step = {1024, 16, 1, 4096};
+    for (size_t t : counts) {
+        for (const GemmShape &s : gemm) {
+            const std::string shape = skb::shape3(s.m, s.n, s.k), var = with_threads("NN", t);
+            benchmark::RegisterBenchmark(skb::case_name("sgemm", in, var, shape).c_str(), bm_sgemm,
+                                         isa, t, s);
+#ifdef SK_BENCH_HAVE_OPENBLAS
+            benchmark::RegisterBenchmark(skb::case_name("sgemm", "openblas", var, shape).c_str(),
+                                         bm_sgemm_openblas, t, s);
+#endif
+#ifdef SK_BENCH_HAVE_ONEDNN
+            benchmark::RegisterBenchmark(skb::case_name("sgemm", "onednn", var, shape).c_str(),
+                                         bm_sgemm_onednn, t, s);
+#endif
+        }
+        for (const MhaShape &s : mha)
+            for (int w = 0; w < 2; w++) {
+                if (w && s.n_q == 1) continue;
+                const std::string var = with_threads(w ? "weights" : "fused", t);
+                benchmark::RegisterBenchmark(skb::case_name("mha", in, var, s.name()).c_str(),
+                                             bm_mha, isa, t, s, w != 0);
+            }
+        benchmark::RegisterBenchmark(
+            skb::case_name("mhca", in, with_threads("forward", t), fwd.name()).c_str(), bm_forward,
+            isa, t, fwd);
+        const std::string kvv = with_threads("forward_kv", t);
+        benchmark::RegisterBenchmark(skb::case_name("mhca", in, kvv, step.name()).c_str(),
+                                     bm_forward_kv, isa, t, step);
+        benchmark::RegisterBenchmark(skb::case_name("mhca", "read", kvv, step.name()).c_str(),
+                                     bm_read, t, step);
+    }
+#endif
+}
