@@ -104,7 +104,8 @@ sk_status sk_scale_mask_softmax(size_t rows, size_t cols, float scale, const flo
      weights: |w - exact| <= (1e-5 + (d_k + 1)·2^-22·T)·exact + 1e-9, masked weights exactly 0;
      out:     |out - exact| <= (1e-5 + (d_k + 1)·2^-22·T)·sum_j w_j·|v_j| + 1e-6·max_j |v_j|.
    (the d_k term is the score GEMM's bound, the rest the softmax family's.) NaN and inf follow the
-   softmax rules per query row.
+   softmax rules per query row. scale == 0: every score is 0 (+ mask) and q and k are not read, as
+   alpha == 0 in a GEMM (a NaN or inf in them does not reach the result).
    Aliasing: out and weights must not overlap q, k, v or each other (SK_EINVAL, nothing written:
    the extents [p, p + (rows - 1)·ld + cols) are compared, so an out interleaved column-wise with
    q in one buffer is refused too); q, k and v may overlap each other. */

@@ -482,8 +482,9 @@ sk_status sk_attention_tp(const sk_threadpool *tp, size_t n_q, size_t n_kv, size
                        ldv, scale, mask, NONNULL(out), ldo, weights);
         return SK_OK;
     }
-    attn_job j = { .dsp = dsp, .n_heads = 1, .n_q = n_q, .n_kv = n_kv, .d_k = d_k, .d_v = d_v,
-                   .q = NONNULL(q), .k = NONNULL(k), .v = NONNULL(v), .ldq = ldq, .ldk = ldk,
+    /* scale == 0: every score is 0 (+ mask), q and k are not read (alpha == 0 in a GEMM) */
+    attn_job j = { .dsp = dsp, .n_heads = 1, .n_q = n_q, .n_kv = n_kv, .d_k = scale == 0.f ? 0 : d_k,
+                   .d_v = d_v, .q = NONNULL(q), .k = NONNULL(k), .v = NONNULL(v), .ldq = ldq, .ldk = ldk,
                    .ldv = ldv, .ldo = ldo, .scale = scale, .mask = mask, .out = NONNULL(out),
                    .weights = weights };
     attn_heads(tp, &j);
@@ -525,12 +526,14 @@ sk_status sk_mha_tp(const sk_threadpool *tp, size_t n_heads, size_t n_q, size_t 
     k = NONNULL(k);
     v = NONNULL(v);
     out = NONNULL(out);
-    if (n_q == 1 && !weights && n_kv && d_head) {
+    if (n_q == 1 && !weights && n_kv && d_head && scale != 0.f) {
         mha_decode(tp, dsp, n_heads, n_kv, d_head, q, k, ldk, v, ldv, scale, mask, out);
         return SK_OK;
     }
     if (d_head == 0 && !weights) return SK_OK;
-    attn_job j = { .dsp = dsp, .n_heads = n_heads, .n_q = n_q, .n_kv = n_kv, .d_k = d_head,
+    /* scale == 0: every score is 0 (+ mask), q and k are not read (alpha == 0 in a GEMM) */
+    attn_job j = { .dsp = dsp, .n_heads = n_heads, .n_q = n_q, .n_kv = n_kv,
+                   .d_k = scale == 0.f ? 0 : d_head,
                    .d_v = d_head, .hq = d_head, .hk = d_head, .hv = d_head, .ho = d_head, .q = q,
                    .k = k, .v = v, .ldq = ldq, .ldk = ldk, .ldv = ldv, .ldo = ldo, .scale = scale,
                    .mask = mask, .out = out, .weights = weights };

@@ -852,6 +852,25 @@ static void test_aliasing(void)
         CHECK(sk_mhca_forward_kv(&L, ND, dec, NE, kv, NULL, out, wts, out) == SK_EINVAL,
               "workspace == out");
     }
+    /* scale == 0: the scores are 0 whatever q and k hold (not read): uniform weights */
+    {
+        float qn[2 * D], kn[NKV * D], o2[2 * D], w2[2 * NKV];
+        for (int i = 0; i < 2 * D; i++) qn[i] = i == 1 ? NAN : 1.f;
+        for (int i = 0; i < NKV * D; i++) kn[i] = i == 3 ? INFINITY : 0.5f;
+        for (int wt = 0; wt < 2; wt++) {
+            CHECK(sk_attention(2, NKV, D, D, qn, D, kn, D, v, D, 0.f, NULL, o2, D, wt ? w2 : NULL)
+                  == SK_OK, "scale 0");
+            for (int c = 0; c < D; c++) {
+                double mean = 0;
+                for (int j = 0; j < NKV; j++) mean += v[j * D + c] / NKV;
+                CHECK(fabs(o2[c] - mean) <= 1e-6, "scale 0 (weights %d): out[%d] = %g, want %g", wt,
+                      c, o2[c], mean);
+            }
+            CHECK(sk_mha(2, 1, NKV, 2, qn, D, kn, D, v, D, 0.f, NULL, o2, D, wt ? w2 : NULL) == SK_OK,
+                  "mha scale 0");
+            CHECK(o2[0] == o2[0] && o2[3] == o2[3], "mha scale 0: NaN out (weights %d)", wt);
+        }
+    }
     /* inputs may overlap each other (one packed buffer for q, k and v) */
     CHECK(sk_attention(NQ, NKV, D, D, k, D, k, D, k, D, 0.5f, NULL, g_out, D, w) == SK_OK,
           "q == k == v");

@@ -97,7 +97,8 @@ static void ref_head(size_t n_q, size_t n_kv, size_t dk, size_t dv, const float 
                 dot += t;
                 g += fabs(t);
             }
-            const double sq = scale * dot, s = sq + add;
+            /* scale == 0: the scores are 0, q and k not read (the stated rule) */
+            const double sq = scale == 0 ? 0 : scale * dot, s = sq + add;
             wr[j] = s;
             if (s != s || s == INFINITY) { nan = 1; continue; }
             if (s > mx) mx = s;
