@@ -206,8 +206,9 @@ void sk_register_math_benchmarks()
             benchmark::RegisterBenchmark(("exp/" + name + "/" + kind + "-results/4096").c_str(),
                                          run_exp_range, isa, (size_t)4096, sub ? -103.f : -80.f,
                                          sub ? -88.f : -10.f);
-            benchmark::RegisterBenchmark(("softmax/" + name + "/" + kind + "-inputs/64x512").c_str(),
-                                         run_softmax_tiny, isa, (size_t)64, (size_t)512, sub != 0);
+            benchmark::RegisterBenchmark(
+                ("softmax/" + name + "/" + kind + "-inputs/64x512").c_str(), run_softmax_tiny, isa,
+                (size_t)64, (size_t)512, sub != 0);
         }
     }
     {

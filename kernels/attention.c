@@ -415,8 +415,8 @@ static void mha_decode(const sk_threadpool *tp, const sk_dsp *dsp, size_t n_head
 {
     SK_ALIGN(64) float part[SK_DEC_PART];
     if (mask && mask->kind == SK_MASK_NONE) mask = NULL;
-    const size_t kv_end = mask && mask->kind == SK_MASK_CAUSAL ? sk_causal_len(0, n_kv, mask->offset)
-                                                              : n_kv;
+    const size_t kv_end =
+        mask && mask->kind == SK_MASK_CAUSAL ? sk_causal_len(0, n_kv, mask->offset) : n_kv;
     dec_job j = { .dsp = dsp, .dh = dh, .ldk = ldk, .ldv = ldv, .kv_end = kv_end, .q = q, .k = k,
                   .v = v, .scale = scale, .mask = mask, .out = out, .part = part };
     /* row groups and software prefetch (a group ahead) only beyond 4 MB of K and V */
@@ -483,10 +483,10 @@ sk_status sk_attention_tp(const sk_threadpool *tp, size_t n_q, size_t n_kv, size
         return SK_OK;
     }
     /* scale == 0: every score is 0 (+ mask), q and k are not read (alpha == 0 in a GEMM) */
-    attn_job j = { .dsp = dsp, .n_heads = 1, .n_q = n_q, .n_kv = n_kv, .d_k = scale == 0.f ? 0 : d_k,
-                   .d_v = d_v, .q = NONNULL(q), .k = NONNULL(k), .v = NONNULL(v), .ldq = ldq, .ldk = ldk,
-                   .ldv = ldv, .ldo = ldo, .scale = scale, .mask = mask, .out = NONNULL(out),
-                   .weights = weights };
+    attn_job j = { .dsp = dsp, .n_heads = 1, .n_q = n_q, .n_kv = n_kv,
+                   .d_k = scale == 0.f ? 0 : d_k, .d_v = d_v, .q = NONNULL(q), .k = NONNULL(k),
+                   .v = NONNULL(v), .ldq = ldq, .ldk = ldk, .ldv = ldv, .ldo = ldo,
+                   .scale = scale, .mask = mask, .out = NONNULL(out), .weights = weights };
     attn_heads(tp, &j);
     return SK_OK;
 }
@@ -510,7 +510,8 @@ sk_status sk_mha_tp(const sk_threadpool *tp, size_t n_heads, size_t n_q, size_t 
     const size_t w = n_heads * d_head;
     if (d_head && w / d_head != n_heads) return SK_EINVAL; /* overflow */
     size_t wn;
-    if (weights && !sk_mul_ok(n_q, n_kv, &wn)) return SK_EINVAL; /* n_heads * n_q * n_kv overflows */
+    if (weights && !sk_mul_ok(n_q, n_kv, &wn))
+        return SK_EINVAL; /* n_heads * n_q * n_kv overflows */
     sk_status st = check_args(n_q, n_kv, w, w, q, ldq, k, ldk, v, ldv, mask, out, ldo, weights,
                               n_heads, weights ? n_q * n_kv : 0);
     if (st != SK_OK) return st;

@@ -62,8 +62,8 @@ static inline size_t sk_ld1(size_t rows, size_t cols, size_t ld)
 /* 1 when two validated float matrices (p, rows x cols, stride ld; empty ones never overlap) share
    memory: their extents [p, p + (rows - 1) ld + cols) intersect. Conservative for interleaved
    strided matrices (columns of one between rows of the other count as overlapping). */
-static inline int sk_mat_overlap(const float *p, size_t rows, size_t cols, size_t ld, const float *q,
-                                 size_t qrows, size_t qcols, size_t qld)
+static inline int sk_mat_overlap(const float *p, size_t rows, size_t cols, size_t ld,
+                                 const float *q, size_t qrows, size_t qcols, size_t qld)
 {
     if (!rows || !cols || !qrows || !qcols) return 0;
     const uintptr_t a = (uintptr_t)p, b = (uintptr_t)q;

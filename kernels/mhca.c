@@ -65,7 +65,7 @@ static int weights_ok(const sk_mhca *L, size_t n_dec, size_t n_enc, const float 
 }
 
 /* 1 when the written buffers (w[0..nw), each of wn[i] floats) overlap neither each other nor the
-   read ones (r[0..nr), rn[i] floats); NULL or empty buffers never overlap. Sizes already checked. */
+   read ones (r[0..nr), rn[i] floats); NULL or empty buffers never overlap (sizes checked). */
 static int disjoint(const float *const *w, const size_t *wn, int nw, const float *const *r,
                     const size_t *rn, int nr)
 {

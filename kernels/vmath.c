@@ -130,8 +130,8 @@ sk_status sk_softmax_tp(const sk_threadpool *tp, size_t rows, size_t cols, const
     if (!sk_tp_ok(tp)) return SK_EINVAL;
     if (!sk_mat_ok(x, rows, cols, ldx) || !sk_mat_ok(y, rows, cols, ldy)) return SK_EINVAL;
     if (rows && cols)
-        softmax_run(tp, &sk_dsp_get()->math, 0, rows, cols, 1.f, x, sk_ld1(rows, cols, ldx), NULL, y,
-                    sk_ld1(rows, cols, ldy));
+        softmax_run(tp, &sk_dsp_get()->math, 0, rows, cols, 1.f, x, sk_ld1(rows, cols, ldx), NULL,
+                    y, sk_ld1(rows, cols, ldy));
     return SK_OK;
 }
 

@@ -44,8 +44,8 @@ typedef struct sk_math_dsp {
 
 void sk_math_dsp_init(sk_math_dsp *d, sk_isa isa);
 
-/* Number of attended columns [0, cols) of row r under a causal mask: clamp(r + offset + 1, 0, cols),
-   computed without overflow for every r and offset. */
+/* Number of attended columns [0, cols) of row r under a causal mask: clamp(r + offset + 1, 0,
+   cols), computed without overflow for every r and offset. */
 static inline size_t sk_causal_len(size_t r, size_t cols, ptrdiff_t offset)
 {
     if (offset >= 0) {

@@ -778,7 +778,8 @@ static void test_size_overflow(void)
     CHECK(sk_mhca_workspace_size(&wide, big50, 1) == 0, "workspace n_dec = 2^50: %zu",
           sk_mhca_workspace_size(&wide, big50, 1));
     CHECK(sk_mhca_kv_size(&wide, big50) == 0, "kv size n_enc = 2^50");
-    CHECK(sk_mhca_forward_kv_workspace_size(&wide, big50) == 0, "forward_kv workspace n_dec = 2^50");
+    CHECK(sk_mhca_forward_kv_workspace_size(&wide, big50) == 0,
+          "forward_kv workspace n_dec = 2^50");
     const sk_mhca small = { 16, 2, g_a, g_b, g_c, g_a };
     CHECK(sk_mhca_workspace_size(&small, 1, big60) == 0, "workspace d 16, n_enc = 2^60");
     EXPECT(SK_EINVAL, sk_mhca_forward(&small, 1, g_b, big60, g_c, NULL, g_out, NULL, g_ws),
@@ -789,26 +790,31 @@ static void test_size_overflow(void)
            "forward_kv n_enc = 2^60");
     EXPECT(SK_EINVAL, sk_mhca_project_kv(&small, big60, g_c, g_out), "project_kv n_enc = 2^60");
     /* matrices whose extent (rows - 1) ld + cols does not fit the address space */
-    EXPECT(SK_EINVAL, sk_sgemm(SK_NOTRANS, SK_NOTRANS, big60, 2, 2, 1.f, g_a, 4, g_b, 2, 0.f, g_out, 2),
+    EXPECT(SK_EINVAL,
+           sk_sgemm(SK_NOTRANS, SK_NOTRANS, big60, 2, 2, 1.f, g_a, 4, g_b, 2, 0.f, g_out, 2),
            "sgemm m = 2^60");
     EXPECT(SK_EINVAL, sk_softmax(4, 2, g_a, SIZE_MAX / 2, g_out, 2), "softmax ldx = SIZE_MAX / 2");
     EXPECT(SK_EINVAL, sk_exp(SIZE_MAX / 2, g_a, g_out), "exp n = SIZE_MAX / 2");
-    EXPECT(SK_EINVAL, sk_attention(big60, 2, 2, 2, g_a, 2, g_b, 2, g_c, 2, 1.f, NULL, g_out, 2, NULL),
+    EXPECT(SK_EINVAL,
+           sk_attention(big60, 2, 2, 2, g_a, 2, g_b, 2, g_c, 2, 1.f, NULL, g_out, 2, NULL),
            "attention n_q = 2^60");
-    EXPECT(SK_EINVAL, sk_attention(2, big60, 2, 2, g_a, 2, g_b, 2, g_c, 2, 1.f, NULL, g_out, 2, g_w),
+    EXPECT(SK_EINVAL,
+           sk_attention(2, big60, 2, 2, g_a, 2, g_b, 2, g_c, 2, 1.f, NULL, g_out, 2, g_w),
            "attention n_kv = 2^60 with weights");
     EXPECT(SK_EINVAL, sk_mha(4, big50, big50, 1, g_a, 4, g_b, 4, g_c, 4, 1.f, NULL, g_out, 4, g_w),
            "mha weights n_q * n_kv overflows");
     /* one-row operands: their ld is never used and may be anything >= cols */
     poison();
-    CHECK(sk_softmax(1, 3, g_a, SIZE_MAX, g_out, SIZE_MAX) == SK_OK, "softmax one row, ld SIZE_MAX");
+    CHECK(sk_softmax(1, 3, g_a, SIZE_MAX, g_out, SIZE_MAX) == SK_OK,
+          "softmax one row, ld SIZE_MAX");
     CHECK(sk_attention(1, 1, 2, 2, g_a, SIZE_MAX, g_b, SIZE_MAX, g_c, SIZE_MAX, 1.f, NULL, g_out,
                        SIZE_MAX, NULL) == SK_OK, "attention one row, ld SIZE_MAX");
     CHECK(g_out[0] == g_c[0] && g_out[1] == g_c[1], "attention one key: out = v (%g %g)", g_out[0],
           g_out[1]);
 }
 
-/* Outputs that overlap inputs (or each other) in sk_attention / sk_mha: SK_EINVAL, nothing written. */
+/* Outputs that overlap inputs (or each other) in sk_attention / sk_mha: SK_EINVAL, nothing written.
+ */
 static void test_aliasing(void)
 {
     g_fn = "aliasing";
@@ -830,7 +836,8 @@ static void test_aliasing(void)
     CHECK(sk_mha(2, NQ, NKV, 2, q, D, k, D, v, D, 0.5f, NULL, q + 2, D, NULL) == SK_EINVAL,
           "mha: out interleaved with q");
     CHECK(!memcmp(q, qc, sizeof q), "mha: q written");
-    /* the module: outputs (out, weights, workspace, kv) must not overlap its inputs or each other */
+    /* the module: outputs (out, weights, workspace, kv) must not overlap its inputs or each other
+     */
     {
         enum { MD = 8, MH = 2, ND = 3, NE = 4 };
         const sk_mhca L = { MD, MH, g_a, g_b, g_c, g_a + 64 };
@@ -840,7 +847,8 @@ static void test_aliasing(void)
         for (int i = 0; i < NE * MD; i++) enc[i] = g_c[i];
         CHECK(sk_mhca_workspace_size(&L, ND, NE) <= sizeof ws, "module workspace too big");
         CHECK(sk_mhca_forward(&L, ND, dec, NE, enc, NULL, out, wts, ws) == SK_OK, "module good");
-        CHECK(sk_mhca_forward(&L, ND, dec, NE, enc, NULL, dec, NULL, ws) == SK_EINVAL, "out == dec");
+        CHECK(sk_mhca_forward(&L, ND, dec, NE, enc, NULL, dec, NULL, ws) == SK_EINVAL,
+              "out == dec");
         CHECK(sk_mhca_forward(&L, ND, dec, NE, enc, NULL, out, ws + 8, ws) == SK_EINVAL,
               "weights inside the workspace");
         CHECK(sk_mhca_forward(&L, ND, dec, NE, enc, NULL, out, NULL, enc) == SK_EINVAL,
@@ -866,7 +874,8 @@ static void test_aliasing(void)
                 CHECK(fabs(o2[c] - mean) <= 1e-6, "scale 0 (weights %d): out[%d] = %g, want %g", wt,
                       c, o2[c], mean);
             }
-            CHECK(sk_mha(2, 1, NKV, 2, qn, D, kn, D, v, D, 0.f, NULL, o2, D, wt ? w2 : NULL) == SK_OK,
+            CHECK(sk_mha(2, 1, NKV, 2, qn, D, kn, D, v, D, 0.f, NULL, o2, D, wt ? w2 : NULL) ==
+                      SK_OK,
                   "mha scale 0");
             CHECK(o2[0] == o2[0] && o2[3] == o2[3], "mha scale 0: NaN out (weights %d)", wt);
         }

@@ -118,7 +118,8 @@ void sk_softmax_row_scalar(size_t cols, float scale, const float *x, const sk_ma
 void sk_scale_mask_softmax_scalar(size_t rows, size_t cols, float scale, const float *x, size_t ldx,
                                   const sk_mask *mask, float *y, size_t ldy)
 {
-    for (size_t r = 0; r < rows; r++) sk_softmax_row_scalar(cols, scale, x + r * ldx, mask, r, y + r * ldy);
+    for (size_t r = 0; r < rows; r++)
+        sk_softmax_row_scalar(cols, scale, x + r * ldx, mask, r, y + r * ldy);
 }
 
 void sk_softmax_scalar(size_t rows, size_t cols, const float *x, size_t ldx, float *y, size_t ldy)

@@ -17,7 +17,10 @@ static const int32_t tail_tbl[16] = { -1, -1, -1, -1, -1, -1, -1, -1, 0, 0, 0, 0
 /* x as the sweeps read it: subnormals as 0 (sk_flush_subnormal_avx2: no microcode assists; a
    subnormal x moves a score by less than |scale| 2^-126) */
 AI __m256 ldx8(const float *p) { return sk_flush_subnormal_avx2(_mm256_loadu_ps(p)); }
-AI __m256 ldxm8(const float *p, __m256i t) { return sk_flush_subnormal_avx2(_mm256_maskload_ps(p, t)); }
+AI __m256 ldxm8(const float *p, __m256i t)
+{
+    return sk_flush_subnormal_avx2(_mm256_maskload_ps(p, t));
+}
 
 AI __m256i tail8(size_t rem) { return _mm256_loadu_si256((const __m256i *)(tail_tbl + 8 - (rem > 8 ? 8 : rem))); }
 
@@ -224,9 +227,15 @@ void sk_scale_mask_softmax_avx2(size_t rows, size_t cols, float scale, const flo
         }
         break;
     }
-    case SK_MASK_BOOL: rows8(rows, cols, scale, x, ldx, mask, SK_MASK_BOOL, cols, y, ldy, mask); break;
-    case SK_MASK_ADD: rows8(rows, cols, scale, x, ldx, mask, SK_MASK_ADD, cols, y, ldy, mask); break;
-    default: rows8(rows, cols, scale, x, ldx, mask, SK_MASK_NONE, cols, y, ldy, mask); break; /* NONE, CAUSAL */
+    case SK_MASK_BOOL:
+        rows8(rows, cols, scale, x, ldx, mask, SK_MASK_BOOL, cols, y, ldy, mask);
+        break;
+    case SK_MASK_ADD:
+        rows8(rows, cols, scale, x, ldx, mask, SK_MASK_ADD, cols, y, ldy, mask);
+        break;
+    default:
+        rows8(rows, cols, scale, x, ldx, mask, SK_MASK_NONE, cols, y, ldy, mask);
+        break; /* NONE, CAUSAL */
     }
 }
 

@@ -236,9 +236,15 @@ void sk_scale_mask_softmax_avx512(size_t rows, size_t cols, float scale, const f
         else rows16(rows, cols, scale, x, ldx, mask, SK_MASK_KEYS, hi, y, ldy, mask);
         break;
     }
-    case SK_MASK_BOOL: rows16(rows, cols, scale, x, ldx, mask, SK_MASK_BOOL, cols, y, ldy, mask); break;
-    case SK_MASK_ADD: rows16(rows, cols, scale, x, ldx, mask, SK_MASK_ADD, cols, y, ldy, mask); break;
-    default: rows16(rows, cols, scale, x, ldx, mask, SK_MASK_NONE, cols, y, ldy, mask); break; /* NONE, CAUSAL */
+    case SK_MASK_BOOL:
+        rows16(rows, cols, scale, x, ldx, mask, SK_MASK_BOOL, cols, y, ldy, mask);
+        break;
+    case SK_MASK_ADD:
+        rows16(rows, cols, scale, x, ldx, mask, SK_MASK_ADD, cols, y, ldy, mask);
+        break;
+    default:
+        rows16(rows, cols, scale, x, ldx, mask, SK_MASK_NONE, cols, y, ldy, mask);
+        break; /* NONE, CAUSAL */
     }
 }
 

@@ -47,7 +47,8 @@ AI void SK_ROWS(size_t rows, size_t cols, float scale, const float *x, size_t ld
             } else {
                 const size_t rn = r0 + nb + i; /* prefetch target: row i of the next block */
                 const float *pf = rn < rows && len[i] <= cols ? x + rn * ldx : NULL;
-                const double sum = SK_REXP(len[i], scale, xr, kind, mr[i], m[i], yr, pf, yp, np, invp);
+                const double sum =
+                    SK_REXP(len[i], scale, xr, kind, mr[i], m[i], yr, pf, yp, np, invp);
                 if (yp) SK_TAILFILL(cols, np, yp);
                 yp = NULL;
                 if (sum != sum) { /* a NaN the max passed over */

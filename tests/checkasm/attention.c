@@ -168,8 +168,9 @@ static void make_mask(acase *t, sk_mask_kind kind)
         t->mask.ld = n_kv + ck_rand_u32(5);
         t->ma = malloc((n_q * t->mask.ld + 1) * sizeof(float));
         for (size_t i = 0; i < n_q * t->mask.ld; i++)
-            t->ma[i] = ck_rand_u32(keep + 1) ? ck_randf(-3.f, 3.f) * (t->amp ? t->amp * t->amp : 1.f)
-                                             : -INFINITY;
+            t->ma[i] = ck_rand_u32(keep + 1)
+                           ? ck_randf(-3.f, 3.f) * (t->amp ? t->amp * t->amp : 1.f)
+                           : -INFINITY;
         for (size_t r = 0; r < n_q; r++)
             if (ck_rand_u32(5) == 0)
                 for (size_t j = 0; j < n_kv; j++) t->ma[r * t->mask.ld + j] = -INFINITY;

@@ -82,7 +82,8 @@ static int run_case(sk_trans ta, sk_trans tb, size_t m, size_t n, size_t k, floa
             }
             double c0 = beta == 0.f ? 0. : C0.p[i * C0.ld + j];
             double exact = alpha * s + beta * c0;
-            double bound = (2. * (double)k + 4.) * 0x1p-24 * (fabs(alpha) * sa + fabs(beta) * fabs(c0));
+            double bound =
+                (2. * (double)k + 4.) * 0x1p-24 * (fabs(alpha) * sa + fabs(beta) * fabs(c0));
             float vr = Cr.p[i * Cr.ld + j], vn = Cn.p[i * Cn.ld + j];
             ok &= ck_check(fabs(vn - exact) <= bound, "C(%zu,%zu) = %.9g, exact %.9g, bound %.3g", i,
                            j, vn, exact, bound);
@@ -387,14 +388,15 @@ void ck_test_gemm(void)
                  2048 - (t >> 1 ? 1 : 5), 2048 - (t & 1 ? 5 : 1100), 0);
     }
 
-    /* k = 1, 2, 3 with alpha and beta outside {0, 1}: the roundings of the epilogue count as much as
-       the sum's (the bound's + 4); m = 43, n = 1, k = 1, ta = T was over 2 k 2^-24. */
+    /* k = 1, 2, 3 with alpha and beta outside {0, 1}: the roundings of the epilogue count as much
+       as the sum's (the bound's + 4); m = 43, n = 1, k = 1, ta = T was over 2 k 2^-24. */
     for (size_t k = 1; k <= 3; k++)
         for (int t = 0; t < 4; t++) {
-            const float al = 1.7f + 0.01f * (float)ck_rand_u32(20), be = ck_rand_u32(2) ? -1.f : -0.3f;
+            const float al = 1.7f + 0.01f * (float)ck_rand_u32(20),
+                        be = ck_rand_u32(2) ? -1.f : -0.3f;
             run_case((sk_trans)(t >> 1), (sk_trans)(t & 1), 43, 1, k, al, be, rand_pad(), 0, 0);
-            run_case((sk_trans)(t >> 1), (sk_trans)(t & 1), 1 + ck_rand_u32(20), 1 + ck_rand_u32(40), k,
-                     -al, 0.75f, rand_pad(), rand_pad(), rand_pad());
+            run_case((sk_trans)(t >> 1), (sk_trans)(t & 1), 1 + ck_rand_u32(20),
+                     1 + ck_rand_u32(40), k, -al, 0.75f, rand_pad(), rand_pad(), rand_pad());
         }
 
     /* One-row operands with a row stride near SIZE_MAX (never needed: must not be stepped over). */
@@ -414,7 +416,8 @@ void ck_test_gemm(void)
             if (sk_sgemm(SK_NOTRANS, tb, 1, 5, 8, 1.f, a1, huge, b1, tb ? 8 : 5, 0.f, c1, huge))
                 ck_fail("status");
             for (int j = 0; j < 5; j++)
-                if (fabsf(c1[j] - cr[j]) > 1e-5f * (1.f + fabsf(cr[j]))) ck_fail("c[%d] = %g", j, c1[j]);
+                if (fabsf(c1[j] - cr[j]) > 1e-5f * (1.f + fabsf(cr[j])))
+                    ck_fail("c[%d] = %g", j, c1[j]);
         }
         /* k = 1: B is one row (NN), A^T one row (TN) */
         if (sk_sgemm(SK_TRANS, SK_NOTRANS, 5, 5, 1, 1.f, a1, huge, b1, huge, 0.f, b1 + 10, 5))

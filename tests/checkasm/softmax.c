@@ -26,8 +26,8 @@ static int attended(const sk_mask *m, size_t r, size_t c)
 /* exact softmax of one row in double; returns 1 if the row must be NaN (a NaN or +inf score),
    2 if fully masked. *t: the row's max over attended positions of |scale x| + |mask|, the input
    magnitude the documented bound grows with. */
-static int exact_row(size_t r, size_t cols, float scale, const float *x, const sk_mask *m, double *e,
-                     double *t)
+static int exact_row(size_t r, size_t cols, float scale, const float *x, const sk_mask *m,
+                     double *e, double *t)
 {
     double mx = -INFINITY;
     *t = 0;
@@ -130,8 +130,8 @@ static const char *kind_name(sk_mask_kind k)
 }
 
 /* One case: random x, ref and new, double check, padding and guard checks, in place. */
-/* amp: the spread of x (scores up to ~amp |scale|, the T of the bound); add_amp > 0: ADD mask values
-   in [-add_amp, add_amp] instead of [-4, 4]. */
+/* amp: the spread of x (scores up to ~amp |scale|, the T of the bound); add_amp > 0: ADD mask
+   values in [-add_amp, add_amp] instead of [-4, 4]. */
 static void run_case_amp(size_t rows, size_t cols, size_t ldx, size_t ldy, float scale,
                          sk_mask_kind kind, int nan_mode, float amp, float add_amp)
 {
@@ -196,8 +196,8 @@ static void run_case_amp(size_t rows, size_t cols, size_t ldx, size_t ldy, float
     free(mb.data);
 }
 
-static void run_case(size_t rows, size_t cols, size_t ldx, size_t ldy, float scale, sk_mask_kind kind,
-                     int nan_mode)
+static void run_case(size_t rows, size_t cols, size_t ldx, size_t ldy, float scale,
+                     sk_mask_kind kind, int nan_mode)
 {
     run_case_amp(rows, cols, ldx, ldy, scale, kind, nan_mode, 3.f, 0.f);
 }
@@ -248,7 +248,8 @@ static void test_edges(void)
         float y[8];
         sk_scale_mask_softmax(2, 4, 0.5f, x, 4, &km, y, 4);
         for (int r = 0; r < 2; r++)
-            if (!isnan(y[4 * r]) || !isnan(y[4 * r + 1]) || !isnan(y[4 * r + 2]) || y[4 * r + 3] != 0.f)
+            if (!isnan(y[4 * r]) || !isnan(y[4 * r + 1]) || !isnan(y[4 * r + 2]) ||
+                y[4 * r + 3] != 0.f)
                 ck_fail("row %d: %g %g %g %g, want NaN NaN NaN 0", r, y[4 * r], y[4 * r + 1],
                         y[4 * r + 2], y[4 * r + 3]);
     }
