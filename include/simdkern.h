@@ -104,7 +104,9 @@ sk_status sk_scale_mask_softmax(size_t rows, size_t cols, float scale, const flo
      weights: |w - exact| <= (1e-5 + (d_k + 1)·2^-22·T)·exact + 1e-9, masked weights exactly 0;
      out:     |out - exact| <= (1e-5 + (d_k + 1)·2^-22·T)·sum_j w_j·|v_j| + 1e-6·max_j |v_j|.
    (the d_k term is the score GEMM's bound, the rest the softmax family's.) NaN and inf follow the
-   softmax rules per query row. scale == 0: every score is 0 (+ mask) and q and k are not read, as
+   softmax rules per query row; scores are computed in float, so where |scale|·sum_p |q_p k_p| +
+   |mask| (or sum_p |q_p k_p|) exceeds FLT_MAX / 2 a score may overflow to inf and the row be NaN
+   (unlike the softmax family, whose inputs are the scores). scale == 0: every score is 0 (+ mask) and q and k are not read, as
    alpha == 0 in a GEMM (a NaN or inf in them does not reach the result).
    Aliasing: out and weights must not overlap q, k, v or each other (SK_EINVAL, nothing written:
    the extents [p, p + (rows - 1)·ld + cols) are compared, so an out interleaved column-wise with

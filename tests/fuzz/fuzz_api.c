@@ -331,8 +331,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         const size_t n_dec = pick_size(&in), n_enc = pick_size(&in);
         const int layer_null = fz_u8(&in) % 16 == 0;
         const uint8_t wnull = fz_u8(&in) % 32; /* bits 0-3: a NULL weight matrix */
-        const int lay_ok = !layer_null && heads && d % heads == 0 && (d == 0 || !(wnull & 15));
         const u128 dd = (u128)d * d;
+        /* a usable layer: heads divide d, its four d x d matrices present and of an extent that
+           fits (the header's bad-layer rule) */
+        const int lay_ok = !layer_null && heads && d % heads == 0 &&
+                           (d == 0 || (!(wnull & 15) && dd <= EL_MAX));
         const u128 kvf = mul(2 * (u128)n_enc, d), qf = mul(2 * (u128)n_dec, d); /* floats */
         const u128 nw = mul(mul(heads, n_dec), n_enc);
         /* a layer needs its four d x d matrices: such a layer only exists when d * d fits */
