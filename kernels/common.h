@@ -51,12 +51,12 @@ static inline int sk_mat_ok(const void *p, size_t rows, size_t cols, size_t ld)
     return ext <= SK_ELEMS_MAX;
 }
 
-/* The row stride to use for a validated rows x cols operand: ld, or cols when there is one row (its
-   ld is never needed then, and may be as large as SIZE_MAX: kernels that step a row pointer past
-   the last row must not form p + ld). */
+/* The row stride to use for a validated rows x cols operand: ld, or cols when there is one row or
+   none of its columns is read (cols == 0: its ld is never checked, may be as large as SIZE_MAX,
+   and kernels that step a row pointer must not form p + j ld). */
 static inline size_t sk_ld1(size_t rows, size_t cols, size_t ld)
 {
-    return rows <= 1 ? cols : ld;
+    return rows <= 1 || cols == 0 ? cols : ld;
 }
 
 /* 1 when two validated float matrices (p, rows x cols, stride ld; empty ones never overlap) share
