@@ -8,7 +8,9 @@ sk_status sk_mask_check(const sk_mask *mask, size_t rows, size_t cols)
     case SK_MASK_CAUSAL:
         return SK_OK;
     case SK_MASK_KEYS:
-        return (cols == 0 || rows == 0 || mask->data) ? SK_OK : SK_EINVAL;
+        /* cols flags: an operand of cols elements, whose extent must fit like any other's */
+        return (cols == 0 || rows == 0 || (mask->data && cols <= SK_ELEMS_MAX)) ? SK_OK
+                                                                                : SK_EINVAL;
     case SK_MASK_BOOL:
     case SK_MASK_ADD:
         return sk_mat_ok(mask->data, rows, cols, mask->ld) ? SK_OK : SK_EINVAL;
