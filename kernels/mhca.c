@@ -182,9 +182,10 @@ sk_status sk_mhca_forward_kv_tp(const sk_threadpool *tp, const sk_mhca *layer, s
     if (!sk_tp_ok(tp) || !layer_ok(layer)) return SK_EINVAL;
     const size_t d = layer->d_model;
     if (!sk_mat_ok(dec, n_dec, d, d) || !sk_mat_ok(kv, n_enc, d, d) ||
-        !sk_mat_ok(out, n_dec, d, d) || !weights_ok(layer, n_dec, n_enc, weights))
+        !sk_mat_ok(out, n_dec, d, d))
         return SK_EINVAL;
-    if (n_dec == 0 || d == 0) return SK_OK;
+    if (n_dec == 0 || d == 0) return SK_OK; /* nothing computed, weights not written */
+    if (!weights_ok(layer, n_dec, n_enc, weights)) return SK_EINVAL;
     const size_t wsz = sk_mhca_forward_kv_workspace_size(layer, n_dec);
     if (!wsz || (n_enc && !sk_mhca_kv_size(layer, n_enc))) return SK_EINVAL; /* size overflow */
     {
@@ -219,9 +220,10 @@ sk_status sk_mhca_forward_tp(const sk_threadpool *tp, const sk_mhca *layer, size
     if (!sk_tp_ok(tp) || !layer_ok(layer)) return SK_EINVAL;
     const size_t d = layer->d_model, de = enc_width(layer);
     if (!sk_mat_ok(dec, n_dec, d, d) || !sk_mat_ok(enc, n_enc, de, de) ||
-        !sk_mat_ok(out, n_dec, d, d) || !weights_ok(layer, n_dec, n_enc, weights))
+        !sk_mat_ok(out, n_dec, d, d))
         return SK_EINVAL;
-    if (n_dec == 0 || d == 0) return SK_OK;
+    if (n_dec == 0 || d == 0) return SK_OK; /* nothing computed, weights not written */
+    if (!weights_ok(layer, n_dec, n_enc, weights)) return SK_EINVAL;
     const size_t wsz = sk_mhca_workspace_size(layer, n_dec, n_enc);
     if (!wsz) return SK_EINVAL; /* size overflow */
     {
