@@ -395,7 +395,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (good && ws_mode == 2 && n_dec && d) break; /* a short workspace is the caller's bug */
         if (good && which != 1 && ws_mode == 1 && !wsq && n_dec && d) /* project_kv: none */
             fz_fail("%s: size query 0 for a good call", c.fn);
-        if (good && total(&c) > FZ_CAP) break;
+        if (total(&c) > FZ_CAP) break; /* buffers this harness cannot allocate */
         alloc_all(&c, good, at_start);
         L.w_q = P(&c, 0);
         L.w_k = P(&c, 1);
