@@ -106,8 +106,9 @@ sk_status sk_scale_mask_softmax(size_t rows, size_t cols, float scale, const flo
    (the d_k term is the score GEMM's bound, the rest the softmax family's.) NaN and inf follow the
    softmax rules per query row; scores are computed in float, so where |scale|·sum_p |q_p k_p| +
    |mask| (or sum_p |q_p k_p|) exceeds FLT_MAX / 2 a score may overflow to inf and the row be NaN
-   (unlike the softmax family, whose inputs are the scores). scale == 0: every score is 0 (+ mask) and q and k are not read, as
-   alpha == 0 in a GEMM (a NaN or inf in them does not reach the result).
+   (unlike the softmax family, whose inputs are the scores). scale == 0: every score is 0
+   (+ mask) and q and k are not read, as alpha == 0 in a GEMM (a NaN or inf in them does not reach
+   the result).
    Aliasing: out and weights must not overlap q, k, v or each other (SK_EINVAL, nothing written:
    the extents [p, p + (rows - 1)·ld + cols) are compared, so an out interleaved column-wise with
    q in one buffer is refused too); q, k and v may overlap each other. */
