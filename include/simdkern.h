@@ -52,7 +52,10 @@ typedef enum sk_trans { SK_NOTRANS = 0, SK_TRANS = 1 } sk_trans;
    op(A) = A (m x k, lda >= k) or A^T (A is k x m, lda >= m); likewise op(B).
    Error bound, every path, every k >= 1 (the + 4 counts the roundings of the alpha and beta
    products and of the final add, which dominate for small k):
-     |C - exact| <= (2·k + 4)·2^-24·(|alpha|·|op(A)|·|op(B)| + |beta|·|C0|)   elementwise.
+     |C - exact| <= (2·k + 4)·2^-24·(|alpha|·|op(A)|·|op(B)| + |beta|·|C0|)   elementwise,
+   plus (2·k + 4)·2^-149·max(1, |alpha|) for roundings in the subnormal range. The products are
+   summed before alpha scales them (as in every BLAS): the bound holds while the unscaled sums
+   |op(A)|·|op(B)| stay below 2^126; beyond that a sum may overflow to inf.
    An operand with one row (m == 1 for C, k == 1 for B, ...) never uses its ld (any value >= its
    row length is accepted). */
 sk_status sk_sgemm(sk_trans ta, sk_trans tb, size_t m, size_t n, size_t k,

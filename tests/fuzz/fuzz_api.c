@@ -109,7 +109,10 @@ static int any_bad(const call *c)
 static u128 total(const call *c)
 {
     u128 t = 0;
-    for (int i = 0; i < c->n; i++) t += need(&c->op[i]);
+    for (int i = 0; i < c->n; i++) { /* saturating, as mul() */
+        const u128 e = need(&c->op[i]);
+        t = t + e < t ? ~(u128)0 : t + e;
+    }
     return t;
 }
 

@@ -2,10 +2,13 @@
  * two floats is exact in double and the sums of at most ~600 terms add < 2^-43 relative).
  *
  * Checked elementwise, with mag = |alpha| sum_p |op(A)_ip op(B)_pj| + |beta| |C0_ij|:
- *   |C - exact| <= (2k + 4) 2^-24 mag + (2k + 4) 2^-149
+ *   |C - exact| <= (2k + 4) 2^-24 mag + (2k + 4) 2^-149 max(1, |alpha|)
  * (the documented bound; the last term is the absolute error of roundings in the subnormal range,
- * which no relative bound covers), where alpha == 0 means A and B are not read and beta == 0 means
- * C0 is not read (C0 is NaN then: reading it shows). Checked when mag < 2^126 (no float overflow).
+ * which no relative bound covers: the sum is accumulated before alpha scales it), where alpha == 0
+ * means A and B are not read and beta == 0 means C0 is not read (C0 is NaN then: reading it shows).
+ * Checked when mag < 2^126 and the unscaled sum_p |op(A)_ip op(B)_pj| < 2^126 (the kernels, like
+ * every BLAS, accumulate the products before alpha scales them: a sum beyond float's range may
+ * overflow to inf though alpha would bring the result back into range).
  * With NaN / inf among the inputs: an exact NaN must come out NaN, an exact +-inf the same inf.
  * Nothing outside the m x n elements of C changes (ld padding, a sentinel band, a PROT_NONE page at
  * the end, or at the start), A and B are not written. One stored row of an operand may come with a
@@ -102,7 +105,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int *special = malloc((mn ? mn : 1) * sizeof *special);
     for (size_t i = 0; i < m; i++)
         for (size_t j = 0; j < n; j++) {
-            double s = 0, g = 0, gfin = 0;
+            double s = 0, g = 0, gfin = 0, graw = 0;
             int nonfinite = 0;
             if (alpha != 0.f)
                 for (size_t p = 0; p < k; p++) {
@@ -114,6 +117,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                     else nonfinite = 1;
                 }
             double e = (double)alpha * s, gm = fabs((double)alpha) * g;
+            graw = gfin; /* the unscaled sum the kernels accumulate before alpha */
             gfin *= fabs((double)alpha);
             if (!fz_isfinite(alpha)) nonfinite = 1;
             if (beta != 0.f) {
@@ -126,9 +130,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             ex[i * n + j] = e;
             mag[i * n + j] = gm;
             /* 0: bound; 1: special value rule; 2: no check (the float result may overflow) */
-            special[i * n + j] = !(gfin < 0x1p126) ? 2 : nonfinite ? 1 : 0;
+            special[i * n + j] = !(gfin < 0x1p126) || !(graw < 0x1p126) ? 2 : nonfinite ? 1 : 0;
         }
 
+    const double amax1 = fabs((double)alpha) > 1 ? fabs((double)alpha) : 1;
     sk_isa isas[SK_ISA_COUNT];
     const int nisa = fz_isas(isas);
     const sk_isa before = sk_isa_active();
@@ -154,7 +159,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                         fz_fail("C[%zu,%zu] = %a, exact %a", i, j, got, e);
                     continue;
                 }
-                const double tol = (double)(2 * k + 4) * (0x1p-24 * mag[i * n + j] + 0x1p-149);
+                const double tol = (double)(2 * k + 4) *
+                                   (0x1p-24 * mag[i * n + j] + 0x1p-149 * amax1);
                 if (!(fabs(got - e) <= tol))
                     fz_fail("C[%zu,%zu] = %.9g, exact %.9g, |err| %.3g > bound %.3g (%.3g x)", i, j,
                             got, e, fabs(got - e), tol, fabs(got - e) / tol);
