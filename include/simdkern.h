@@ -147,6 +147,9 @@ typedef struct sk_mhca {
    one difference on purpose: a decoder row that attends to no key (every source position padded,
    or n_enc == 0) gets all-zero weights and a zero attention result, hence out = b_o (zero without
    b_o), where PyTorch gives NaN. */
+/* Bytes of workspace sk_mhca_forward needs for n_dec decoder and n_enc encoder rows; 0 for a bad
+   layer, or when a buffer of the call (K and V, Q, the head concat, the encoder rows n_enc x d_enc)
+   would exceed PTRDIFF_MAX bytes. */
 size_t    sk_mhca_workspace_size(const sk_mhca *layer, size_t n_dec, size_t n_enc);
 /* A bad layer (SK_EINVAL, sizes 0): NULL, n_heads == 0, d_model % n_heads != 0, a NULL weight
    matrix (d_model > 0), or a weight extent (d_model or d_enc times d_model) that overflows.

@@ -789,6 +789,16 @@ static void test_size_overflow(void)
     EXPECT(SK_EINVAL, sk_mhca_forward_kv(&small, 1, g_b, big60, g_c, NULL, g_out, NULL, g_ws),
            "forward_kv n_enc = 2^60");
     EXPECT(SK_EINVAL, sk_mhca_project_kv(&small, big60, g_c, g_out), "project_kv n_enc = 2^60");
+    /* encoder rows n_enc x d_enc beyond the address space, though K and V (n_enc x d_model) fit */
+    const sk_mhca wenc = { 6, 2, g_a, g_b, g_c, g_a, (size_t)1 << 32 };
+    CHECK(sk_mhca_workspace_size(&wenc, 5, (size_t)1 << 40) == 0 &&
+              sk_mhca_workspace_size(&wenc, 5, (size_t)1 << 30) == 0,
+          "workspace d_enc = 2^32, n_enc = 2^40 / 2^30: %zu / %zu",
+          sk_mhca_workspace_size(&wenc, 5, (size_t)1 << 40),
+          sk_mhca_workspace_size(&wenc, 5, (size_t)1 << 30));
+    CHECK(sk_mhca_workspace_size(&wenc, 5, 3) > 0, "workspace d_enc = 2^32, n_enc = 3");
+    EXPECT(SK_EINVAL, sk_mhca_forward(&wenc, 1, g_b, (size_t)1 << 30, g_c, NULL, g_out, NULL, NULL),
+           "forward d_enc = 2^32, n_enc = 2^30");
     /* matrices whose extent (rows - 1) ld + cols does not fit the address space */
     EXPECT(SK_EINVAL,
            sk_sgemm(SK_NOTRANS, SK_NOTRANS, big60, 2, 2, 1.f, g_a, 4, g_b, 2, 0.f, g_out, 2),

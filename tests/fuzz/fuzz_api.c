@@ -7,8 +7,9 @@
  *     is NULL, or ld < cols, or its extent (rows - 1) ld + cols overflows or exceeds
  *     PTRDIFF_MAX / sizeof(float) elements (no object is that big, so such a size is wrong);
  *   - an unknown enum value is bad; sk_mha: n_heads == 0, n_heads * d_head overflowing; the module:
- *     a NULL layer, n_heads == 0, d_model % n_heads != 0, a NULL weight matrix when d_model > 0,
- *     a kv / workspace / weights size that overflows;
+ *     a NULL layer, n_heads == 0, d_model % n_heads != 0, a NULL weight matrix when d_model > 0
+ *     (w_k, w_v: d_enc x d_model, d_enc 0 = d_model; encoder rows d_enc wide), a kv / workspace
+ *     / weights size that overflows; biases are NULL or d_model floats, both good;
  *   - bad input: SK_EINVAL and not a byte written anywhere (every buffer has a shadow copy);
  *   - good input: SK_OK, and only the output elements change (ld padding, sentinel bands and a
  *     PROT_NONE page right after, or before, every buffer of exactly the documented size);
@@ -83,7 +84,7 @@ static u128 need(const opnd *o)
 }
 
 typedef struct call {
-    opnd op[12];
+    opnd op[16];
     int n;
     const char *fn;
 } call;
@@ -334,23 +335,32 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         const size_t n_dec = pick_size(&in), n_enc = pick_size(&in);
         const int layer_null = fz_u8(&in) % 16 == 0;
         const uint8_t wnull = fz_u8(&in) % 32; /* bits 0-3: a NULL weight matrix */
-        const u128 dd = (u128)d * d;
-        /* a usable layer: heads divide d, its four d x d matrices present and of an extent that
-           fits (the header's bad-layer rule) */
+        const uint8_t lb = fz_u8(&in); /* bits 0-3: biases given; bits 4-5 == 0: d_enc given */
+        const size_t d_enc = (lb >> 4) % 4 == 0 ? pick_size(&in) : 0, de = d_enc ? d_enc : d;
+        const u128 dd = (u128)d * d, ded = (u128)de * d;
+        /* a usable layer: heads divide d, its weight matrices (w_q, w_o: d x d; w_k, w_v: d_enc x
+           d) present and of an extent that fits (the header's bad-layer rule); biases are NULL or
+           d floats */
         const int lay_ok = !layer_null && heads && d % heads == 0 &&
-                           (d == 0 || (!(wnull & 15) && dd <= EL_MAX));
+                           (d == 0 || (!(wnull & 15) && dd <= EL_MAX && ded <= EL_MAX));
         const u128 kvf = mul(2 * (u128)n_enc, d), qf = mul(2 * (u128)n_dec, d); /* floats */
         const u128 nw = mul(mul(heads, n_dec), n_enc);
         /* a layer needs its four d x d matrices: such a layer only exists when d * d fits */
-        for (int i = 0; i < 4; i++) add(&c, 1, dd, dd, 4, 0, (wnull >> i) & 1);
-        const int calls = dd <= EL_MAX; /* calls only with a layer whose matrices can exist */
+        for (int i = 0; i < 4; i++) {
+            const u128 wn = i == 1 || i == 2 ? ded : dd;
+            add(&c, 1, wn, wn, 4, 0, (wnull >> i) & 1);
+        }
+        for (int i = 0; i < 4; i++) /* b_q, b_k, b_v, b_o: d floats, or NULL (no operand) */
+            add(&c, (lb >> i) & 1, d, d, 4, 0, !((lb >> i) & 1));
+        /* calls only with a layer whose matrices can exist */
+        const int calls = dd <= EL_MAX && ded <= EL_MAX;
         const char *names[3] = { "sk_mhca_forward", "sk_mhca_project_kv", "sk_mhca_forward_kv" };
         c.fn = names[which];
         snprintf(fz_case, sizeof fz_case, "%s d_model=%zu n_heads=%zu n_dec=%zu n_enc=%zu "
-                 "layer_null=%d weights_null=%#x nulls=%#x", c.fn, d, heads, n_dec, n_enc,
-                 layer_null, wnull & 15, nulls);
+                 "d_enc=%zu layer_null=%d weights_null=%#x biases=%#x nulls=%#x", c.fn, d, heads,
+                 n_dec, n_enc, d_enc, layer_null, wnull & 15, lb & 15, nulls);
         /* the size queries */
-        sk_mhca L = { .d_model = d, .n_heads = heads }; /* d_enc 0, no biases */
+        sk_mhca L = { .d_model = d, .n_heads = heads, .d_enc = d_enc };
         const float *dummyw = (const float *)&L; /* non-NULL placeholders for the size queries */
         L.w_q = (wnull & 1) ? NULL : dummyw;
         L.w_k = (wnull & 2) ? NULL : dummyw;
@@ -360,7 +370,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         const size_t s_ws = sk_mhca_workspace_size(lp, n_dec, n_enc);
         const size_t s_kv = sk_mhca_kv_size(lp, n_enc);
         const size_t s_fkv = sk_mhca_forward_kv_workspace_size(lp, n_dec);
-        const int enc_ok = (u128)n_enc * d <= EL_MAX, dec_ok = (u128)n_dec * d <= EL_MAX;
+        const int enc_ok = (u128)n_enc * de <= EL_MAX, dec_ok = (u128)n_dec * d <= EL_MAX;
         if (!lay_ok && (s_ws || s_kv || s_fkv))
             fz_fail("size query nonzero for a bad layer: %zu %zu %zu", s_ws, s_kv, s_fkv);
         if (lay_ok && s_kv != (kvf <= EL_MAX ? (size_t)(kvf * 4) : 0))
@@ -375,12 +385,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         int good = lay_ok;
         if (!calls) break;
         if (which == 1) { /* project_kv(enc) -> kv */
-            add(&c, n_enc, d, d, 4, 0, in_null);
+            add(&c, n_enc, de, de, 4, 0, in_null);
             add(&c, 1, kvf, kvf, 4, 1, out_null);
             good = good && !any_bad(&c);
         } else {
             add(&c, n_dec, d, d, 4, 0, in_null);                  /* dec */
-            add(&c, n_enc, d, d, 4, 0, NUL(5)); /* enc, or kv: K and V, n_enc x d each */
+            /* enc (n_enc x d_enc), or kv: K and V, n_enc x d each */
+            add(&c, n_enc, which == 2 ? d : de, which == 2 ? d : de, 4, 0, NUL(5));
             if (which == 2) c.op[c.n - 1].mult = 2;
             add(&c, n_dec, d, d, 4, 1, out_null);                 /* out */
             good = good && !any_bad(&c);
@@ -404,17 +415,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         L.w_k = P(&c, 1);
         L.w_v = P(&c, 2);
         L.w_o = P(&c, 3);
+        L.b_q = P(&c, 4);
+        L.b_k = P(&c, 5);
+        L.b_v = P(&c, 6);
+        L.b_o = P(&c, 7);
         sk_status st;
         if (which == 1) {
-            st = sk_mhca_project_kv(lp, n_enc, P(&c, 4), P(&c, 5));
+            st = sk_mhca_project_kv(lp, n_enc, P(&c, 8), P(&c, 9));
         } else {
-            int i = 7;
+            int i = 11;
             const uint8_t *mk = mask_given ? P(&c, i++) : NULL;
             float *w = w_given ? P(&c, i++) : NULL;
             void *ws = ws_mode && i < c.n ? P(&c, i) : NULL;
             st = which == 0
-                ? sk_mhca_forward(lp, n_dec, P(&c, 4), n_enc, P(&c, 5), mk, P(&c, 6), w, ws)
-                : sk_mhca_forward_kv(lp, n_dec, P(&c, 4), n_enc, P(&c, 5), mk, P(&c, 6), w, ws);
+                ? sk_mhca_forward(lp, n_dec, P(&c, 8), n_enc, P(&c, 9), mk, P(&c, 10), w, ws)
+                : sk_mhca_forward_kv(lp, n_dec, P(&c, 8), n_enc, P(&c, 9), mk, P(&c, 10), w, ws);
         }
         check_all(&c, st, good);
         free_all(&c);
