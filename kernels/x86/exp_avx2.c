@@ -17,6 +17,11 @@ void sk_exp_avx2(size_t n, const float *x, float *y)
             _mm256_storeu_ps(y + i + 8, sk_exp_fast_avx2(b));
             continue;
         }
+        if (sk_exp_all_flush_avx2(a, b)) { /* every result below FLT_MIN: 0, no exp */
+            _mm256_storeu_ps(y + i, _mm256_setzero_ps());
+            _mm256_storeu_ps(y + i + 8, _mm256_setzero_ps());
+            continue;
+        }
         /* subnormal x read as 0 (exp = 1 either way); only x > 87 and NaN need the slow path */
         const __m256 fa = sk_flush_subnormal_avx2(a), fb = sk_flush_subnormal_avx2(b);
         const __m256 lim = _mm256_set1_ps(SK_EXPF2_FAST);

@@ -104,6 +104,18 @@ static inline __m256i sk_exp_fast_lanes_avx2(__m256 x)
     return _mm256_cmpeq_epi32(_mm256_min_epu32(t, _mm256_set1_epi32(0x42ae0000 - 0x00800000)), t);
 }
 
+/* All-ones when every lane of a and b is below LNMIN or -inf (no NaN): every result flushes to 0.
+   Bits above bits(LNMIN) up to bits(-inf), unsigned, in five integer instructions for 16 lanes. */
+static inline int sk_exp_all_flush_avx2(__m256 a, __m256 b)
+{
+    const __m256i lo = _mm256_set1_epi32((int)0xc2aeac50u); /* bits(LNMIN) + 1 */
+    const __m256i ta = _mm256_sub_epi32(_mm256_castps_si256(a), lo);
+    const __m256i tb = _mm256_sub_epi32(_mm256_castps_si256(b), lo);
+    const __m256i t = _mm256_max_epu32(ta, tb);
+    const __m256i in = _mm256_cmpeq_epi32(_mm256_min_epu32(t, _mm256_set1_epi32(0x3cd153b0)), t);
+    return _mm256_testc_si256(in, _mm256_set1_epi32(-1));
+}
+
 /* exp(x) for x in [-inf, 87] (no NaN, no subnormal): 0 below LNMIN (results below FLT_MIN). */
 static inline __m256 sk_exp_fast_low_avx2(__m256 x)
 {
