@@ -1,6 +1,6 @@
 /* sk_exp, NEON: 8 floats per iteration; the tail (< 4) through a small stack copy. */
-#include <string.h>
 #include "exp_neon.h"
+#include "neon_util.h"
 #include "vmath.h"
 
 void sk_exp_neon(size_t n, const float *x, float *y)
@@ -12,10 +12,5 @@ void sk_exp_neon(size_t n, const float *x, float *y)
         vst1q_f32(y + i + 4, sk_exp_ps_neon(b));
     }
     for (; i + 4 <= n; i += 4) vst1q_f32(y + i, sk_exp_ps_neon(vld1q_f32(x + i)));
-    if (i < n) {
-        float t[4] = { 0.f, 0.f, 0.f, 0.f };
-        memcpy(t, x + i, (n - i) * sizeof(float));
-        vst1q_f32(t, sk_exp_ps_neon(vld1q_f32(t)));
-        memcpy(y + i, t, (n - i) * sizeof(float));
-    }
+    if (i < n) sk_store4_neon(y + i, sk_exp_ps_neon(sk_load4_neon(x + i, n - i)), n - i);
 }

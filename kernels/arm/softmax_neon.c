@@ -6,31 +6,14 @@
 #include <stdint.h>
 #include <string.h>
 #include "exp_neon.h"
+#include "neon_util.h"
 #include "vmath.h"
 
 #define AI static inline __attribute__((always_inline))
 
-/* Loads lanes [c, c + rem) (rem <= 4) of x, mask and additive values; lanes past rem unattended. */
-AI float32x4_t load4(const float *p, size_t rem)
-{
-    if (rem >= 4) return vld1q_f32(p);
-    float t[4] = { 0.f, 0.f, 0.f, 0.f };
-    memcpy(t, p, rem * sizeof(float));
-    return vld1q_f32(t);
-}
-
-AI void store4(float *p, float32x4_t v, size_t rem)
-{
-    if (rem >= 4) { vst1q_f32(p, v); return; }
-    float t[4];
-    vst1q_f32(t, v);
-    memcpy(p, t, rem * sizeof(float));
-}
-
 AI uint32x4_t att4(int kind, const void *mrow, size_t c, size_t rem, float32x4_t *add)
 {
-    static const uint32_t tail[8] = { ~0u, ~0u, ~0u, ~0u, 0, 0, 0, 0 };
-    const uint32x4_t t = vld1q_u32(tail + 4 - (rem >= 4 ? 4 : rem));
+    const uint32x4_t t = sk_tail4_neon(rem);
     if (kind == SK_MASK_KEYS || kind == SK_MASK_BOOL) {
         uint32_t u = 0;
         memcpy(&u, (const uint8_t *)mrow + c, rem >= 4 ? 4 : rem);
@@ -39,7 +22,7 @@ AI uint32x4_t att4(int kind, const void *mrow, size_t c, size_t rem, float32x4_t
         return vandq_u32(vtstq_u32(w, w), t);
     }
     if (kind == SK_MASK_ADD) {
-        *add = load4((const float *)mrow + c, rem);
+        *add = sk_load4_neon((const float *)mrow + c, rem);
         return vandq_u32(vmvnq_u32(vceqq_f32(*add, vdupq_n_f32(-INFINITY))), t);
     }
     return t;
@@ -59,7 +42,7 @@ AI int row4(size_t n, float scale, const float *x, int kind, const void *mrow, f
     for (size_t c = 0; c < n; c += 4) {
         const size_t rem = n - c;
         const uint32x4_t k = att4(kind, mrow, c, rem, &add);
-        const float32x4_t v = scaled(kind, vs, load4(x + c, rem), add);
+        const float32x4_t v = scaled(kind, vs, sk_load4_neon(x + c, rem), add);
         m0 = vmaxq_f32(m0, vbslq_f32(k, v, ninf));
     }
     const float m = vmaxvq_f32(m0); /* NaN if any attended lane is NaN */
@@ -72,19 +55,19 @@ AI int row4(size_t n, float scale, const float *x, int kind, const void *mrow, f
         for (; c < end; c += 4) {
             const size_t rem = end - c;
             const uint32x4_t k = att4(kind, mrow, c, rem, &add);
-            const float32x4_t xv = load4(x + c, rem);
+            const float32x4_t xv = sk_load4_neon(x + c, rem);
             /* the score rounded as in the max sweep: d <= 0 exactly (an FMA of scale x - m
                could leave d > 0 by half an ulp of a huge finite score) */
             const float32x4_t d = vaddq_f32(scaled(kind, vs, xv, add), negm);
             const float32x4_t e = vreinterpretq_f32_u32(vandq_u32(k, vreinterpretq_u32_f32(sk_exp_neg_ps_neon(d))));
-            store4(y + c, e, rem);
+            sk_store4_neon(y + c, e, rem);
             s0 = vaddq_f32(s0, e);
         }
         sum += (double)vaddvq_f32(s0);
     }
     if (sum != sum) return 0;
     const float32x4_t inv = vdupq_n_f32((float)(1.0 / sum));
-    for (size_t c = 0; c < n; c += 4) store4(y + c, vmulq_f32(load4(y + c, n - c), inv), n - c);
+    for (size_t c = 0; c < n; c += 4) sk_store4_neon(y + c, vmulq_f32(sk_load4_neon(y + c, n - c), inv), n - c);
     return 1;
 }
 
@@ -149,12 +132,12 @@ float sk_expsum_neon(size_t n, const float *x, float bias, float *y)
         float32x4_t s0 = vdupq_n_f32(0.f);
         for (; i < end; i += 4) {
             const size_t rem = end - i;
-            float32x4_t e = sk_exp_neg_ps_neon(vaddq_f32(load4(x + i, rem), nb));
+            float32x4_t e = sk_exp_neg_ps_neon(vaddq_f32(sk_load4_neon(x + i, rem), nb));
             if (rem < 4) {
                 static const uint32_t tail[8] = { ~0u, ~0u, ~0u, ~0u, 0, 0, 0, 0 };
                 e = vreinterpretq_f32_u32(vandq_u32(vld1q_u32(tail + 4 - rem), vreinterpretq_u32_f32(e)));
             }
-            store4(y + i, e, rem);
+            sk_store4_neon(y + i, e, rem);
             s0 = vaddq_f32(s0, e);
         }
         sum += (double)vaddvq_f32(s0);
@@ -170,9 +153,9 @@ AI float smm4(size_t n, float scale, const float *x, int kind, const void *mrow,
     for (size_t c = 0; c < n; c += 4) {
         const size_t rem = n - c;
         const uint32x4_t k = att4(kind, mrow, c, rem, &add);
-        const float32x4_t v = vbslq_f32(k, scaled(kind, vs, load4(x + c, rem), add), ninf);
+        const float32x4_t v = vbslq_f32(k, scaled(kind, vs, sk_load4_neon(x + c, rem), add), ninf);
         m0 = vmaxq_f32(m0, v); /* FMAX propagates NaN */
-        store4(y + c, v, rem);
+        sk_store4_neon(y + c, v, rem);
     }
     return vmaxvq_f32(m0);
 }

@@ -31,11 +31,4 @@ static inline __m256 sk_attn_exp_neg_avx2(__m256 x)
     return _mm256_andnot_ps(tiny, _mm256_mul_ps(p, _mm256_castsi256_ps(e)));
 }
 
-/* lanes [0, n) set (n clamped to 8), as a maskload/maskstore mask */
-static inline __m256i sk_attn_tail8_avx2(size_t n)
-{
-    const int k = n >= 8 ? 8 : (int)n;
-    return _mm256_cmpgt_epi32(_mm256_set1_epi32(k), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-}
-
 #endif

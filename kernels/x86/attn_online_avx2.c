@@ -4,22 +4,7 @@
 #include <immintrin.h>
 #include "dsp.h"
 #include "x86/attn_exp_avx2.h"
-
-static inline float hmax8(__m256 v)
-{
-    __m128 m = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-    m = _mm_max_ps(m, _mm_movehl_ps(m, m));
-    m = _mm_max_ss(m, _mm_shuffle_ps(m, m, 1));
-    return _mm_cvtss_f32(m);
-}
-
-static inline float hsum8(__m256 v)
-{
-    __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
-    s = _mm_add_ss(s, _mm_shuffle_ps(s, s, 1));
-    return _mm_cvtss_f32(s);
-}
+#include "x86/avx2_util.h"
 
 static void online_row(size_t bk, float *st, float *m, float *l, float *corr)
 {
@@ -31,7 +16,7 @@ static void online_row(size_t bk, float *st, float *m, float *l, float *corr)
         nan = _mm256_or_ps(nan, _mm256_cmp_ps(x, x, _CMP_UNORD_Q));
         mx = _mm256_max_ps(mx, x);
     }
-    float mb = hmax8(mx);
+    float mb = sk_hmax8_avx2(mx);
     for (; j < bk; j++) { if (isnan(st[j])) mb = NAN; else if (st[j] > mb) mb = st[j]; }
     if (_mm256_movemask_ps(nan)) mb = NAN;
     const float mo = *m;
@@ -52,14 +37,14 @@ static void online_row(size_t bk, float *st, float *m, float *l, float *corr)
         s1 = _mm256_add_ps(s1, e1);
     }
     for (; j < bk; j += 8) {
-        const __m256i t = sk_attn_tail8_avx2(bk - j);
+        const __m256i t = sk_tail8_avx2(bk - j);
         const __m256 e = sk_attn_exp_neg_avx2(_mm256_sub_ps(_mm256_maskload_ps(st + j, t), vm));
         _mm256_maskstore_ps(st + j, t, e);
         s0 = _mm256_add_ps(s0, _mm256_and_ps(e, _mm256_castsi256_ps(t)));
     }
     const float c = expf(mo - mn);
     *corr = c;
-    *l = *l * c + hsum8(_mm256_add_ps(s0, s1));
+    *l = *l * c + sk_hsum8_avx2(_mm256_add_ps(s0, s1));
     *m = mn;
 }
 
@@ -114,5 +99,5 @@ void sk_attn_online_avx2(const struct sk_dsp *dsp, size_t bk, size_t bq, float *
     size_t r0 = 0;
     const __m256i all = _mm256_set1_epi32(-1);
     for (; r0 + 8 <= bq; r0 += 8) online8(1, bk, bq, st + r0, m + r0, l + r0, corr + r0, all);
-    if (r0 < bq) online8(0, bk, bq, st + r0, m + r0, l + r0, corr + r0, sk_attn_tail8_avx2(bq - r0));
+    if (r0 < bq) online8(0, bk, bq, st + r0, m + r0, l + r0, corr + r0, sk_tail8_avx2(bq - r0));
 }

@@ -4,15 +4,14 @@
 #include <immintrin.h>
 #include "dsp.h"
 #include "x86/attn_exp_avx512.h"
-
-static inline __mmask16 tail16(size_t n) { return n >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << n) - 1); }
+#include "x86/avx512_util.h"
 
 static void online_row(size_t bk, float *st, float *m, float *l, float *corr)
 {
     __m512 mx = _mm512_set1_ps(-INFINITY);
     __mmask16 nan = 0;
     for (size_t j = 0; j < bk; j += 16) {
-        const __mmask16 t = tail16(bk - j);
+        const __mmask16 t = sk_tail16_avx512(bk - j);
         const __m512 x = _mm512_mask_loadu_ps(_mm512_set1_ps(-INFINITY), t, st + j);
         nan |= _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q);
         mx = _mm512_max_ps(mx, x);
@@ -38,7 +37,7 @@ static void online_row(size_t bk, float *st, float *m, float *l, float *corr)
         s1 = _mm512_add_ps(s1, e1);
     }
     for (; j < bk; j += 16) {
-        const __mmask16 t = tail16(bk - j);
+        const __mmask16 t = sk_tail16_avx512(bk - j);
         const __m512 e = sk_attn_exp_neg_avx512(_mm512_sub_ps(_mm512_maskz_loadu_ps(t, st + j), vm));
         _mm512_mask_storeu_ps(st + j, t, e);
         s0 = _mm512_add_ps(s0, _mm512_maskz_mov_ps(t, e));
@@ -115,7 +114,7 @@ void sk_attn_online_avx512(const struct sk_dsp *dsp, size_t bk, size_t bq, float
     if (bq == 1) { online_row(bk, st, m, l, corr); return; }
     for (size_t r0 = 0; r0 < bq; r0 += 32) {
         const size_t nr = bq - r0 < 32 ? bq - r0 : 32;
-        const __mmask16 t[2] = { tail16(nr), nr > 16 ? tail16(nr - 16) : 0 };
+        const __mmask16 t[2] = { sk_tail16_avx512(nr), nr > 16 ? sk_tail16_avx512(nr - 16) : 0 };
         if (nr > 16) online_rows(2, bk, bq, st + r0, m + r0, l + r0, corr + r0, t);
         else online_rows(1, bk, bq, st + r0, m + r0, l + r0, corr + r0, t);
     }

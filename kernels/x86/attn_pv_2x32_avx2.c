@@ -7,6 +7,7 @@
 #include <immintrin.h>
 #include "dsp.h"
 #include "x86/attn_exp_avx2.h"
+#include "x86/avx2_util.h"
 
 static inline __attribute__((always_inline)) void
 tile(int MR, size_t bq, size_t bk, const float *st, const float *v, size_t ldv, const float *corr,
@@ -120,7 +121,7 @@ void sk_attn_pv_avx2(const struct sk_dsp *dsp, size_t bq, size_t bk, size_t dv, 
             if (r < bq) tile_full(1, bq, bk, st + r, vc, ldv, corr + r, oc + r * ldo, ldo);
         } else {
             __m256i cm[4];
-            for (int t = 0; t < 4; t++) cm[t] = sk_attn_tail8_avx2(nc > 8u * t ? nc - 8u * t : 0);
+            for (int t = 0; t < 4; t++) cm[t] = sk_tail8_avx2(nc > 8u * t ? nc - 8u * t : 0);
             for (; r + 3 <= bq; r += 3) tile(3, bq, bk, st + r, vc, ldv, corr + r, oc + r * ldo, ldo, cm);
             if (r + 2 <= bq) { tile(2, bq, bk, st + r, vc, ldv, corr + r, oc + r * ldo, ldo, cm); r += 2; }
             if (r < bq) tile(1, bq, bk, st + r, vc, ldv, corr + r, oc + r * ldo, ldo, cm);

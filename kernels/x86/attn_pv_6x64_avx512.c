@@ -5,8 +5,7 @@
  * (decoder step) splits the keys over two accumulator sets to keep two FMA chains in flight. */
 #include <immintrin.h>
 #include "dsp.h"
-
-static inline __mmask16 tail16(size_t n) { return n >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << n) - 1); }
+#include "x86/avx512_util.h"
 
 static inline __attribute__((always_inline)) void
 tile(int MR, int NV, size_t bq, size_t bk, const float *st, const float *v, size_t ldv,
@@ -85,7 +84,7 @@ void sk_attn_pv_avx512(const struct sk_dsp *dsp, size_t bq, size_t bk, size_t dv
     for (size_t c0 = 0; c0 < dv; c0 += 64) {
         const size_t nc = dv - c0 < 64 ? dv - c0 : 64;
         __mmask16 cm[4];
-        for (int t = 0; t < 4; t++) cm[t] = nc > 16u * t ? tail16(nc - 16u * t) : 0;
+        for (int t = 0; t < 4; t++) cm[t] = nc > 16u * t ? sk_tail16_avx512(nc - 16u * t) : 0;
         const float *vc = v + c0;
         float *oc = o + c0;
         switch ((nc + 15) / 16) {

@@ -4,8 +4,6 @@
 #include "vmath.h"
 #include "common.h"
 
-static const int32_t tail_tbl[16] = { -1, -1, -1, -1, -1, -1, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0 };
-
 void sk_exp_avx2(size_t n, const float *x, float *y)
 {
     size_t i = 0;
@@ -36,8 +34,7 @@ void sk_exp_avx2(size_t n, const float *x, float *y)
         }
     }
     for (; i < n; i += 8) {
-        const size_t rem = n - i >= 8 ? 8 : n - i;
-        const __m256i k = _mm256_loadu_si256((const __m256i *)(tail_tbl + 8 - rem));
+        const __m256i k = sk_tail8_avx2(n - i);
         _mm256_maskstore_ps(y + i, k, sk_exp_ps_avx2(_mm256_maskload_ps(x + i, k)));
     }
 }

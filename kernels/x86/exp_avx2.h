@@ -10,6 +10,7 @@
 #define SK_EXP_AVX2_H
 
 #include <immintrin.h>
+#include "avx2_util.h"
 
 #define SK_EXPF2_SHIFT  0x1.8p23f
 #define SK_EXPF2_SHIFTB 12583039.f        /* 1.5 * 2^23 + 127 */
@@ -24,16 +25,6 @@
 #define SK_EXPF2_FAST   87.f              /* |x| <= 87: n in [-126, 126], 2^n and the result normal */
 #define SK_EXPF2_NEGLO  -88.f             /* softmax exp clamp: n = -127 there, 2^n -> 0.0 */
 #define SK_EXPF2_LNMIN  -0x1.5d589ep6f    /* -87.33654: the least x with exp(x) >= FLT_MIN */
-
-/* Subnormal lanes of v as +-0, in integer instructions: a floating-point instruction that reads or
-   writes a subnormal takes a microcode assist on many x86 cores (~50-100x slower), and the
-   caller's MXCSR (FTZ / DAZ) is not ours to change. */
-static inline __m256 sk_flush_subnormal_avx2(__m256 v)
-{
-    const __m256i a = _mm256_and_si256(_mm256_castps_si256(v), _mm256_set1_epi32(0x7fffffff));
-    const __m256i tiny = _mm256_cmpgt_epi32(_mm256_set1_epi32(0x00800000), a); /* 0 or subnormal */
-    return _mm256_castsi256_ps(_mm256_andnot_si256(tiny, _mm256_castps_si256(v)));
-}
 
 static inline __m256 sk_exp_poly_avx2(__m256 r)
 {

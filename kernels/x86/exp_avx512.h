@@ -8,6 +8,7 @@
 #define SK_EXP_AVX512_H
 
 #include <immintrin.h>
+#include "avx512_util.h"
 
 #define SK_EXPF_SHIFT  0x1.8p23f          /* 1.5 * 2^23: x + SHIFT rounds x to an integer */
 #define SK_EXPF_LOG2E  0x1.715476p0f
@@ -20,15 +21,6 @@
 #define SK_EXPF_C6     0x1.6c35acp-10f
 #define SK_EXPF_HI     89.f               /* exp(89) > FLT_MAX: rounds to inf */
 #define SK_EXPF_LNMIN  -0x1.5d589ep6f     /* -87.33654: the least x with exp(x) >= FLT_MIN */
-
-/* Subnormal lanes of v as 0, in integer instructions: a floating-point instruction that reads or
-   writes a subnormal takes a microcode assist on many x86 cores (~50-100x slower), and the
-   caller's MXCSR (FTZ / DAZ) is not ours to change. */
-static inline __m512 sk_flush_subnormal_avx512(__m512 v)
-{
-    const __m512i a = _mm512_and_si512(_mm512_castps_si512(v), _mm512_set1_epi32(0x7fffffff));
-    return _mm512_maskz_mov_ps(_mm512_cmpgt_epi32_mask(a, _mm512_set1_epi32(0x007fffff)), v);
-}
 
 /* exp(r) for |r| <= ~0.35 */
 static inline __m512 sk_exp_poly_avx512(__m512 r)

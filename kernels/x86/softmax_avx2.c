@@ -12,8 +12,6 @@
 
 #define AI static inline __attribute__((always_inline))
 
-static const int32_t tail_tbl[16] = { -1, -1, -1, -1, -1, -1, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0 };
-
 /* x as the sweeps read it: subnormals as 0 (sk_flush_subnormal_avx2: no microcode assists; a
    subnormal x moves a score by less than |scale| 2^-126) */
 AI __m256 ldx8(const float *p) { return sk_flush_subnormal_avx2(_mm256_loadu_ps(p)); }
@@ -21,8 +19,6 @@ AI __m256 ldxm8(const float *p, __m256i t)
 {
     return sk_flush_subnormal_avx2(_mm256_maskload_ps(p, t));
 }
-
-AI __m256i tail8(size_t rem) { return _mm256_loadu_si256((const __m256i *)(tail_tbl + 8 - (rem > 8 ? 8 : rem))); }
 
 /* Attended lanes (all-ones) among the lanes of t at column c; (ADD) the additive mask values. */
 /* Internal kind: a key mask expanded once per call into 32-bit lane masks (0 / all ones). */
@@ -55,22 +51,6 @@ AI __m256 att8(int kind, const void *mrow, size_t c, size_t rem, __m256i t, __m2
     return _mm256_castsi256_ps(t);
 }
 
-AI float hmax8(__m256 v)
-{
-    __m128 a = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-    a = _mm_max_ps(a, _mm_movehl_ps(a, a));
-    a = _mm_max_ss(a, _mm_movehdup_ps(a));
-    return _mm_cvtss_f32(a);
-}
-
-AI float hsum8(__m256 v)
-{
-    __m128 a = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-    a = _mm_add_ps(a, _mm_movehl_ps(a, a));
-    a = _mm_add_ss(a, _mm_movehdup_ps(a));
-    return _mm_cvtss_f32(a);
-}
-
 AI __m256 scaled(int kind, __m256 vs, __m256 xv, __m256 add)
 {
     return kind == SK_MASK_ADD ? _mm256_fmadd_ps(vs, xv, add) : _mm256_mul_ps(vs, xv);
@@ -95,13 +75,13 @@ AI float rmax8(size_t n, float scale, const float *x, int kind, const void *mrow
         m1 = _mm256_max_ps(m1, _mm256_blendv_ps(ninf, v1, k1));
     }
     for (; c < n; c += 8) {
-        const __m256i t = tail8(n - c);
+        const __m256i t = sk_tail8_avx2(n - c);
         const __m256 k = att8(kind, mrow, c, n - c, t, &add);
         const __m256 xv = ldxm8(x + c, t);
         const __m256 v = raw ? xv : scaled(kind, vs, xv, add);
         m0 = _mm256_max_ps(m0, _mm256_blendv_ps(ninf, v, k));
     }
-    const float m = hmax8(_mm256_max_ps(m0, m1));
+    const float m = sk_hmax8_avx2(_mm256_max_ps(m0, m1));
     return raw ? scale * m : m;
 }
 
@@ -154,7 +134,7 @@ AI double rexp8(size_t n, float scale, const float *x, int kind, const void *mro
             s0 = _mm256_add_ps(s0, _mm256_add_ps(e[0], e[1]));
         }
         for (; c < end; c += 8) {
-            const __m256i t = tail8(end - c);
+            const __m256i t = sk_tail8_avx2(end - c);
             const __m256 k = att8(kind, mrow, c, end - c, t, &add);
             const __m256 xv = ldxm8(x + c, t);
             const __m256 d = _mm256_add_ps(scaled(kind, vs, xv, add), negm);
@@ -163,7 +143,7 @@ AI double rexp8(size_t n, float scale, const float *x, int kind, const void *mro
             else _mm256_maskstore_ps(y + c, t, e);
             s0 = _mm256_add_ps(s0, e);
         }
-        sum += (double)hsum8(s0);
+        sum += (double)sk_hsum8_avx2(s0);
     }
     if (yp) rscale8(np - done, invp, yp + done);
     return sum;
@@ -176,7 +156,7 @@ AI void rscale8(size_t n, float inv, float *y)
     size_t c = 0;
     for (; c + 8 <= n; c += 8) _mm256_storeu_ps(y + c, _mm256_mul_ps(_mm256_loadu_ps(y + c), vi));
     if (c < n) {
-        const __m256i t = tail8(n - c);
+        const __m256i t = sk_tail8_avx2(n - c);
         _mm256_maskstore_ps(y + c, t, _mm256_mul_ps(_mm256_maskload_ps(y + c, t), vi));
     }
 }
@@ -187,7 +167,7 @@ AI void tail8fill(size_t cols, size_t len, float *yr)
     const __m256 fv = _mm256_setzero_ps();
     size_t c = len;
     for (; c + 8 <= cols; c += 8) _mm256_storeu_ps(yr + c, fv); /* vmaskmovps stores are slow */
-    if (c < cols) _mm256_maskstore_ps(yr + c, tail8(cols - c), fv);
+    if (c < cols) _mm256_maskstore_ps(yr + c, sk_tail8_avx2(cols - c), fv);
 }
 
 /* The block driver (softmax_rows.h) on this file's row kernels. */
@@ -216,9 +196,9 @@ void sk_scale_mask_softmax_avx2(size_t rows, size_t cols, float scale, const flo
             __m256 unused;
             for (size_t c = 0; c < hi; c += 8) {
                 const size_t rem = hi - c;
-                const __m256 k = att8(SK_MASK_KEYS, mask->data, c, rem, rem >= 8 ? ones : tail8(rem), &unused);
+                const __m256 k = att8(SK_MASK_KEYS, mask->data, c, rem, rem >= 8 ? ones : sk_tail8_avx2(rem), &unused);
                 if (rem >= 8) _mm256_storeu_ps((float *)(lanes + c), k);
-                else _mm256_maskstore_ps((float *)(lanes + c), tail8(rem), k);
+                else _mm256_maskstore_ps((float *)(lanes + c), sk_tail8_avx2(rem), k);
             }
             const sk_mask lm = { SK_MASK_KEYS, lanes, 0, 0 };
             rows8(rows, cols, scale, x, ldx, &lm, KIND_LANES, hi, y, ldy, mask);
@@ -256,12 +236,12 @@ float sk_max_avx2(size_t n, const float *x)
         m1 = _mm256_max_ps(m1, b);
     }
     for (; i < n; i += 8) {
-        const __m256i t = tail8(n - i);
+        const __m256i t = sk_tail8_avx2(n - i);
         const __m256 a = _mm256_blendv_ps(ninf, _mm256_maskload_ps(x + i, t), _mm256_castsi256_ps(t));
         nan = _mm256_or_ps(nan, _mm256_cmp_ps(a, a, _CMP_UNORD_Q));
         m0 = _mm256_max_ps(m0, a);
     }
-    return _mm256_movemask_ps(nan) ? NAN : hmax8(_mm256_max_ps(m0, m1));
+    return _mm256_movemask_ps(nan) ? NAN : sk_hmax8_avx2(_mm256_max_ps(m0, m1));
 }
 
 float sk_expsum_avx2(size_t n, const float *x, float bias, float *y)
@@ -280,13 +260,13 @@ float sk_expsum_avx2(size_t n, const float *x, float bias, float *y)
             s1 = _mm256_add_ps(s1, e1);
         }
         for (; i < end; i += 8) {
-            const __m256i t = tail8(end - i);
+            const __m256i t = sk_tail8_avx2(end - i);
             const __m256 e = _mm256_and_ps(_mm256_castsi256_ps(t),
                                            sk_exp_neg_ps_avx2(_mm256_add_ps(_mm256_maskload_ps(x + i, t), nb)));
             _mm256_maskstore_ps(y + i, t, e);
             s0 = _mm256_add_ps(s0, e);
         }
-        sum += (double)hsum8(_mm256_add_ps(s0, s1));
+        sum += (double)sk_hsum8_avx2(_mm256_add_ps(s0, s1));
     }
     return (float)sum;
 }
@@ -297,7 +277,7 @@ AI float smm8(size_t n, float scale, const float *x, int kind, const void *mrow,
     const __m256 vs = _mm256_set1_ps(scale), ninf = _mm256_set1_ps(-INFINITY);
     __m256 add = _mm256_setzero_ps(), m0 = ninf, nan = _mm256_setzero_ps();
     for (size_t c = 0; c < n; c += 8) {
-        const __m256i t = tail8(n - c);
+        const __m256i t = sk_tail8_avx2(n - c);
         const __m256 k = att8(kind, mrow, c, n - c, t, &add);
         const __m256 v = scaled(kind, vs, ldxm8(x + c, t), add);
         const __m256 vm = _mm256_blendv_ps(ninf, v, k);
@@ -305,7 +285,7 @@ AI float smm8(size_t n, float scale, const float *x, int kind, const void *mrow,
         m0 = _mm256_max_ps(m0, vm);
         _mm256_maskstore_ps(y + c, t, vm);
     }
-    return _mm256_movemask_ps(nan) ? NAN : hmax8(m0);
+    return _mm256_movemask_ps(nan) ? NAN : sk_hmax8_avx2(m0);
 }
 
 float sk_scale_mask_max_avx2(size_t n, float scale, const float *x, const sk_mask *mask, size_t r,
@@ -318,7 +298,7 @@ float sk_scale_mask_max_avx2(size_t n, float scale, const float *x, const sk_mas
     case SK_MASK_CAUSAL: {
         const size_t na = sk_causal_len(r, n, mask->offset);
         const float m = na ? smm8(na, scale, x, SK_MASK_NONE, NULL, y) : -INFINITY;
-        for (size_t c = na; c < n; c += 8) _mm256_maskstore_ps(y + c, tail8(n - c), _mm256_set1_ps(-INFINITY));
+        for (size_t c = na; c < n; c += 8) _mm256_maskstore_ps(y + c, sk_tail8_avx2(n - c), _mm256_set1_ps(-INFINITY));
         return m;
     }
     default: return smm8(n, scale, x, SK_MASK_NONE, NULL, y);

@@ -17,8 +17,6 @@
 
 #define AI static inline __attribute__((always_inline))
 
-AI __mmask16 tail16(size_t rem) { return rem >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << rem) - 1); }
-
 /* The attended lanes among k at column c, and (ADD) the additive mask values. */
 AI __mmask16 att16(int kind, const void *mrow, size_t c, __mmask16 k, __m512 *add)
 {
@@ -67,7 +65,7 @@ AI float rmax16(size_t n, float scale, const float *x, int kind, const void *mro
         m1 = _mm512_mask_max_ps(m1, k1, m1, v1);
     }
     for (; c < n; c += 16) {
-        const __mmask16 t = tail16(n - c);
+        const __mmask16 t = sk_tail16_avx512(n - c);
         const __mmask16 k = att16(kind, mrow, c, t, &add);
         const __m512 xv = ldxz16(t, x + c);
         const __m512 v = kind == SK_MASK_ADD ? _mm512_fmadd_ps(vs, xv, add) : raw ? xv : _mm512_mul_ps(vs, xv);
@@ -125,7 +123,7 @@ AI double rexp16(size_t n, float scale, const float *x, int kind, const void *mr
             s1 = _mm512_add_ps(s1, _mm512_add_ps(e[2], e[3]));
         }
         for (; c < end; c += 16) {
-            const __mmask16 t = tail16(end - c);
+            const __mmask16 t = sk_tail16_avx512(end - c);
             const __mmask16 k = att16(kind, mrow, c, t, &add);
             const __m512 xv = ldxz16(t, x + c);
             const __m512 d = _mm512_add_ps(kind == SK_MASK_ADD ? _mm512_fmadd_ps(vs, xv, add)
@@ -147,7 +145,7 @@ AI void rscale16(size_t n, float inv, float *y)
     size_t c = 0;
     for (; c + 16 <= n; c += 16) _mm512_storeu_ps(y + c, _mm512_mul_ps(_mm512_loadu_ps(y + c), vi));
     if (c < n) {
-        const __mmask16 t = tail16(n - c);
+        const __mmask16 t = sk_tail16_avx512(n - c);
         _mm512_mask_storeu_ps(y + c, t, _mm512_mul_ps(_mm512_maskz_loadu_ps(t, y + c), vi));
     }
 }
@@ -159,10 +157,10 @@ static void rstream16(size_t n, float inv, const float *e, float *y)
     const __m512 vi = _mm512_set1_ps(inv);
     size_t c = ((64 - ((uintptr_t)y & 63)) & 63) / 4; /* columns before y + c is 64-byte aligned */
     if (c > n) c = n;
-    if (c) _mm512_mask_storeu_ps(y, tail16(c), _mm512_mul_ps(_mm512_maskz_loadu_ps(tail16(c), e), vi));
+    if (c) _mm512_mask_storeu_ps(y, sk_tail16_avx512(c), _mm512_mul_ps(_mm512_maskz_loadu_ps(sk_tail16_avx512(c), e), vi));
     for (; c + 16 <= n; c += 16) _mm512_stream_ps(y + c, _mm512_mul_ps(_mm512_loadu_ps(e + c), vi));
     if (c < n) {
-        const __mmask16 t = tail16(n - c);
+        const __mmask16 t = sk_tail16_avx512(n - c);
         _mm512_mask_storeu_ps(y + c, t, _mm512_mul_ps(_mm512_maskz_loadu_ps(t, e + c), vi));
     }
 }
@@ -174,7 +172,7 @@ static void rstream16(size_t n, float inv, const float *e, float *y)
 AI void tail16fill(size_t cols, size_t len, float *yr)
 {
     for (size_t c = len; c < cols; c += 16)
-        _mm512_mask_storeu_ps(yr + c, tail16(cols - c), _mm512_setzero_ps());
+        _mm512_mask_storeu_ps(yr + c, sk_tail16_avx512(cols - c), _mm512_setzero_ps());
 }
 
 /* The block driver (softmax_rows.h) on this file's row kernels. */
@@ -265,7 +263,7 @@ float sk_max_avx512(size_t n, const float *x)
         m1 = _mm512_max_ps(m1, b);
     }
     for (; i < n; i += 16) {
-        const __mmask16 t = tail16(n - i);
+        const __mmask16 t = sk_tail16_avx512(n - i);
         const __m512 a = _mm512_maskz_loadu_ps(t, x + i);
         nan |= _mm512_mask_cmp_ps_mask(t, a, a, _CMP_UNORD_Q);
         m0 = _mm512_mask_max_ps(m0, t, m0, a);
@@ -289,7 +287,7 @@ float sk_expsum_avx512(size_t n, const float *x, float bias, float *y)
             s1 = _mm512_add_ps(s1, e1);
         }
         for (; i < end; i += 16) {
-            const __mmask16 t = tail16(end - i);
+            const __mmask16 t = sk_tail16_avx512(end - i);
             const __m512 e = sk_exp_neg_maskz_avx512(t, _mm512_add_ps(_mm512_maskz_loadu_ps(t, x + i), nb));
             _mm512_mask_storeu_ps(y + i, t, e);
             s0 = _mm512_add_ps(s0, e);
@@ -306,7 +304,7 @@ AI float smm16(size_t n, float scale, const float *x, int kind, const void *mrow
     __m512 add = _mm512_setzero_ps(), m0 = ninf;
     __mmask16 nan = 0;
     for (size_t c = 0; c < n; c += 16) {
-        const __mmask16 t = tail16(n - c);
+        const __mmask16 t = sk_tail16_avx512(n - c);
         const __mmask16 k = att16(kind, mrow, c, t, &add);
         const __m512 xv = ldxz16(t, x + c);
         const __m512 v = kind == SK_MASK_ADD ? _mm512_fmadd_ps(vs, xv, add) : _mm512_mul_ps(vs, xv);
@@ -327,7 +325,7 @@ float sk_scale_mask_max_avx512(size_t n, float scale, const float *x, const sk_m
     case SK_MASK_CAUSAL: {
         const size_t na = sk_causal_len(r, n, mask->offset);
         const float m = na ? smm16(na, scale, x, SK_MASK_NONE, NULL, y) : -INFINITY;
-        for (size_t c = na; c < n; c += 16) _mm512_mask_storeu_ps(y + c, tail16(n - c), _mm512_set1_ps(-INFINITY));
+        for (size_t c = na; c < n; c += 16) _mm512_mask_storeu_ps(y + c, sk_tail16_avx512(n - c), _mm512_set1_ps(-INFINITY));
         return m;
     }
     default: return smm16(n, scale, x, SK_MASK_NONE, NULL, y);
