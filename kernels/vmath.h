@@ -1,16 +1,18 @@
-/* Internal: the exp / softmax family (owner: issue 4). The row primitives below are also what the
- * attention family builds its online softmax from.
+/* Internal: the exp / softmax family. The row primitives below are also what the attention
+ * family builds its online softmax from.
  *
- * Shared vector exp cores for other families (static inline; include only from a file compiled with
- * that ISA's flags):
- *   kernels/x86/exp_avx2.h    sk_exp_ps_avx2(__m256)       full range, <= 1 ulp where normal
- *                             sk_exp_neg_ps_avx2(__m256)   softmax exp, see below
- *   kernels/x86/exp_avx512.h  sk_exp_ps_avx512(__m512)     full range, <= 1 ulp where normal
- *                             sk_exp_neg_ps_avx512(__m512), sk_exp_neg_maskz_avx512(k, __m512)
- *   kernels/arm/exp_neon.h    sk_exp_ps_neon(float32x4_t), sk_exp_neg_ps_neon(float32x4_t)
- * The softmax exp ("neg") is for x <= ~0 (x - rowmax): no overflow path, NaN -> NaN, -inf -> 0,
- * results below FLT_MIN may flush to 0, relative error <= 4e-7 (a degree-5 polynomial on x86: ample
- * for the softmax bound of 1e-5, cheaper than the <= 1 ulp exp). */
+ * The vector exp cores, one per ISA and accuracy class, named by algorithm (rr2: two-step range
+ * reduction; p5 / p6: polynomial degree; constants in exp_consts.h). Static inline: include only
+ * from a file compiled with that ISA's flags.
+ *   kernels/x86/exp_avx2.h    sk_exp_rr2_p6_avx2(__m256)       full range, <= 1 ulp where normal
+ *                             sk_expneg_rr2_p5_avx2(__m256)    x <= 0, see below
+ *   kernels/x86/exp_avx512.h  sk_exp_rr2_p6_avx512(__m512)     full range, <= 1 ulp where normal
+ *                             sk_expneg_rr2_p5_avx512(__m512), sk_expneg_rr2_p5_maskz_avx512
+ *   kernels/arm/exp_neon.h    sk_exp_rr2_p6_neon(float32x4_t), sk_expneg_rr2_p6_neon
+ * The "expneg" class is the softmax and attention exp, for x <= ~0 (x - rowmax): no overflow path,
+ * NaN -> NaN, -inf -> 0, results below FLT_MIN may flush to 0, relative error <= 4e-7 (on x86 the
+ * degree-5 polynomial, one FMA shorter than the <= 1 ulp exp and ample for the 1e-5 bound of the
+ * softmax; NEON keeps the degree-6 one). */
 #ifndef SK_VMATH_H
 #define SK_VMATH_H
 

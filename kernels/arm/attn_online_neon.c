@@ -3,7 +3,7 @@
 #include <math.h>
 #include <arm_neon.h>
 #include "dsp.h"
-#include "arm/attn_exp_neon.h"
+#include "arm/exp_neon.h"
 
 static float nmax(float a, float b) { return (isnan(a) || isnan(b)) ? NAN : (b > a ? b : a); }
 
@@ -24,7 +24,7 @@ static void online_scalar_row(size_t bk, size_t bq, float *s, float *m, float *l
         const float32x4_t vm = vdupq_n_f32(mn);
         float32x4_t acc = vdupq_n_f32(0.f);
         for (; j + 4 <= bk; j += 4) {
-            const float32x4_t e = sk_attn_exp_neg_neon(vsubq_f32(vld1q_f32(s + j), vm));
+            const float32x4_t e = sk_expneg_rr2_p6_neon(vsubq_f32(vld1q_f32(s + j), vm));
             vst1q_f32(s + j, e);
             acc = vaddq_f32(acc, e);
         }
@@ -50,10 +50,10 @@ void sk_attn_online_neon(const struct sk_dsp *dsp, size_t bk, size_t bq, float *
             const float32x4_t mn = vmaxq_f32(mo, mx);
             const uint32x4_t none = vceqq_f32(mn, vdupq_n_f32(-INFINITY));
             const float32x4_t me = vbslq_f32(none, vdupq_n_f32(0.f), mn);
-            const float32x4_t c = vbslq_f32(none, vdupq_n_f32(1.f), sk_attn_exp_neg_neon(vsubq_f32(mo, me)));
+            const float32x4_t c = vbslq_f32(none, vdupq_n_f32(1.f), sk_expneg_rr2_p6_neon(vsubq_f32(mo, me)));
             float32x4_t sum = vdupq_n_f32(0.f);
             for (size_t j = 0; j < bk; j++) {
-                const float32x4_t e = sk_attn_exp_neg_neon(vsubq_f32(vld1q_f32(s + j * bq), me));
+                const float32x4_t e = sk_expneg_rr2_p6_neon(vsubq_f32(vld1q_f32(s + j * bq), me));
                 vst1q_f32(s + j * bq, e);
                 sum = vaddq_f32(sum, e);
             }

@@ -6,7 +6,6 @@
  * over two accumulator sets. Column tails use maskload/maskstore. */
 #include <immintrin.h>
 #include "dsp.h"
-#include "x86/attn_exp_avx2.h"
 #include "x86/avx2_util.h"
 
 static inline __attribute__((always_inline)) void

@@ -22,7 +22,7 @@ void sk_exp_avx2(size_t n, const float *x, float *y)
         }
         /* subnormal x read as 0 (exp = 1 either way); only x > 87 and NaN need the slow path */
         const __m256 fa = sk_flush_subnormal_avx2(a), fb = sk_flush_subnormal_avx2(b);
-        const __m256 lim = _mm256_set1_ps(SK_EXPF2_FAST);
+        const __m256 lim = _mm256_set1_ps(SK_EXPF_FAST);
         const __m256 big = _mm256_or_ps(_mm256_cmp_ps(fa, lim, _CMP_NLE_UQ),
                                         _mm256_cmp_ps(fb, lim, _CMP_NLE_UQ));
         if (_mm256_movemask_ps(big)) {
@@ -35,6 +35,6 @@ void sk_exp_avx2(size_t n, const float *x, float *y)
     }
     for (; i < n; i += 8) {
         const __m256i k = sk_tail8_avx2(n - i);
-        _mm256_maskstore_ps(y + i, k, sk_exp_ps_avx2(_mm256_maskload_ps(x + i, k)));
+        _mm256_maskstore_ps(y + i, k, sk_exp_rr2_p6_avx2(_mm256_maskload_ps(x + i, k)));
     }
 }

@@ -125,7 +125,7 @@ AI double rexp8(size_t n, float scale, const float *x, int kind, const void *mro
             for (int j = 0; j < 2; j++) {
                 const __m256 xv = ldx8(x + c + 8 * j);
                 const __m256 d = _mm256_add_ps(scaled(kind, vs, xv, a[j]), negm);
-                e[j] = sk_exp_neg_ps_avx2(d);
+                e[j] = sk_expneg_rr2_p5_avx2(d);
                 if (kind != SK_MASK_NONE) e[j] = _mm256_and_ps(k[j], e[j]);
             }
             for (int j = 0; j < 2; j++) _mm256_storeu_ps(y + c + 8 * j, e[j]);
@@ -138,7 +138,7 @@ AI double rexp8(size_t n, float scale, const float *x, int kind, const void *mro
             const __m256 k = att8(kind, mrow, c, end - c, t, &add);
             const __m256 xv = ldxm8(x + c, t);
             const __m256 d = _mm256_add_ps(scaled(kind, vs, xv, add), negm);
-            const __m256 e = _mm256_and_ps(k, sk_exp_neg_ps_avx2(d));
+            const __m256 e = _mm256_and_ps(k, sk_expneg_rr2_p5_avx2(d));
             if (end - c >= 8) _mm256_storeu_ps(y + c, e);
             else _mm256_maskstore_ps(y + c, t, e);
             s0 = _mm256_add_ps(s0, e);
@@ -252,8 +252,8 @@ float sk_expsum_avx2(size_t n, const float *x, float bias, float *y)
         const size_t end = n - i > 512 ? i + 512 : n;
         __m256 s0 = _mm256_setzero_ps(), s1 = s0;
         for (; i + 16 <= end; i += 16) {
-            const __m256 e0 = sk_exp_neg_ps_avx2(_mm256_add_ps(_mm256_loadu_ps(x + i), nb));
-            const __m256 e1 = sk_exp_neg_ps_avx2(_mm256_add_ps(_mm256_loadu_ps(x + i + 8), nb));
+            const __m256 e0 = sk_expneg_rr2_p5_avx2(_mm256_add_ps(_mm256_loadu_ps(x + i), nb));
+            const __m256 e1 = sk_expneg_rr2_p5_avx2(_mm256_add_ps(_mm256_loadu_ps(x + i + 8), nb));
             _mm256_storeu_ps(y + i, e0);
             _mm256_storeu_ps(y + i + 8, e1);
             s0 = _mm256_add_ps(s0, e0);
@@ -262,7 +262,7 @@ float sk_expsum_avx2(size_t n, const float *x, float bias, float *y)
         for (; i < end; i += 8) {
             const __m256i t = sk_tail8_avx2(end - i);
             const __m256 e = _mm256_and_ps(_mm256_castsi256_ps(t),
-                                           sk_exp_neg_ps_avx2(_mm256_add_ps(_mm256_maskload_ps(x + i, t), nb)));
+                                           sk_expneg_rr2_p5_avx2(_mm256_add_ps(_mm256_maskload_ps(x + i, t), nb)));
             _mm256_maskstore_ps(y + i, t, e);
             s0 = _mm256_add_ps(s0, e);
         }

@@ -116,7 +116,7 @@ AI double rexp16(size_t n, float scale, const float *x, int kind, const void *mr
                 const __m512 xv = ldx16(x + c + 16 * j);
                 const __m512 d = _mm512_add_ps(kind == SK_MASK_ADD ? _mm512_fmadd_ps(vs, xv, a[j])
                                                                    : _mm512_mul_ps(vs, xv), negm);
-                e[j] = sk_exp_neg_maskz_avx512(k[j], d);
+                e[j] = sk_expneg_rr2_p5_maskz_avx512(k[j], d);
             }
             for (int j = 0; j < 4; j++) _mm512_storeu_ps(y + c + 16 * j, e[j]);
             s0 = _mm512_add_ps(s0, _mm512_add_ps(e[0], e[1]));
@@ -128,7 +128,7 @@ AI double rexp16(size_t n, float scale, const float *x, int kind, const void *mr
             const __m512 xv = ldxz16(t, x + c);
             const __m512 d = _mm512_add_ps(kind == SK_MASK_ADD ? _mm512_fmadd_ps(vs, xv, add)
                                                                : _mm512_mul_ps(vs, xv), negm);
-            const __m512 e = sk_exp_neg_maskz_avx512(k, d);
+            const __m512 e = sk_expneg_rr2_p5_maskz_avx512(k, d);
             _mm512_mask_storeu_ps(y + c, t, e);
             s0 = _mm512_add_ps(s0, e);
         }
@@ -279,8 +279,8 @@ float sk_expsum_avx512(size_t n, const float *x, float bias, float *y)
         const size_t end = n - i > 1024 ? i + 1024 : n;
         __m512 s0 = _mm512_setzero_ps(), s1 = s0;
         for (; i + 32 <= end; i += 32) {
-            const __m512 e0 = sk_exp_neg_ps_avx512(_mm512_add_ps(_mm512_loadu_ps(x + i), nb));
-            const __m512 e1 = sk_exp_neg_ps_avx512(_mm512_add_ps(_mm512_loadu_ps(x + i + 16), nb));
+            const __m512 e0 = sk_expneg_rr2_p5_avx512(_mm512_add_ps(_mm512_loadu_ps(x + i), nb));
+            const __m512 e1 = sk_expneg_rr2_p5_avx512(_mm512_add_ps(_mm512_loadu_ps(x + i + 16), nb));
             _mm512_storeu_ps(y + i, e0);
             _mm512_storeu_ps(y + i + 16, e1);
             s0 = _mm512_add_ps(s0, e0);
@@ -288,7 +288,7 @@ float sk_expsum_avx512(size_t n, const float *x, float bias, float *y)
         }
         for (; i < end; i += 16) {
             const __mmask16 t = sk_tail16_avx512(end - i);
-            const __m512 e = sk_exp_neg_maskz_avx512(t, _mm512_add_ps(_mm512_maskz_loadu_ps(t, x + i), nb));
+            const __m512 e = sk_expneg_rr2_p5_maskz_avx512(t, _mm512_add_ps(_mm512_maskz_loadu_ps(t, x + i), nb));
             _mm512_mask_storeu_ps(y + i, t, e);
             s0 = _mm512_add_ps(s0, e);
         }
