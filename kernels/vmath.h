@@ -20,6 +20,7 @@
 #include <stdint.h>
 #include <string.h>
 #include "simdkern.h"
+#include "mask.h"
 
 typedef struct sk_math_dsp {
     /* y = exp(x), full range, <= 1 ulp where the result is normal. y may equal x. */
@@ -45,40 +46,6 @@ typedef struct sk_math_dsp {
 } sk_math_dsp;
 
 void sk_math_dsp_init(sk_math_dsp *d, sk_isa isa);
-
-/* Number of attended columns [0, cols) of row r under a causal mask: clamp(r + offset + 1, 0,
-   cols), computed without overflow for every r and offset. */
-static inline size_t sk_causal_len(size_t r, size_t cols, ptrdiff_t offset)
-{
-    if (offset >= 0) {
-        const size_t o = (size_t)offset;
-        return o >= cols || r > cols - o - 1 ? cols : r + o + 1;
-    }
-    const size_t neg = (size_t)(-(offset + 1)) + 1; /* -offset, also for PTRDIFF_MIN */
-    if (r < neg) return 0;
-    return r - neg + 1 > cols ? cols : r - neg + 1;
-}
-
-/* Key padding mask k[0..cols): returns 1 + the last attended column (0 if none); *dense = 1 when
-   every column before it is attended (then no per-column mask is needed, only a zero tail). */
-static inline size_t sk_keys_end(size_t cols, const unsigned char *k, int *dense)
-{
-    const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
-    size_t hi = cols, c = 0;
-    uint64_t w;
-    for (; hi >= 8; hi -= 8) { /* eight bytes at a time: trailing all-zero words */
-        memcpy(&w, k + hi - 8, 8);
-        if (w) break;
-    }
-    while (hi && !k[hi - 1]) hi--;
-    for (; c + 8 <= hi; c += 8) { /* words without a zero byte */
-        memcpy(&w, k + c, 8);
-        if ((w - ones) & ~w & highs) break;
-    }
-    while (c < hi && k[c]) c++;
-    *dense = c == hi;
-    return hi;
-}
 
 /* Per-ISA implementations (kernels/scalar, kernels/x86, kernels/arm). */
 double sk_exp_core_d(double x); /* exp for x in [-104, 89], double result (scalar reference core) */

@@ -73,10 +73,7 @@ AI int row4(size_t n, float scale, const float *x, int kind, const void *mrow, f
 
 #define ROWS(KIND)                                                                                 \
     for (size_t r = 0; r < rows; r++) {                                                            \
-        const void *mrow = KIND == SK_MASK_KEYS ? mask->data                                       \
-                         : KIND == SK_MASK_BOOL ? (const void *)((const uint8_t *)mask->data + r * mask->ld) \
-                         : KIND == SK_MASK_ADD  ? (const void *)((const float *)mask->data + r * mask->ld)   \
-                         : NULL;                                                                   \
+        const void *mrow = KIND == SK_MASK_NONE ? NULL : sk_mask_row(mask, r);                  \
         if (!row4(cols, scale, x + r * ldx, KIND, mrow, y + r * ldy))                              \
             sk_softmax_row_scalar(cols, scale, x + r * ldx, mask, r, y + r * ldy);                 \
     }
@@ -165,8 +162,8 @@ float sk_scale_mask_max_neon(size_t n, float scale, const float *x, const sk_mas
 {
     switch (mask ? mask->kind : SK_MASK_NONE) {
     case SK_MASK_KEYS: return smm4(n, scale, x, SK_MASK_KEYS, mask->data, y);
-    case SK_MASK_BOOL: return smm4(n, scale, x, SK_MASK_BOOL, (const uint8_t *)mask->data + r * mask->ld, y);
-    case SK_MASK_ADD: return smm4(n, scale, x, SK_MASK_ADD, (const float *)mask->data + r * mask->ld, y);
+    case SK_MASK_BOOL: return smm4(n, scale, x, SK_MASK_BOOL, sk_mask_row(mask, r), y);
+    case SK_MASK_ADD: return smm4(n, scale, x, SK_MASK_ADD, sk_mask_row(mask, r), y);
     case SK_MASK_CAUSAL: {
         const size_t na = sk_causal_len(r, n, mask->offset);
         const float m = na ? smm4(na, scale, x, SK_MASK_NONE, NULL, y) : -INFINITY;

@@ -176,7 +176,6 @@ AI void tail8fill(size_t cols, size_t len, float *yr)
 #define SK_REXP rexp8
 #define SK_RSCALE rscale8
 #define SK_TAILFILL tail8fill
-#define SK_ROW_SHARED_MASK(kind) ((kind) == SK_MASK_KEYS || (kind) == KIND_LANES)
 #include "softmax_rows.h"
 
 void sk_scale_mask_softmax_avx2(size_t rows, size_t cols, float scale, const float *x, size_t ldx,
@@ -293,8 +292,8 @@ float sk_scale_mask_max_avx2(size_t n, float scale, const float *x, const sk_mas
 {
     switch (mask ? mask->kind : SK_MASK_NONE) {
     case SK_MASK_KEYS: return smm8(n, scale, x, SK_MASK_KEYS, mask->data, y);
-    case SK_MASK_BOOL: return smm8(n, scale, x, SK_MASK_BOOL, (const uint8_t *)mask->data + r * mask->ld, y);
-    case SK_MASK_ADD: return smm8(n, scale, x, SK_MASK_ADD, (const float *)mask->data + r * mask->ld, y);
+    case SK_MASK_BOOL: return smm8(n, scale, x, SK_MASK_BOOL, sk_mask_row(mask, r), y);
+    case SK_MASK_ADD: return smm8(n, scale, x, SK_MASK_ADD, sk_mask_row(mask, r), y);
     case SK_MASK_CAUSAL: {
         const size_t na = sk_causal_len(r, n, mask->offset);
         const float m = na ? smm8(na, scale, x, SK_MASK_NONE, NULL, y) : -INFINITY;

@@ -181,7 +181,6 @@ AI void tail16fill(size_t cols, size_t len, float *yr)
 #define SK_REXP rexp16
 #define SK_RSCALE rscale16
 #define SK_TAILFILL tail16fill
-#define SK_ROW_SHARED_MASK(kind) ((kind) == SK_MASK_KEYS)
 #include "softmax_rows.h"
 
 /* Outputs of STREAM_MIN_ELEMS or more with one row per block: each row through an L1 scratch row
@@ -194,10 +193,7 @@ AI void rows16(size_t rows, size_t cols, float scale, const float *x, size_t ldx
     if (rb == 1 && cols <= STREAM_MAX_COLS && rows * cols >= STREAM_MIN_ELEMS && ((uintptr_t)y & 3) == 0) {
         float scr[STREAM_MAX_COLS] SK_ALIGN(64);
         for (size_t r = 0; r < rows; r++) {
-            const void *mr = kind == SK_MASK_KEYS ? mask->data
-                           : kind == SK_MASK_BOOL ? (const void *)((const uint8_t *)mask->data + r * mask->ld)
-                           : kind == SK_MASK_ADD ? (const void *)((const float *)mask->data + r * mask->ld)
-                           : NULL;
+            const void *mr = sk_mask_row(mask, r);
             size_t len = mask && mask->kind == SK_MASK_CAUSAL ? sk_causal_len(r, cols, mask->offset) : cols;
             len = len < cap ? len : cap;
             const float *xr = x + r * ldx;
@@ -320,8 +316,8 @@ float sk_scale_mask_max_avx512(size_t n, float scale, const float *x, const sk_m
 {
     switch (mask ? mask->kind : SK_MASK_NONE) {
     case SK_MASK_KEYS: return smm16(n, scale, x, SK_MASK_KEYS, mask->data, y);
-    case SK_MASK_BOOL: return smm16(n, scale, x, SK_MASK_BOOL, (const uint8_t *)mask->data + r * mask->ld, y);
-    case SK_MASK_ADD: return smm16(n, scale, x, SK_MASK_ADD, (const float *)mask->data + r * mask->ld, y);
+    case SK_MASK_BOOL: return smm16(n, scale, x, SK_MASK_BOOL, sk_mask_row(mask, r), y);
+    case SK_MASK_ADD: return smm16(n, scale, x, SK_MASK_ADD, sk_mask_row(mask, r), y);
     case SK_MASK_CAUSAL: {
         const size_t na = sk_causal_len(r, n, mask->offset);
         const float m = na ? smm16(na, scale, x, SK_MASK_NONE, NULL, y) : -INFINITY;

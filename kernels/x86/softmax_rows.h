@@ -6,7 +6,6 @@
  *   SK_ROWS      the driver's name          SK_RMAX     scale + mask + max sweep
  *   SK_REXP      exp + sum sweep (fusing the previous row's scale)
  *   SK_RSCALE    the normalisation sweep     SK_TAILFILL columns past a row's length: 0
- *   SK_ROW_SHARED_MASK(kind)  1 when the mask data is the same for every row (key masks).
  * A row whose max is not finite (a NaN or +inf score, scores that overflow float, nothing attended)
  * or whose sum is NaN (a NaN the max reduction passed over) goes through the reference row
  * sk_softmax_row_scalar with the caller's mask ref: every path then gives the reference's result
@@ -28,10 +27,7 @@ AI void SK_ROWS(size_t rows, size_t cols, float scale, const float *x, size_t ld
         float m[8];
         for (size_t i = 0; i < nb; i++) {
             const size_t r = r0 + i;
-            mr[i] = SK_ROW_SHARED_MASK(kind) ? mask->data
-                  : kind == SK_MASK_BOOL ? (const void *)((const uint8_t *)mask->data + r * mask->ld)
-                  : kind == SK_MASK_ADD ? (const void *)((const float *)mask->data + r * mask->ld)
-                  : NULL;
+            mr[i] = sk_mask_row(mask, r);
             len[i] = mask && mask->kind == SK_MASK_CAUSAL ? sk_causal_len(r, cols, mask->offset) : cols;
             len[i] = len[i] < cap ? len[i] : cap;
         }
