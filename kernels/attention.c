@@ -134,7 +134,7 @@ static void attention_fused(const sk_dsp *dsp, size_t n_q, size_t n_kv, size_t d
     const sk_attn_dsp *a = &dsp->attn;
     /* the packed-Q pair takes d_k <= dmax; beyond, the portable (GEMM) score */
     const int packed = a->pack_q && d_k <= a->dmax;
-    void (*score)(const struct sk_dsp *, size_t, size_t, size_t, float, const float *, size_t,
+    void (*score)(const struct sk_gemm_dsp *, size_t, size_t, size_t, float, const float *, size_t,
                   const float *, size_t, const float *, float *) = packed ? a->score : sk_attn_score_scalar;
     if (mask && mask->kind == SK_MASK_NONE) mask = NULL;
 
@@ -155,10 +155,10 @@ static void attention_fused(const sk_dsp *dsp, size_t n_q, size_t n_kv, size_t d
         for (size_t c0 = 0; c0 < kv_end; c0 += bk_max) {
             const size_t bk = kv_end - c0 < bk_max ? kv_end - c0 : bk_max;
             if (mask && mask->kind == SK_MASK_KEYS && keys_all_masked(mask, c0, bk)) continue;
-            score(dsp, bk, bq, d_k, scale, k + c0 * ldk, ldk, q + r0 * ldq, ldq, qt, st);
+            score(&dsp->gemm, bk, bq, d_k, scale, k + c0 * ldk, ldk, q + r0 * ldq, ldq, qt, st);
             if (mask) mask_tile(mask, r0, bq, c0, bk, st);
-            a->online(dsp, bk, bq, st, mrow, lrow, corr);
-            if (d_v) a->pv(dsp, bq, bk, d_v, st, v + c0 * ldv, ldv, corr, o, ldo);
+            a->online(&dsp->math, bk, bq, st, mrow, lrow, corr);
+            if (d_v) a->pv(&dsp->gemm, bq, bk, d_v, st, v + c0 * ldv, ldv, corr, o, ldo);
         }
         for (size_t r = 0; r < bq; r++) {
             float *orow = o + r * ldo;
@@ -323,19 +323,19 @@ static void decode_range(const sk_dsp *dsp, size_t hn, size_t dh, const float *q
             const size_t pe = c0 + j + 2 * G < ke ? c0 + j + 2 * G : ke;
             if (pf) prefetch_rows(kh, ldk, c0 + j + g, pe, hn * dh * sizeof(float));
             for (size_t h = 0; h < hn; h++)
-                a->score(dsp, g, 1, dh, scale, kh + (c0 + j) * ldk + h * dh, ldk, qh + h * dh, dh,
+                a->score(&dsp->gemm, g, 1, dh, scale, kh + (c0 + j) * ldk + h * dh, ldk, qh + h * dh, dh,
                          NULL, st + h * SK_DEC_BK + j);
         }
         for (size_t h = 0; h < hn; h++) {
             if (mask) mask_tile(mask, 0, 1, c0, bk, st + h * SK_DEC_BK);
-            a->online(dsp, bk, 1, st + h * SK_DEC_BK, mrow + h, lrow + h, corr + h);
+            a->online(&dsp->math, bk, 1, st + h * SK_DEC_BK, mrow + h, lrow + h, corr + h);
         }
         for (size_t j = 0; j < bk; j += G) {
             const size_t g = bk - j < G ? bk - j : G;
             const size_t pe = c0 + j + 2 * G < ke ? c0 + j + 2 * G : ke;
             if (pf) prefetch_rows(vh, ldv, c0 + j + g, pe, hn * dh * sizeof(float));
             for (size_t h = 0; h < hn; h++)
-                a->pv(dsp, 1, g, dh, st + h * SK_DEC_BK + j, vh + (c0 + j) * ldv + h * dh, ldv,
+                a->pv(&dsp->gemm, 1, g, dh, st + h * SK_DEC_BK + j, vh + (c0 + j) * ldv + h * dh, ldv,
                       j ? &one : corr + h, o + h * dh, dh);
         }
     }

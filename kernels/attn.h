@@ -6,28 +6,30 @@
  * column, so the online-softmax update (max / exp / sum per row) runs down the columns with whole
  * vectors across rows, and P·V broadcasts st entries. For bq == 1 (a decoder step) the tile is one
  * contiguous row of keys. The tile slots below are what each ISA provides, filled scalar first
- * (built on the GEMM and the exp slots) and then upgraded tier by tier. */
+ * (built on the GEMM and the exp slots) and then upgraded tier by tier. Each slot takes the table
+ * it builds on (the scalar tiles use it; the ISA tiles are self-contained and ignore it). */
 #ifndef SK_ATTN_H
 #define SK_ATTN_H
 
 #include "simdkern.h"
 
-struct sk_dsp;
+struct sk_gemm_dsp;
+struct sk_math_dsp;
 
 typedef struct sk_attn_dsp {
     /* qt[p * bq + r] = q[r * ldq + p] for r < bq, p < d (d <= dmax): Q^T of the query block, packed
        once per block and reused for every key block. NULL: score reads q directly. */
     void (*pack_q)(size_t bq, size_t d, const float *q, size_t ldq, float *qt);
     /* st[j * bq + r] = scale * (k_j . q_r) for j < bk, r < bq. */
-    void (*score)(const struct sk_dsp *dsp, size_t bk, size_t bq, size_t d, float scale,
+    void (*score)(const struct sk_gemm_dsp *gemm, size_t bk, size_t bq, size_t d, float scale,
                   const float *k, size_t ldk, const float *q, size_t ldq, const float *qt, float *st);
     /* Online softmax update of the (already masked: masked = -inf) tile, per query row r:
        mn = max(m[r], max_j st[j,r]) (NaN if any is NaN); corr[r] = exp(m[r] - mn) (1 if mn = -inf);
        st[j,r] = exp(st[j,r] - mn) (0 if mn = -inf); l[r] = l[r] * corr[r] + sum_j st[j,r]; m[r] = mn. */
-    void (*online)(const struct sk_dsp *dsp, size_t bk, size_t bq, float *st, float *m, float *l,
+    void (*online)(const struct sk_math_dsp *math, size_t bk, size_t bq, float *st, float *m, float *l,
                    float *corr);
     /* o[r, :dv] = corr[r] * o[r, :dv] + sum_j st[j * bq + r] * v[j, :dv]. */
-    void (*pv)(const struct sk_dsp *dsp, size_t bq, size_t bk, size_t dv, const float *st,
+    void (*pv)(const struct sk_gemm_dsp *gemm, size_t bq, size_t bk, size_t dv, const float *st,
                const float *v, size_t ldv, const float *corr, float *o, size_t ldo);
     size_t dmax; /* largest d the pack_q/score pair takes (pack buffer); larger d use the scalar pair */
 } sk_attn_dsp;
@@ -43,22 +45,22 @@ enum {
 
 /* the per-ISA tile kernels */
 void sk_attn_pack_q_scalar(size_t bq, size_t d, const float *q, size_t ldq, float *qt);
-void sk_attn_score_scalar(const struct sk_dsp *dsp, size_t bk, size_t bq, size_t d, float scale,
+void sk_attn_score_scalar(const struct sk_gemm_dsp *gemm, size_t bk, size_t bq, size_t d, float scale,
                           const float *k, size_t ldk, const float *q, size_t ldq, const float *qt,
                           float *st);
-void sk_attn_online_scalar(const struct sk_dsp *dsp, size_t bk, size_t bq, float *st, float *m, float *l,
+void sk_attn_online_scalar(const struct sk_math_dsp *math, size_t bk, size_t bq, float *st, float *m, float *l,
                            float *corr);
-void sk_attn_pv_scalar(const struct sk_dsp *dsp, size_t bq, size_t bk, size_t dv, const float *st,
+void sk_attn_pv_scalar(const struct sk_gemm_dsp *gemm, size_t bq, size_t bk, size_t dv, const float *st,
                        const float *v, size_t ldv, const float *corr, float *o, size_t ldo);
 
 #define SK_ATTN_DECL(isa)                                                                            \
     void sk_attn_pack_q_##isa(size_t bq, size_t d, const float *q, size_t ldq, float *qt);           \
-    void sk_attn_score_##isa(const struct sk_dsp *dsp, size_t bk, size_t bq, size_t d, float scale,  \
+    void sk_attn_score_##isa(const struct sk_gemm_dsp *gemm, size_t bk, size_t bq, size_t d, float scale,  \
                              const float *k, size_t ldk, const float *q, size_t ldq,                 \
                              const float *qt, float *st);                                            \
-    void sk_attn_online_##isa(const struct sk_dsp *dsp, size_t bk, size_t bq, float *st, float *m,   \
+    void sk_attn_online_##isa(const struct sk_math_dsp *math, size_t bk, size_t bq, float *st, float *m,   \
                               float *l, float *corr);                                                \
-    void sk_attn_pv_##isa(const struct sk_dsp *dsp, size_t bq, size_t bk, size_t dv, const float *st,\
+    void sk_attn_pv_##isa(const struct sk_gemm_dsp *gemm, size_t bq, size_t bk, size_t dv, const float *st,\
                           const float *v, size_t ldv, const float *corr, float *o, size_t ldo);
 SK_ATTN_DECL(avx2)
 SK_ATTN_DECL(avx512)

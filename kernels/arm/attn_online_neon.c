@@ -36,10 +36,10 @@ static void online_scalar_row(size_t bk, size_t bq, float *s, float *m, float *l
     *m = mn;
 }
 
-void sk_attn_online_neon(const struct sk_dsp *dsp, size_t bk, size_t bq, float *st, float *m, float *l,
+void sk_attn_online_neon(const struct sk_math_dsp *math, size_t bk, size_t bq, float *st, float *m, float *l,
                          float *corr)
 {
-    (void)dsp;
+    (void)math;
     size_t r0 = 0;
     if (bq > 1)
         for (; r0 + 4 <= bq; r0 += 4) {

@@ -31,10 +31,10 @@ tile(int MR, int NV, size_t bq, size_t bk, const float *st, const float *v, size
         for (; r < bq; r++) tile(1, NV, bq, bk, st + r, vc, ldv, corr + r, oc + r * ldo, ldo);       \
     } while (0)
 
-void sk_attn_pv_neon(const struct sk_dsp *dsp, size_t bq, size_t bk, size_t dv, const float *st,
+void sk_attn_pv_neon(const struct sk_gemm_dsp *gemm, size_t bq, size_t bk, size_t dv, const float *st,
                      const float *v, size_t ldv, const float *corr, float *o, size_t ldo)
 {
-    (void)dsp;
+    (void)gemm;
     size_t c0 = 0;
     for (; c0 + 4 <= dv; c0 += 16) {
         const size_t nv = (dv - c0) / 4 < 4 ? (dv - c0) / 4 : 4;

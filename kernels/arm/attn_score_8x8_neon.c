@@ -61,10 +61,10 @@ static void score_dot(size_t bk, size_t d, float scale, const float *k, size_t l
     }
 }
 
-void sk_attn_score_neon(const struct sk_dsp *dsp, size_t bk, size_t bq, size_t d, float scale,
+void sk_attn_score_neon(const struct sk_gemm_dsp *gemm, size_t bk, size_t bq, size_t d, float scale,
                         const float *k, size_t ldk, const float *q, size_t ldq, const float *qt, float *st)
 {
-    (void)dsp;
+    (void)gemm;
     if (bq == 1) { score_dot(bk, d, scale, k, ldk, q, st); return; }
     size_t r0 = 0;
     for (; r0 + 8 <= bq; r0 += 8) {

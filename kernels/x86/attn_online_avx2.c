@@ -65,10 +65,10 @@ online8(int FULL, size_t bk, size_t bq, float *s, float *m, float *l, float *cor
 #undef ST
 }
 
-void sk_attn_online_avx2(const struct sk_dsp *dsp, size_t bk, size_t bq, float *st, float *m, float *l,
+void sk_attn_online_avx2(const struct sk_math_dsp *math, size_t bk, size_t bq, float *st, float *m, float *l,
                          float *corr)
 {
-    (void)dsp;
+    (void)math;
     if (bq == 1) { online_row(bk, st, m, l, corr); return; }
     size_t r0 = 0;
     const __m256i all = _mm256_set1_epi32(-1);

@@ -81,10 +81,10 @@ online_rows(int NV, size_t bk, size_t bq, float *s, float *m, float *l, float *c
     }
 }
 
-void sk_attn_online_avx512(const struct sk_dsp *dsp, size_t bk, size_t bq, float *st, float *m, float *l,
+void sk_attn_online_avx512(const struct sk_math_dsp *math, size_t bk, size_t bq, float *st, float *m, float *l,
                            float *corr)
 {
-    (void)dsp;
+    (void)math;
     if (bq == 1) { online_row(bk, st, m, l, corr); return; }
     for (size_t r0 = 0; r0 < bq; r0 += 32) {
         const size_t nr = bq - r0 < 32 ? bq - r0 : 32;

@@ -101,10 +101,10 @@ static void row1_full64(size_t bk, const float *st, const float *v, size_t ldv, 
     for (int t = 0; t < 8; t++) _mm256_storeu_ps(o + 8 * t, a[t]);
 }
 
-void sk_attn_pv_avx2(const struct sk_dsp *dsp, size_t bq, size_t bk, size_t dv, const float *st,
+void sk_attn_pv_avx2(const struct sk_gemm_dsp *gemm, size_t bq, size_t bk, size_t dv, const float *st,
                      const float *v, size_t ldv, const float *corr, float *o, size_t ldo)
 {
-    (void)dsp;
+    (void)gemm;
     size_t c64 = 0;
     if (bq == 1) /* a single row (decoder step): 64 columns per pass over V */
         for (; c64 + 64 <= dv; c64 += 64) row1_full64(bk, st, v + c64, ldv, corr[0], o + c64);

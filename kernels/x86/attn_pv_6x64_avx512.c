@@ -77,10 +77,10 @@ row1(int NV, size_t bk, const float *st, const float *v, size_t ldv, float corr,
         if (r < bq) tile(1, NV, bq, bk, st + r, vc, ldv, corr + r, oc + r * ldo, ldo, cm);           \
     } while (0)
 
-void sk_attn_pv_avx512(const struct sk_dsp *dsp, size_t bq, size_t bk, size_t dv, const float *st,
+void sk_attn_pv_avx512(const struct sk_gemm_dsp *gemm, size_t bq, size_t bk, size_t dv, const float *st,
                        const float *v, size_t ldv, const float *corr, float *o, size_t ldo)
 {
-    (void)dsp;
+    (void)gemm;
     for (size_t c0 = 0; c0 < dv; c0 += 64) {
         const size_t nc = dv - c0 < 64 ? dv - c0 : 64;
         __mmask16 cm[4];
