@@ -16,6 +16,11 @@
 #include "dsp.h"
 #include "common.h"
 #include "pool.h"
+#if SK_HAVE_AVX2
+#include "x86/attention.h"
+#elif SK_HAVE_NEON
+#include "arm/attention.h"
+#endif
 
 void sk_attn_dsp_init(sk_attn_dsp *d, sk_isa isa)
 {
@@ -25,28 +30,9 @@ void sk_attn_dsp_init(sk_attn_dsp *d, sk_isa isa)
     d->pv = sk_attn_pv_scalar;
     d->dmax = 0;
 #if SK_HAVE_AVX2
-    if (isa < SK_ISA_AVX2 || isa == SK_ISA_NEON) return;
-    d->pack_q = sk_attn_pack_q_avx2;
-    d->score = sk_attn_score_avx2;
-    d->online = sk_attn_online_avx2;
-    d->pv = sk_attn_pv_avx2;
-    d->dmax = SK_ATTN_DMAX;
-#endif
-#if SK_HAVE_AVX512
-    if (isa < SK_ISA_AVX512 || isa == SK_ISA_NEON) return;
-    d->pack_q = sk_attn_pack_q_avx512;
-    d->score = sk_attn_score_avx512;
-    d->online = sk_attn_online_avx512;
-    d->pv = sk_attn_pv_avx512;
-    d->dmax = SK_ATTN_DMAX;
-#endif
-#if SK_HAVE_NEON
-    if (isa != SK_ISA_NEON) return;
-    d->pack_q = sk_attn_pack_q_neon;
-    d->score = sk_attn_score_neon;
-    d->online = sk_attn_online_neon;
-    d->pv = sk_attn_pv_neon;
-    d->dmax = SK_ATTN_DMAX;
+    sk_attn_dsp_init_x86(d, isa);
+#elif SK_HAVE_NEON
+    sk_attn_dsp_init_arm(d, isa);
 #endif
     (void)isa;
 }
@@ -134,8 +120,7 @@ static void attention_fused(const sk_dsp *dsp, size_t n_q, size_t n_kv, size_t d
     const sk_attn_dsp *a = &dsp->attn;
     /* the packed-Q pair takes d_k <= dmax; beyond, the portable (GEMM) score */
     const int packed = a->pack_q && d_k <= a->dmax;
-    void (*score)(const struct sk_gemm_dsp *, size_t, size_t, size_t, float, const float *, size_t,
-                  const float *, size_t, const float *, float *) = packed ? a->score : sk_attn_score_scalar;
+    sk_attn_score_fn *score = packed ? a->score : sk_attn_score_scalar;
     if (mask && mask->kind == SK_MASK_NONE) mask = NULL;
 
     for (size_t r0 = 0; r0 < n_q; r0 += SK_ATTN_BQ) {

@@ -3,6 +3,11 @@
 #include "dsp.h"
 #include "common.h"
 #include "pool.h"
+#if SK_HAVE_AVX2
+#include "x86/math.h"
+#elif SK_HAVE_NEON
+#include "arm/math.h"
+#endif
 
 void sk_math_dsp_init(sk_math_dsp *d, sk_isa isa)
 {
@@ -13,31 +18,9 @@ void sk_math_dsp_init(sk_math_dsp *d, sk_isa isa)
     d->softmax = sk_softmax_scalar;
     d->scale_mask_softmax = sk_scale_mask_softmax_scalar;
 #if SK_HAVE_AVX2
-    if (isa < SK_ISA_AVX2 || isa == SK_ISA_NEON) return;
-    d->exp = sk_exp_avx2;
-    d->max = sk_max_avx2;
-    d->expsum = sk_expsum_avx2;
-    d->scale_mask_max = sk_scale_mask_max_avx2;
-    d->softmax = sk_softmax_avx2;
-    d->scale_mask_softmax = sk_scale_mask_softmax_avx2;
-#endif
-#if SK_HAVE_AVX512
-    if (isa < SK_ISA_AVX512 || isa == SK_ISA_NEON) return;
-    d->exp = sk_exp_avx512;
-    d->max = sk_max_avx512;
-    d->expsum = sk_expsum_avx512;
-    d->scale_mask_max = sk_scale_mask_max_avx512;
-    d->softmax = sk_softmax_avx512;
-    d->scale_mask_softmax = sk_scale_mask_softmax_avx512;
-#endif
-#if SK_HAVE_NEON
-    if (isa != SK_ISA_NEON) return;
-    d->exp = sk_exp_neon;
-    d->max = sk_max_neon;
-    d->expsum = sk_expsum_neon;
-    d->scale_mask_max = sk_scale_mask_max_neon;
-    d->softmax = sk_softmax_neon;
-    d->scale_mask_softmax = sk_scale_mask_softmax_neon;
+    sk_math_dsp_init_x86(d, isa);
+#elif SK_HAVE_NEON
+    sk_math_dsp_init_arm(d, isa);
 #endif
     (void)isa;
 }

@@ -22,32 +22,42 @@
 #include "simdkern.h"
 #include "mask.h"
 
+/* One function type per slot; the kernels are declared with them (sk_math_exp_fn name;). */
+typedef void sk_math_exp_fn(size_t n, const float *x, float *y);
+typedef float sk_math_max_fn(size_t n, const float *x);
+typedef float sk_math_expsum_fn(size_t n, const float *x, float bias, float *y);
+typedef float sk_math_scale_mask_max_fn(size_t n, float scale, const float *x, const sk_mask *mask,
+                                        size_t r, float *y);
+typedef void sk_math_softmax_fn(size_t rows, size_t cols, const float *x, size_t ldx, float *y,
+                                size_t ldy);
+typedef void sk_math_scale_mask_softmax_fn(size_t rows, size_t cols, float scale, const float *x,
+                                           size_t ldx, const sk_mask *mask, float *y, size_t ldy);
+
 typedef struct sk_math_dsp {
     /* y = exp(x), full range, <= 1 ulp where the result is normal. y may equal x. */
-    void (*exp)(size_t n, const float *x, float *y);
+    sk_math_exp_fn *exp;
     /* max of x[0..n): NaN if any element is NaN; -INFINITY when n == 0 or all are -inf. */
-    float (*max)(size_t n, const float *x);
+    sk_math_max_fn *max;
     /* y = exp(x - bias) for inputs with x - bias <= 0 (the softmax exp: no overflow path; -inf -> 0,
        NaN -> NaN, relative error <= 4e-7; x - bias is rounded to float first); returns the sum of y
        (float lanes flushed into a double every 512-1024 terms: relative error ~1e-6 up to 65536
        terms). y may equal x. */
-    float (*expsum)(size_t n, const float *x, float bias, float *y);
+    sk_math_expsum_fn *expsum;
     /* The fused first sweep of a masked softmax row, for online softmax (attention): for c < n,
        y[c] = scale * x[c] (+ the ADD value) where row r of mask attends column c, else -INFINITY;
        returns the max of y, NaN if an attended y is NaN (so NaN under the mask does not leak).
        mask may be NULL; row r and columns [0, n) are in the mask's coordinates (offset them with
        sk_mask_sub). ADD: -inf entries count as masked. y may equal x. Then expsum(n, y, max, y). */
-    float (*scale_mask_max)(size_t n, float scale, const float *x, const sk_mask *mask, size_t r,
-                            float *y);
+    sk_math_scale_mask_max_fn *scale_mask_max;
     /* Row kernels, arguments already validated, sizes nonzero. */
-    void (*softmax)(size_t rows, size_t cols, const float *x, size_t ldx, float *y, size_t ldy);
-    void (*scale_mask_softmax)(size_t rows, size_t cols, float scale, const float *x, size_t ldx,
-                               const sk_mask *mask, float *y, size_t ldy);
+    sk_math_softmax_fn *softmax;
+    sk_math_scale_mask_softmax_fn *scale_mask_softmax;
 } sk_math_dsp;
 
+/* The portable kernels, then the arch init (kernels/x86/math.h, kernels/arm/math.h). */
 void sk_math_dsp_init(sk_math_dsp *d, sk_isa isa);
 
-/* Per-ISA implementations (kernels/scalar, kernels/x86, kernels/arm). */
+/* The portable kernels (kernels/scalar). */
 double sk_exp_core_d(double x); /* exp for x in [-104, 89], double result (scalar reference core) */
 float sk_exp1_scalar(float x);
 void sk_exp_scalar(size_t n, const float *x, float *y);
@@ -63,20 +73,6 @@ void sk_softmax_row_scalar(size_t cols, float scale, const float *x, const sk_ma
 void sk_scale_mask_softmax_scalar(size_t rows, size_t cols, float scale, const float *x, size_t ldx,
                                   const sk_mask *mask, float *y, size_t ldy);
 
-#define SK_MATH_DECL(isa)                                                                         \
-    void sk_exp_##isa(size_t n, const float *x, float *y);                                       \
-    float sk_max_##isa(size_t n, const float *x);                                                \
-    float sk_expsum_##isa(size_t n, const float *x, float bias, float *y);                       \
-    float sk_scale_mask_max_##isa(size_t n, float scale, const float *x, const sk_mask *mask,     \
-                                  size_t r, float *y);                                           \
-    void sk_softmax_##isa(size_t rows, size_t cols, const float *x, size_t ldx, float *y,        \
-                          size_t ldy);                                                           \
-    void sk_scale_mask_softmax_##isa(size_t rows, size_t cols, float scale, const float *x,      \
-                                     size_t ldx, const sk_mask *mask, float *y, size_t ldy);
-SK_MATH_DECL(avx2)
-SK_MATH_DECL(avx512)
-SK_MATH_DECL(neon)
-#undef SK_MATH_DECL
 
 /* scale_mask_softmax of table d on the caller's pool tp (arguments checked, sizes nonzero; rows at
    multiples of 8 per task: bitwise identical to one call). */

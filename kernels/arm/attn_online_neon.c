@@ -3,6 +3,7 @@
 #include <math.h>
 #include <arm_neon.h>
 #include "dsp.h"
+#include "arm/attention.h"
 #include "arm/exp_neon.h"
 
 static float nmax(float a, float b) { return (isnan(a) || isnan(b)) ? NAN : (b > a ? b : a); }

@@ -4,6 +4,7 @@
  * dv % 4 columns in scalar code. */
 #include <arm_neon.h>
 #include "dsp.h"
+#include "arm/attention.h"
 
 static inline __attribute__((always_inline)) void
 tile(int MR, int NV, size_t bq, size_t bk, const float *st, const float *v, size_t ldv, const float *corr,

@@ -1,7 +1,7 @@
 /* sk_exp, NEON: 8 floats per iteration; the tail (< 4) through a small stack copy. */
 #include "exp_neon.h"
 #include "neon_util.h"
-#include "vmath.h"
+#include "arm/math.h"
 
 void sk_exp_neon(size_t n, const float *x, float *y)
 {

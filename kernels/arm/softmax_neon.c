@@ -7,7 +7,7 @@
 #include <string.h>
 #include "exp_neon.h"
 #include "neon_util.h"
-#include "vmath.h"
+#include "arm/math.h"
 
 #define AI static inline __attribute__((always_inline))
 

@@ -3,6 +3,8 @@
 #include <math.h>
 #include <immintrin.h>
 #include "dsp.h"
+#include "x86/attention.h"
+#include "x86/math.h"
 #include "x86/exp_avx2.h"
 #include "x86/avx2_util.h"
 

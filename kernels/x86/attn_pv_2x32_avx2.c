@@ -6,6 +6,7 @@
  * over two accumulator sets. Column tails use maskload/maskstore. */
 #include <immintrin.h>
 #include "dsp.h"
+#include "x86/attention.h"
 #include "x86/avx2_util.h"
 
 static inline __attribute__((always_inline)) void

@@ -5,6 +5,7 @@
  * (decoder step) splits the keys over two accumulator sets to keep two FMA chains in flight. */
 #include <immintrin.h>
 #include "dsp.h"
+#include "x86/attention.h"
 #include "x86/avx512_util.h"
 
 static inline __attribute__((always_inline)) void

@@ -6,6 +6,7 @@
  * reduced with horizontal adds. */
 #include <immintrin.h>
 #include "dsp.h"
+#include "x86/attention.h"
 #include "x86/avx2_util.h"
 
 void sk_attn_pack_q_avx2(size_t bq, size_t d, const float *q, size_t ldq, float *qt)

@@ -4,6 +4,7 @@
  * products along d, the 16 accumulators reduced into one vector by a transpose-add tree. */
 #include <immintrin.h>
 #include "dsp.h"
+#include "x86/attention.h"
 #include "x86/avx512_util.h"
 
 /* the AVX2 8x8-transpose packing (AVX-512 implies AVX2): as fast here, an AVX-512 16x16 transpose

@@ -1,7 +1,7 @@
 /* sk_exp, AVX2 + FMA: 16 floats per iteration, the tail through _mm256_maskload_ps /
  * _mm256_maskstore_ps (never past the end). */
 #include "exp_avx2.h"
-#include "vmath.h"
+#include "x86/math.h"
 #include "common.h"
 
 void sk_exp_avx2(size_t n, const float *x, float *y)

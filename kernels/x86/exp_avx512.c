@@ -1,6 +1,6 @@
 /* sk_exp, AVX-512: 32 floats per iteration, the tail under a __mmask16 (never past the end). */
 #include "exp_avx512.h"
-#include "vmath.h"
+#include "x86/math.h"
 
 void sk_exp_avx512(size_t n, const float *x, float *y)
 {

@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <string.h>
 #include "exp_avx2.h"
-#include "vmath.h"
+#include "x86/math.h"
 #include "common.h"
 
 #define AI static inline __attribute__((always_inline))

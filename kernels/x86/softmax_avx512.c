@@ -12,7 +12,7 @@
 #include <math.h>
 #include <stdint.h>
 #include "exp_avx512.h"
-#include "vmath.h"
+#include "x86/math.h"
 #include "common.h"
 
 #define AI static inline __attribute__((always_inline))
