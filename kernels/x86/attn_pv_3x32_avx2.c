@@ -1,9 +1,10 @@
 /* Attention P·V with the online rescale folded in, AVX2 + FMA:
  * o[r, :] = corr[r] * o[r, :] + sum_j st[j * bq + r] * v[j, :].
- * Micro-tiles of MR query rows x 32 output columns (2 x 32: 8 accumulators + 4 V vectors), V rows
- * loaded once per key and shared by the rows. A single row (decoder step) takes 64 columns per pass
- * (8 accumulators: each V row segment read whole, once), then 32-column passes with the keys split
- * over two accumulator sets. Column tails use maskload/maskstore. */
+ * Micro-tiles of MR query rows x 32 output columns (3 x 32: 12 accumulators + 4 V vectors; 2 x 32
+ * and 1 x 32 for the last rows of a block), V rows loaded once per key and shared by the rows. A
+ * single row (decoder step) takes 64 columns per pass (8 accumulators: each V row segment read
+ * whole, once), then 32-column passes with the keys split over two accumulator sets. Column tails
+ * use maskload/maskstore. */
 #include <immintrin.h>
 #include "dsp.h"
 #include "x86/attention.h"
