@@ -1,13 +1,13 @@
 /* Attention: sk_attention, sk_mha and the table init.
  *
- * weights == NULL: the fused core. For each block of up to SK_ATTN_BQ query rows, Q^T is packed once
- * (ISA paths), then key blocks of bk = SK_ATTN_TILE / bq keys stream by: score tile (transposed, see
- * attn.h), mask, online-softmax update (running max / sum, rescale factor), P·V accumulated into the
- * output rows with the rescale folded in; the rows are normalised at the end (a row whose keys are all
- * masked stays zero). Causal masks end the key loop at the last key any row of the block attends to;
- * key blocks whose KEYS mask is all zero are skipped. Scratch: a fixed stack frame of
- * (SK_ATTN_BQ * SK_ATTN_DMAX + SK_ATTN_TILE + 3 * SK_ATTN_BQ) floats (~41 KB), whatever n_q / n_kv;
- * no allocation.
+ * weights == NULL: the fused core. For each block of up to SK_ATTN_BQ query rows, Q^T is packed
+ * once (ISA paths), then key blocks of bk = SK_ATTN_TILE / bq keys stream by: score tile
+ * (transposed, see attn.h), mask, online-softmax update (running max / sum, rescale factor), P·V
+ * accumulated into the output rows with the rescale folded in; the rows are normalised at the end
+ * (a row whose keys are all masked stays zero). Causal masks end the key loop at the last key any
+ * row of the block attends to; key blocks whose KEYS mask is all zero are skipped. Scratch: a fixed
+ * stack frame of (SK_ATTN_BQ * SK_ATTN_DMAX + SK_ATTN_TILE + 3 * SK_ATTN_BQ) floats (~41 KB),
+ * whatever n_q / n_kv; no allocation.
  *
  * weights != NULL: the scores go straight into `weights`, the softmax family's scale_mask_softmax
  * turns them into the contract's weights (exactly its semantics), and out = weights · V (GEMM). */
@@ -270,13 +270,13 @@ static inline void prefetch_rows(const float *p, size_t ld, size_t j0, size_t j1
 }
 
 /* A decoder step (n_q == 1, no weights) over all heads; K and V rows hold every head side by side.
-   Per block of SK_DEC_BK keys: (1) the scores of every head, (2) the online-softmax update per head,
-   (3) P·V per head, its first key group applying the head's rescale factor. When K and V are too big
-   to stay in the outer caches (> 4 MB) the walk follows memory: (1) and (3) go by groups of SK_DEC_G
-   whole rows, heads inner, each group read once in address order with the next one prefetched
-   (~15% on AVX2 at n_kv = 4096). Below that, one group per block (per-head streams): the hardware
-   prefetchers keep up and the extra calls and prefetches only cost. Per-head running state and the
-   block's scores for up to SK_DEC_HG heads at a time.
+   Per block of SK_DEC_BK keys: (1) the scores of every head, (2) the online-softmax update per
+   head, (3) P·V per head, its first key group applying the head's rescale factor. When K and V are
+   too big to stay in the outer caches (> 4 MB) the walk follows memory: (1) and (3) go by groups of
+   SK_DEC_G whole rows, heads inner, each group read once in address order with the next one
+   prefetched (~15% on AVX2 at n_kv = 4096). Below that, one group per block (per-head streams):
+   the hardware prefetchers keep up and the extra calls and prefetches only cost. Per-head running
+   state and the block's scores for up to SK_DEC_HG heads at a time.
    Long encoders: the keys are split into chunks fixed by n_kv and d_head alone (at least
    SK_DEC_CHUNK keys, at most SK_DEC_CMAX chunks, whole SK_DEC_BK blocks), each run as above into
    its own running max, sum and unnormalised output; these are merged in chunk order:
@@ -308,8 +308,8 @@ static void decode_range(const sk_dsp *dsp, size_t hn, size_t dh, const float *q
             const size_t pe = c0 + j + 2 * G < ke ? c0 + j + 2 * G : ke;
             if (pf) prefetch_rows(kh, ldk, c0 + j + g, pe, hn * dh * sizeof(float));
             for (size_t h = 0; h < hn; h++)
-                a->score(&dsp->gemm, g, 1, dh, scale, kh + (c0 + j) * ldk + h * dh, ldk, qh + h * dh, dh,
-                         NULL, st + h * SK_DEC_BK + j);
+                a->score(&dsp->gemm, g, 1, dh, scale, kh + (c0 + j) * ldk + h * dh, ldk,
+                         qh + h * dh, dh, NULL, st + h * SK_DEC_BK + j);
         }
         for (size_t h = 0; h < hn; h++) {
             if (mask) mask_tile(mask, 0, 1, c0, bk, st + h * SK_DEC_BK);
@@ -320,8 +320,8 @@ static void decode_range(const sk_dsp *dsp, size_t hn, size_t dh, const float *q
             const size_t pe = c0 + j + 2 * G < ke ? c0 + j + 2 * G : ke;
             if (pf) prefetch_rows(vh, ldv, c0 + j + g, pe, hn * dh * sizeof(float));
             for (size_t h = 0; h < hn; h++)
-                a->pv(&dsp->gemm, 1, g, dh, st + h * SK_DEC_BK + j, vh + (c0 + j) * ldv + h * dh, ldv,
-                      j ? &one : corr + h, o + h * dh, dh);
+                a->pv(&dsp->gemm, 1, g, dh, st + h * SK_DEC_BK + j, vh + (c0 + j) * ldv + h * dh,
+                      ldv, j ? &one : corr + h, o + h * dh, dh);
         }
     }
 }

@@ -38,10 +38,10 @@ typedef struct sk_math_dsp {
     sk_math_exp_fn *exp;
     /* max of x[0..n): NaN if any element is NaN; -INFINITY when n == 0 or all are -inf. */
     sk_math_max_fn *max;
-    /* y = exp(x - bias) for inputs with x - bias <= 0 (the softmax exp: no overflow path; -inf -> 0,
-       NaN -> NaN, relative error <= 4e-7; x - bias is rounded to float first); returns the sum of y
-       (float lanes flushed into a double every 512-1024 terms: relative error ~1e-6 up to 65536
-       terms). y may equal x. */
+    /* y = exp(x - bias) for inputs with x - bias <= 0 (the softmax exp: no overflow path; -inf ->
+       0, NaN -> NaN, relative error <= 4e-7; x - bias is rounded to float first); returns the sum
+       of y (float lanes flushed into a double every 512-1024 terms: relative error ~1e-6 up to
+       65536 terms). y may equal x. */
     sk_math_expsum_fn *expsum;
     /* The fused first sweep of a masked softmax row, for online softmax (attention): for c < n,
        y[c] = scale * x[c] (+ the ADD value) where row r of mask attends column c, else -INFINITY;

@@ -37,8 +37,8 @@ static void online_scalar_row(size_t bk, size_t bq, float *s, float *m, float *l
     *m = mn;
 }
 
-void sk_attn_online_neon(const struct sk_math_dsp *math, size_t bk, size_t bq, float *st, float *m, float *l,
-                         float *corr)
+void sk_attn_online_neon(const struct sk_math_dsp *math, size_t bk, size_t bq, float *st, float *m,
+                         float *l, float *corr)
 {
     (void)math;
     size_t r0 = 0;
@@ -46,12 +46,14 @@ void sk_attn_online_neon(const struct sk_math_dsp *math, size_t bk, size_t bq, f
         for (; r0 + 4 <= bq; r0 += 4) {
             float *s = st + r0;
             float32x4_t mx = vdupq_n_f32(-INFINITY);
-            for (size_t j = 0; j < bk; j++) mx = vmaxq_f32(mx, vld1q_f32(s + j * bq)); /* NaN propagates */
+            for (size_t j = 0; j < bk; j++)
+                mx = vmaxq_f32(mx, vld1q_f32(s + j * bq)); /* NaN propagates */
             const float32x4_t mo = vld1q_f32(m + r0);
             const float32x4_t mn = vmaxq_f32(mo, mx);
             const uint32x4_t none = vceqq_f32(mn, vdupq_n_f32(-INFINITY));
             const float32x4_t me = vbslq_f32(none, vdupq_n_f32(0.f), mn);
-            const float32x4_t c = vbslq_f32(none, vdupq_n_f32(1.f), sk_expneg_rr2_p6_neon(vsubq_f32(mo, me)));
+            const float32x4_t c =
+                vbslq_f32(none, vdupq_n_f32(1.f), sk_expneg_rr2_p6_neon(vsubq_f32(mo, me)));
             float32x4_t sum = vdupq_n_f32(0.f);
             for (size_t j = 0; j < bk; j++) {
                 const float32x4_t e = sk_expneg_rr2_p6_neon(vsubq_f32(vld1q_f32(s + j * bq), me));

@@ -59,7 +59,8 @@ AI int row4(size_t n, float scale, const float *x, int kind, const void *mrow, f
             /* the score rounded as in the max sweep: d <= 0 exactly (an FMA of scale x - m
                could leave d > 0 by half an ulp of a huge finite score) */
             const float32x4_t d = vaddq_f32(scaled(kind, vs, xv, add), negm);
-            const float32x4_t e = vreinterpretq_f32_u32(vandq_u32(k, vreinterpretq_u32_f32(sk_expneg_rr2_p6_neon(d))));
+            const float32x4_t e = vreinterpretq_f32_u32(
+                vandq_u32(k, vreinterpretq_u32_f32(sk_expneg_rr2_p6_neon(d))));
             sk_store4_neon(y + c, e, rem);
             s0 = vaddq_f32(s0, e);
         }
@@ -67,7 +68,8 @@ AI int row4(size_t n, float scale, const float *x, int kind, const void *mrow, f
     }
     if (sum != sum) return 0;
     const float32x4_t inv = vdupq_n_f32((float)(1.0 / sum));
-    for (size_t c = 0; c < n; c += 4) sk_store4_neon(y + c, vmulq_f32(sk_load4_neon(y + c, n - c), inv), n - c);
+    for (size_t c = 0; c < n; c += 4)
+        sk_store4_neon(y + c, vmulq_f32(sk_load4_neon(y + c, n - c), inv), n - c);
     return 1;
 }
 
@@ -132,7 +134,8 @@ float sk_expsum_neon(size_t n, const float *x, float bias, float *y)
             float32x4_t e = sk_expneg_rr2_p6_neon(vaddq_f32(sk_load4_neon(x + i, rem), nb));
             if (rem < 4) {
                 static const uint32_t tail[8] = { ~0u, ~0u, ~0u, ~0u, 0, 0, 0, 0 };
-                e = vreinterpretq_f32_u32(vandq_u32(vld1q_u32(tail + 4 - rem), vreinterpretq_u32_f32(e)));
+                e = vreinterpretq_f32_u32(
+                    vandq_u32(vld1q_u32(tail + 4 - rem), vreinterpretq_u32_f32(e)));
             }
             sk_store4_neon(y + i, e, rem);
             s0 = vaddq_f32(s0, e);

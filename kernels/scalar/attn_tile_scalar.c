@@ -9,9 +9,9 @@ void sk_attn_pack_q_scalar(size_t bq, size_t d, const float *q, size_t ldq, floa
         for (size_t p = 0; p < d; p++) qt[p * bq + r] = q[r * ldq + p];
 }
 
-void sk_attn_score_scalar(const struct sk_gemm_dsp *gemm, size_t bk, size_t bq, size_t d, float scale,
-                          const float *k, size_t ldk, const float *q, size_t ldq, const float *qt,
-                          float *st)
+void sk_attn_score_scalar(const struct sk_gemm_dsp *gemm, size_t bk, size_t bq, size_t d,
+                          float scale, const float *k, size_t ldk, const float *q, size_t ldq,
+                          const float *qt, float *st)
 {
     (void)qt;
     /* st (bk x bq) = scale * K Q^T */
@@ -21,8 +21,8 @@ void sk_attn_score_scalar(const struct sk_gemm_dsp *gemm, size_t bk, size_t bq, 
 /* max with NaN sticky */
 static float nmax(float a, float b) { return (isnan(a) || isnan(b)) ? NAN : (b > a ? b : a); }
 
-void sk_attn_online_scalar(const struct sk_math_dsp *math, size_t bk, size_t bq, float *st, float *m, float *l,
-                           float *corr)
+void sk_attn_online_scalar(const struct sk_math_dsp *math, size_t bk, size_t bq, float *st,
+                           float *m, float *l, float *corr)
 {
     for (size_t r = 0; r < bq; r++) {
         float mb;
@@ -49,8 +49,9 @@ void sk_attn_online_scalar(const struct sk_math_dsp *math, size_t bk, size_t bq,
     }
 }
 
-void sk_attn_pv_scalar(const struct sk_gemm_dsp *gemm, size_t bq, size_t bk, size_t dv, const float *st,
-                       const float *v, size_t ldv, const float *corr, float *o, size_t ldo)
+void sk_attn_pv_scalar(const struct sk_gemm_dsp *gemm, size_t bq, size_t bk, size_t dv,
+                       const float *st, const float *v, size_t ldv, const float *corr, float *o,
+                       size_t ldo)
 {
     for (size_t r = 0; r < bq; r++)
         if (corr[r] != 1.f)

@@ -57,7 +57,8 @@ float sk_scale_mask_max_scalar(size_t n, float scale, const float *x, const sk_m
         float v = -INFINITY;
         if (c < natt && attended(kind, mrow, c)) {
             /* one rounding, like the vector paths' FMA */
-            v = kind == SK_MASK_ADD ? (float)((double)scale * x[c] + ((const float *)mrow)[c]) : scale * x[c];
+            v = kind == SK_MASK_ADD ? (float)((double)scale * x[c] + ((const float *)mrow)[c])
+                                    : scale * x[c];
             nan |= v != v;
             if (v > m) m = v;
         }

@@ -44,7 +44,8 @@ online8(int FULL, size_t bk, size_t bq, float *s, float *m, float *l, float *cor
     /* rows with nothing attended so far: exponentiate against 0 (-inf -> 0), corr = 1 */
     const __m256 none = _mm256_cmp_ps(mn, ninf, _CMP_EQ_OQ);
     const __m256 me = _mm256_andnot_ps(none, mn);
-    const __m256 c = _mm256_blendv_ps(sk_expneg_rr2_p5_avx2(_mm256_sub_ps(mo, me)), _mm256_set1_ps(1.f), none);
+    const __m256 c =
+        _mm256_blendv_ps(sk_expneg_rr2_p5_avx2(_mm256_sub_ps(mo, me)), _mm256_set1_ps(1.f), none);
     __m256 s0 = _mm256_setzero_ps(), s1 = _mm256_setzero_ps();
     size_t j = 0;
     for (; j + 2 <= bk; j += 2) {
@@ -67,8 +68,8 @@ online8(int FULL, size_t bk, size_t bq, float *s, float *m, float *l, float *cor
 #undef ST
 }
 
-void sk_attn_online_avx2(const struct sk_math_dsp *math, size_t bk, size_t bq, float *st, float *m, float *l,
-                         float *corr)
+void sk_attn_online_avx2(const struct sk_math_dsp *math, size_t bk, size_t bq, float *st, float *m,
+                         float *l, float *corr)
 {
     (void)math;
     if (bq == 1) { online_row(bk, st, m, l, corr); return; }

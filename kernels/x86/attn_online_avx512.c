@@ -26,8 +26,9 @@ static void online_row(size_t bk, float *st, float *m, float *l, float *corr)
 
 /* NV vectors of 16 rows (masks t[]) side by side, with even / odd keys in separate max and sum
    chains: the passes are latency-bound otherwise */
-static inline __attribute__((always_inline)) void
-online_rows(int NV, size_t bk, size_t bq, float *s, float *m, float *l, float *corr, const __mmask16 *t)
+static inline __attribute__((always_inline)) void online_rows(int NV, size_t bk, size_t bq,
+                                                              float *s, float *m, float *l,
+                                                              float *corr, const __mmask16 *t)
 {
     const __m512 ninf = _mm512_set1_ps(-INFINITY);
     __m512 mx[2][2], sm[2][2], me[2];
@@ -65,26 +66,29 @@ online_rows(int NV, size_t bk, size_t bq, float *s, float *m, float *l, float *c
         for (int v = 0; v < NV; v++)
             for (int u = 0; u < 2; u++) {
                 float *p = s + (j + u) * bq + 16 * v;
-                const __m512 e = sk_expneg_rr2_p5_avx512(_mm512_sub_ps(_mm512_maskz_loadu_ps(t[v], p), me[v]));
+                const __m512 e =
+                    sk_expneg_rr2_p5_avx512(_mm512_sub_ps(_mm512_maskz_loadu_ps(t[v], p), me[v]));
                 _mm512_mask_storeu_ps(p, t[v], e);
                 sm[v][u] = _mm512_add_ps(sm[v][u], e);
             }
     if (j < bk)
         for (int v = 0; v < NV; v++) {
             float *p = s + j * bq + 16 * v;
-            const __m512 e = sk_expneg_rr2_p5_avx512(_mm512_sub_ps(_mm512_maskz_loadu_ps(t[v], p), me[v]));
+            const __m512 e =
+                sk_expneg_rr2_p5_avx512(_mm512_sub_ps(_mm512_maskz_loadu_ps(t[v], p), me[v]));
             _mm512_mask_storeu_ps(p, t[v], e);
             sm[v][0] = _mm512_add_ps(sm[v][0], e);
         }
     for (int v = 0; v < NV; v++) {
         const __m512 lo = _mm512_maskz_loadu_ps(t[v], l + 16 * v);
         const __m512 c = _mm512_maskz_loadu_ps(t[v], corr + 16 * v);
-        _mm512_mask_storeu_ps(l + 16 * v, t[v], _mm512_fmadd_ps(lo, c, _mm512_add_ps(sm[v][0], sm[v][1])));
+        _mm512_mask_storeu_ps(l + 16 * v, t[v],
+                              _mm512_fmadd_ps(lo, c, _mm512_add_ps(sm[v][0], sm[v][1])));
     }
 }
 
-void sk_attn_online_avx512(const struct sk_math_dsp *math, size_t bk, size_t bq, float *st, float *m, float *l,
-                           float *corr)
+void sk_attn_online_avx512(const struct sk_math_dsp *math, size_t bk, size_t bq, float *st,
+                           float *m, float *l, float *corr)
 {
     (void)math;
     if (bq == 1) { online_row(bk, st, m, l, corr); return; }

@@ -13,7 +13,8 @@ void sk_attn_pack_q_avx2(size_t bq, size_t d, const float *q, size_t ldq, float 
 {
     const size_t r8 = bq & ~(size_t)7, p8 = d & ~(size_t)7;
     for (size_t r = 0; r < r8; r += 8) {
-        for (size_t p = 0; p < p8; p += 8) sk_transpose8x8_avx2(q + r * ldq + p, ldq, qt + p * bq + r, bq);
+        for (size_t p = 0; p < p8; p += 8)
+            sk_transpose8x8_avx2(q + r * ldq + p, ldq, qt + p * bq + r, bq);
         for (size_t i = 0; i < 8; i++)
             for (size_t p = p8; p < d; p++) qt[p * bq + r + i] = q[(r + i) * ldq + p];
     }
@@ -27,11 +28,19 @@ tile(int MK, size_t d, __m256 vs, const float *k, size_t ldk, const float *qt, s
 {
     __m256 acc[6][2];
 #pragma GCC unroll 6
-    for (int i = 0; i < MK; i++) { acc[i][0] = _mm256_setzero_ps(); acc[i][1] = _mm256_setzero_ps(); }
+    for (int i = 0; i < MK; i++) {
+        acc[i][0] = _mm256_setzero_ps();
+        acc[i][1] = _mm256_setzero_ps();
+    }
     for (size_t p = 0; p < d; p++) {
         __m256 q0, q1;
-        if (full) { q0 = _mm256_loadu_ps(qt + p * bq); q1 = _mm256_loadu_ps(qt + p * bq + 8); }
-        else { q0 = _mm256_maskload_ps(qt + p * bq, m0); q1 = _mm256_maskload_ps(qt + p * bq + 8, m1); }
+        if (full) {
+            q0 = _mm256_loadu_ps(qt + p * bq);
+            q1 = _mm256_loadu_ps(qt + p * bq + 8);
+        } else {
+            q0 = _mm256_maskload_ps(qt + p * bq, m0);
+            q1 = _mm256_maskload_ps(qt + p * bq + 8, m1);
+        }
 #pragma GCC unroll 6
         for (int i = 0; i < MK; i++) {
             const __m256 kb = _mm256_broadcast_ss(k + i * ldk + p);
@@ -74,7 +83,8 @@ tile32(int MK, size_t d, __m256 vs, const float *k, size_t ldk, const float *qt,
 #pragma GCC unroll 3
     for (int i = 0; i < MK; i++)
 #pragma GCC unroll 4
-        for (int t = 0; t < 4; t++) _mm256_storeu_ps(st + i * 32 + 8 * t, _mm256_mul_ps(acc[i][t], vs));
+        for (int t = 0; t < 4; t++)
+            _mm256_storeu_ps(st + i * 32 + 8 * t, _mm256_mul_ps(acc[i][t], vs));
 }
 
 static void score_dot(size_t bk, size_t d, float scale, const float *k, size_t ldk, const float *q,
@@ -99,7 +109,8 @@ static void score_dot(size_t bk, size_t d, float scale, const float *k, size_t l
                 const __m256 qv = _mm256_maskload_ps(q + dfull, dm);
 #pragma GCC unroll 8
                 for (int i = 0; i < 8; i++)
-                    acc[i] = _mm256_fmadd_ps(_mm256_maskload_ps(kj + i * ldk + dfull, dm), qv, acc[i]);
+                    acc[i] =
+                        _mm256_fmadd_ps(_mm256_maskload_ps(kj + i * ldk + dfull, dm), qv, acc[i]);
             }
             _mm256_storeu_ps(st + j0, _mm256_mul_ps(sk_reduce8_avx2(acc), vs));
         } else {
@@ -109,7 +120,8 @@ static void score_dot(size_t bk, size_t d, float scale, const float *k, size_t l
                 for (size_t i = 0; i < nk; i++)
                     acc[i] = _mm256_fmadd_ps(_mm256_maskload_ps(kj + i * ldk + p, m), qv, acc[i]);
             }
-            _mm256_maskstore_ps(st + j0, sk_tail8_avx2(nk), _mm256_mul_ps(sk_reduce8_avx2(acc), vs));
+            _mm256_maskstore_ps(st + j0, sk_tail8_avx2(nk),
+                                _mm256_mul_ps(sk_reduce8_avx2(acc), vs));
         }
     }
 }
@@ -134,10 +146,12 @@ void sk_attn_score_avx2(const struct sk_gemm_dsp *gemm, size_t bk, size_t bq, si
         float *sr = st + r0;
         size_t j = 0;
         if (nr == 16) {
-            for (; j + 6 <= bk; j += 6) tile(6, d, vs, k + j * ldk, ldk, qr, bq, m0, m1, 1, sr + j * bq);
+            for (; j + 6 <= bk; j += 6)
+                tile(6, d, vs, k + j * ldk, ldk, qr, bq, m0, m1, 1, sr + j * bq);
             for (; j < bk; j++) tile(1, d, vs, k + j * ldk, ldk, qr, bq, m0, m1, 1, sr + j * bq);
         } else {
-            for (; j + 6 <= bk; j += 6) tile(6, d, vs, k + j * ldk, ldk, qr, bq, m0, m1, 0, sr + j * bq);
+            for (; j + 6 <= bk; j += 6)
+                tile(6, d, vs, k + j * ldk, ldk, qr, bq, m0, m1, 0, sr + j * bq);
             for (; j < bk; j++) tile(1, d, vs, k + j * ldk, ldk, qr, bq, m0, m1, 0, sr + j * bq);
         }
     }

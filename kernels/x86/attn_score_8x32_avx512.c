@@ -21,7 +21,10 @@ tile(int MK, int NV, size_t d, __m512 vs, const float *k, size_t ldk, const floa
 {
     __m512 acc[8][2];
 #pragma GCC unroll 8
-    for (int i = 0; i < MK; i++) { acc[i][0] = _mm512_setzero_ps(); acc[i][1] = _mm512_setzero_ps(); }
+    for (int i = 0; i < MK; i++) {
+        acc[i][0] = _mm512_setzero_ps();
+        acc[i][1] = _mm512_setzero_ps();
+    }
     for (size_t p = 0; p < d; p++) {
         const __m512 q0 = _mm512_maskz_loadu_ps(m0, qt + p * bq);
         const __m512 q1 = NV > 1 ? _mm512_maskz_loadu_ps(m1, qt + p * bq + 16) : q0;
@@ -54,23 +57,26 @@ static void score_dot(size_t bk, size_t d, float scale, const float *k, size_t l
                 const __m512 qv = _mm512_maskz_loadu_ps(m, q + p);
 #pragma GCC unroll 16
                 for (int i = 0; i < 16; i++)
-                    acc[i] = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m, kj + i * ldk + p), qv, acc[i]);
+                    acc[i] =
+                        _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m, kj + i * ldk + p), qv, acc[i]);
             }
         } else {
             for (size_t p = 0; p < d; p += 16) {
                 const __mmask16 m = sk_tail16_avx512(d - p);
                 const __m512 qv = _mm512_maskz_loadu_ps(m, q + p);
                 for (size_t i = 0; i < nk; i++)
-                    acc[i] = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m, kj + i * ldk + p), qv, acc[i]);
+                    acc[i] =
+                        _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m, kj + i * ldk + p), qv, acc[i]);
             }
         }
-        _mm512_mask_storeu_ps(st + j0, sk_tail16_avx512(nk), _mm512_mul_ps(sk_reduce16_avx512(acc), vs));
+        _mm512_mask_storeu_ps(st + j0, sk_tail16_avx512(nk),
+                              _mm512_mul_ps(sk_reduce16_avx512(acc), vs));
     }
 }
 
-void sk_attn_score_avx512(const struct sk_gemm_dsp *gemm, size_t bk, size_t bq, size_t d, float scale,
-                          const float *k, size_t ldk, const float *q, size_t ldq, const float *qt,
-                          float *st)
+void sk_attn_score_avx512(const struct sk_gemm_dsp *gemm, size_t bk, size_t bq, size_t d,
+                          float scale, const float *k, size_t ldk, const float *q, size_t ldq,
+                          const float *qt, float *st)
 {
     (void)gemm; (void)ldq;
     if (bq == 1) { score_dot(bk, d, scale, k, ldk, q, st); return; }
@@ -82,10 +88,12 @@ void sk_attn_score_avx512(const struct sk_gemm_dsp *gemm, size_t bk, size_t bq, 
         float *sr = st + r0;
         size_t j = 0;
         if (nr > 16) {
-            for (; j + 8 <= bk; j += 8) tile(8, 2, d, vs, k + j * ldk, ldk, qr, bq, m0, m1, sr + j * bq);
+            for (; j + 8 <= bk; j += 8)
+                tile(8, 2, d, vs, k + j * ldk, ldk, qr, bq, m0, m1, sr + j * bq);
             for (; j < bk; j++) tile(1, 2, d, vs, k + j * ldk, ldk, qr, bq, m0, m1, sr + j * bq);
         } else {
-            for (; j + 8 <= bk; j += 8) tile(8, 1, d, vs, k + j * ldk, ldk, qr, bq, m0, m1, sr + j * bq);
+            for (; j + 8 <= bk; j += 8)
+                tile(8, 1, d, vs, k + j * ldk, ldk, qr, bq, m0, m1, sr + j * bq);
             for (; j < bk; j++) tile(1, 1, d, vs, k + j * ldk, ldk, qr, bq, m0, m1, sr + j * bq);
         }
     }

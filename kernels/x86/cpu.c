@@ -53,8 +53,8 @@ unsigned sk_cpu_detect(uint64_t *features)
         }
     }
     const uint64_t tier2 = SK_CPU_X86_AVX2 | SK_CPU_X86_FMA;
-    const uint64_t tier512 = tier2 | SK_CPU_X86_AVX512F | SK_CPU_X86_AVX512DQ | SK_CPU_X86_AVX512BW |
-                             SK_CPU_X86_AVX512VL;
+    const uint64_t tier512 = tier2 | SK_CPU_X86_AVX512F | SK_CPU_X86_AVX512DQ |
+                             SK_CPU_X86_AVX512BW | SK_CPU_X86_AVX512VL;
     if (SK_HAVE_AVX2 && (f & tier2) == tier2) mask |= 1u << SK_ISA_AVX2;
     if (SK_HAVE_AVX512 && (f & tier512) == tier512) mask |= 1u << SK_ISA_AVX512;
     if (features) *features = f;

@@ -1,10 +1,11 @@
 /* Vector exp on __m256 (AVX2 + FMA), static inline so other families reuse the same core.
  * Same reduction and polynomials as exp_avx512.h (constants in exp_consts.h). Without vscalefps,
  * 2^n is built in the exponent bits: the shifter is 1.5 * 2^23 + 127, so the low bits of
- * t = x log2e + shifter hold n + 127 and t << 23 is 2^n as a float. That is exact for n in [-126, 127] and gives 0.0 for n = -127; the full-range exp takes a
- * slow path (2^n split in two factors) only for vectors holding some |x| > 87, NaN or a subnormal.
- * Results below FLT_MIN are flushed to 0 and subnormal inputs read as 0 (exp = 1 either way): no
- * instruction reads or writes a subnormal, whose microcode assists cost ~50-100x on Intel cores. */
+ * t = x log2e + shifter hold n + 127 and t << 23 is 2^n as a float. That is exact for
+ * n in [-126, 127] and gives 0.0 for n = -127; the full-range exp takes a slow path (2^n split in
+ * two factors) only for vectors holding some |x| > 87, NaN or a subnormal. Results below FLT_MIN
+ * are flushed to 0 and subnormal inputs read as 0 (exp = 1 either way): no instruction reads or
+ * writes a subnormal, whose microcode assists cost ~50-100x on Intel cores. */
 #ifndef SK_EXP_AVX2_H
 #define SK_EXP_AVX2_H
 

@@ -28,7 +28,8 @@ AI __m256 att8(int kind, const void *mrow, size_t c, size_t rem, __m256i t, __m2
 {
     if (kind == KIND_LANES) {
         const int32_t *p = (const int32_t *)mrow + c;
-        return _mm256_castsi256_ps(rem >= 8 ? _mm256_loadu_si256((const __m256i *)p) : _mm256_maskload_epi32(p, t));
+        return _mm256_castsi256_ps(rem >= 8 ? _mm256_loadu_si256((const __m256i *)p)
+                                            : _mm256_maskload_epi32(p, t));
     }
     if (kind == SK_MASK_KEYS || kind == SK_MASK_BOOL) {
         const uint8_t *p = (const uint8_t *)mrow + c;
@@ -93,8 +94,8 @@ AI void rscale8(size_t n, float inv, float *y);
 
 /* Sweep 2, fused with sweep 3 of the previous row (yp[0..np) *= invp; yp NULL: none): the loads,
    multiplies and stores of the normalisation fill the slots the exp leaves free. */
-AI double rexp8(size_t n, float scale, const float *x, int kind, const void *mrow, float m, float *y,
-                const float *pf, float *yp, size_t np, float invp)
+AI double rexp8(size_t n, float scale, const float *x, int kind, const void *mrow, float m,
+                float *y, const float *pf, float *yp, size_t np, float invp)
 {
     const __m256 vs = _mm256_set1_ps(scale), negm = _mm256_set1_ps(-m), vi = _mm256_set1_ps(invp);
     size_t done = 0; /* columns of yp already normalised */
@@ -110,7 +111,8 @@ AI double rexp8(size_t n, float scale, const float *x, int kind, const void *mro
             }
             if (yp && c + 16 <= np) {
                 for (int j = 0; j < 2; j++)
-                    _mm256_storeu_ps(yp + c + 8 * j, _mm256_mul_ps(_mm256_loadu_ps(yp + c + 8 * j), vi));
+                    _mm256_storeu_ps(yp + c + 8 * j,
+                                     _mm256_mul_ps(_mm256_loadu_ps(yp + c + 8 * j), vi));
                 done = c + 16;
             }
             __m256 a[2] = { add, add }, k[2], e[2];
@@ -118,7 +120,8 @@ AI double rexp8(size_t n, float scale, const float *x, int kind, const void *mro
             if (kind != SK_MASK_NONE) {
                 const __m256 any = _mm256_or_ps(k[0], k[1]);
                 if (_mm256_testz_ps(any, any)) { /* nothing attended, e.g. key padding */
-                    for (int j = 0; j < 2; j++) _mm256_storeu_ps(y + c + 8 * j, _mm256_setzero_ps());
+                    for (int j = 0; j < 2; j++)
+                        _mm256_storeu_ps(y + c + 8 * j, _mm256_setzero_ps());
                     continue;
                 }
             }
@@ -189,13 +192,15 @@ void sk_scale_mask_softmax_avx2(size_t rows, size_t cols, float scale, const flo
         const size_t hi = sk_keys_end(cols, (const uint8_t *)mask->data, &dense);
         if (dense) {
             rows8(rows, cols, scale, x, ldx, mask, SK_MASK_NONE, hi, y, ldy, mask);
-        } else if (rows > 1 && hi <= 4096) { /* expand the key bytes once: one load per vector after */
+        } else if (rows > 1 && hi <= 4096) {
+            /* expand the key bytes once: one load per vector after */
             int32_t lanes[4096] SK_ALIGN(32);
             const __m256i ones = _mm256_set1_epi32(-1);
             __m256 unused;
             for (size_t c = 0; c < hi; c += 8) {
                 const size_t rem = hi - c;
-                const __m256 k = att8(SK_MASK_KEYS, mask->data, c, rem, rem >= 8 ? ones : sk_tail8_avx2(rem), &unused);
+                const __m256 k = att8(SK_MASK_KEYS, mask->data, c, rem,
+                                      rem >= 8 ? ones : sk_tail8_avx2(rem), &unused);
                 if (rem >= 8) _mm256_storeu_ps((float *)(lanes + c), k);
                 else _mm256_maskstore_ps((float *)(lanes + c), sk_tail8_avx2(rem), k);
             }
@@ -236,7 +241,8 @@ float sk_max_avx2(size_t n, const float *x)
     }
     for (; i < n; i += 8) {
         const __m256i t = sk_tail8_avx2(n - i);
-        const __m256 a = _mm256_blendv_ps(ninf, _mm256_maskload_ps(x + i, t), _mm256_castsi256_ps(t));
+        const __m256 a =
+            _mm256_blendv_ps(ninf, _mm256_maskload_ps(x + i, t), _mm256_castsi256_ps(t));
         nan = _mm256_or_ps(nan, _mm256_cmp_ps(a, a, _CMP_UNORD_Q));
         m0 = _mm256_max_ps(m0, a);
     }
@@ -260,8 +266,9 @@ float sk_expsum_avx2(size_t n, const float *x, float bias, float *y)
         }
         for (; i < end; i += 8) {
             const __m256i t = sk_tail8_avx2(end - i);
-            const __m256 e = _mm256_and_ps(_mm256_castsi256_ps(t),
-                                           sk_expneg_rr2_p5_avx2(_mm256_add_ps(_mm256_maskload_ps(x + i, t), nb)));
+            const __m256 e = _mm256_and_ps(
+                _mm256_castsi256_ps(t),
+                sk_expneg_rr2_p5_avx2(_mm256_add_ps(_mm256_maskload_ps(x + i, t), nb)));
             _mm256_maskstore_ps(y + i, t, e);
             s0 = _mm256_add_ps(s0, e);
         }
@@ -297,7 +304,8 @@ float sk_scale_mask_max_avx2(size_t n, float scale, const float *x, const sk_mas
     case SK_MASK_CAUSAL: {
         const size_t na = sk_causal_len(r, n, mask->offset);
         const float m = na ? smm8(na, scale, x, SK_MASK_NONE, NULL, y) : -INFINITY;
-        for (size_t c = na; c < n; c += 8) _mm256_maskstore_ps(y + c, sk_tail8_avx2(n - c), _mm256_set1_ps(-INFINITY));
+        for (size_t c = na; c < n; c += 8)
+            _mm256_maskstore_ps(y + c, sk_tail8_avx2(n - c), _mm256_set1_ps(-INFINITY));
         return m;
     }
     default: return smm8(n, scale, x, SK_MASK_NONE, NULL, y);

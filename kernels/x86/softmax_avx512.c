@@ -2,11 +2,10 @@
  *   1. the max of scale*x (+ mask) over attended columns (reads x and the mask),
  *   2. e = exp(scale*x - max) with the softmax exp, masked lanes forced to 0, written to y, summed
  *      (float lanes, flushed into a double every 1024 columns),
- *   3. y *= 1/sum, for rows <= 2048 columns run inside the next row's sweep 2 (its loads, multiplies
- *      and stores fill the slots the exp leaves free).
- * Scale and mask are fused into sweeps 1 and 2; tails run under a __mmask16, never past the row.
- * Key padding masks: columns past the last attended key are only zero-filled, and an all-attended
- * prefix runs without a mask (sk_keys_end).
+ *   3. y *= 1/sum, for rows <= 2048 columns run inside the next row's sweep 2 (its loads,
+ * multiplies and stores fill the slots the exp leaves free). Scale and mask are fused into sweeps 1
+ * and 2; tails run under a __mmask16, never past the row. Key padding masks: columns past the last
+ * attended key are only zero-filled, and an all-attended prefix runs without a mask (sk_keys_end).
  * A NaN reaching an attended lane makes the sum NaN, so the whole row comes out NaN; masked lanes
  * never enter the max or the sum, so NaN under the mask does not leak. */
 #include <math.h>
@@ -68,7 +67,9 @@ AI float rmax16(size_t n, float scale, const float *x, int kind, const void *mro
         const __mmask16 t = sk_tail16_avx512(n - c);
         const __mmask16 k = att16(kind, mrow, c, t, &add);
         const __m512 xv = ldxz16(t, x + c);
-        const __m512 v = kind == SK_MASK_ADD ? _mm512_fmadd_ps(vs, xv, add) : raw ? xv : _mm512_mul_ps(vs, xv);
+        const __m512 v = kind == SK_MASK_ADD ? _mm512_fmadd_ps(vs, xv, add)
+                         : raw               ? xv
+                                             : _mm512_mul_ps(vs, xv);
         m0 = _mm512_mask_max_ps(m0, k, m0, v);
     }
     const float m = hmax16(_mm512_max_ps(m0, m1));
@@ -83,8 +84,8 @@ AI void rscale16(size_t n, float inv, float *y);
 
 /* Sweep 2, fused with sweep 3 of the previous row (yp[0..np) *= invp; yp NULL: none): the loads,
    multiplies and stores of the normalisation fill the slots the exp leaves free. */
-AI double rexp16(size_t n, float scale, const float *x, int kind, const void *mrow, float m, float *y,
-                 const float *pf, float *yp, size_t np, float invp)
+AI double rexp16(size_t n, float scale, const float *x, int kind, const void *mrow, float m,
+                 float *y, const float *pf, float *yp, size_t np, float invp)
 {
     const __m512 vs = _mm512_set1_ps(scale), negm = _mm512_set1_ps(-m), vi = _mm512_set1_ps(invp);
     size_t done = 0; /* columns of yp already normalised */
@@ -102,7 +103,8 @@ AI double rexp16(size_t n, float scale, const float *x, int kind, const void *mr
             }
             if (yp && c + 64 <= np) {
                 for (int j = 0; j < 4; j++)
-                    _mm512_storeu_ps(yp + c + 16 * j, _mm512_mul_ps(_mm512_loadu_ps(yp + c + 16 * j), vi));
+                    _mm512_storeu_ps(yp + c + 16 * j,
+                                     _mm512_mul_ps(_mm512_loadu_ps(yp + c + 16 * j), vi));
                 done = c + 64;
             }
             __m512 a[4] = { add, add, add, add }, e[4];
@@ -151,13 +153,16 @@ AI void rscale16(size_t n, float inv, float *y)
 }
 
 /* Sweep 3 for outputs far larger than the caches: e was written to an L1 scratch row, y is written
-   once with non-temporal stores (no read-for-ownership of y: the bytes moved are those of a copy). */
+   once with non-temporal stores (no read-for-ownership of y: the bytes moved are those of a copy).
+ */
 static void rstream16(size_t n, float inv, const float *e, float *y)
 {
     const __m512 vi = _mm512_set1_ps(inv);
     size_t c = ((64 - ((uintptr_t)y & 63)) & 63) / 4; /* columns before y + c is 64-byte aligned */
     if (c > n) c = n;
-    if (c) _mm512_mask_storeu_ps(y, sk_tail16_avx512(c), _mm512_mul_ps(_mm512_maskz_loadu_ps(sk_tail16_avx512(c), e), vi));
+    if (c)
+        _mm512_mask_storeu_ps(y, sk_tail16_avx512(c),
+                              _mm512_mul_ps(_mm512_maskz_loadu_ps(sk_tail16_avx512(c), e), vi));
     for (; c + 16 <= n; c += 16) _mm512_stream_ps(y + c, _mm512_mul_ps(_mm512_loadu_ps(e + c), vi));
     if (c < n) {
         const __mmask16 t = sk_tail16_avx512(n - c);
@@ -185,16 +190,18 @@ AI void tail16fill(size_t cols, size_t len, float *yr)
 
 /* Outputs of STREAM_MIN_ELEMS or more with one row per block: each row through an L1 scratch row
    and out with non-temporal stores; everything else through the shared block driver. */
-AI void rows16(size_t rows, size_t cols, float scale, const float *x, size_t ldx, const sk_mask *mask,
-               int kind, size_t cap, float *y, size_t ldy, const sk_mask *ref)
+AI void rows16(size_t rows, size_t cols, float scale, const float *x, size_t ldx,
+               const sk_mask *mask, int kind, size_t cap, float *y, size_t ldy, const sk_mask *ref)
 {
     size_t rb = 24576 / (cols * 8 + 1); /* the block driver's rows per block */
     rb = rb < 1 ? 1 : (rb > 8 ? 8 : rb);
-    if (rb == 1 && cols <= STREAM_MAX_COLS && rows * cols >= STREAM_MIN_ELEMS && ((uintptr_t)y & 3) == 0) {
+    if (rb == 1 && cols <= STREAM_MAX_COLS && rows * cols >= STREAM_MIN_ELEMS &&
+        ((uintptr_t)y & 3) == 0) {
         float scr[STREAM_MAX_COLS] SK_ALIGN(64);
         for (size_t r = 0; r < rows; r++) {
             const void *mr = sk_mask_row(mask, r);
-            size_t len = mask && mask->kind == SK_MASK_CAUSAL ? sk_causal_len(r, cols, mask->offset) : cols;
+            size_t len =
+                mask && mask->kind == SK_MASK_CAUSAL ? sk_causal_len(r, cols, mask->offset) : cols;
             len = len < cap ? len : cap;
             const float *xr = x + r * ldx;
             float *yr = y + r * ldy;
@@ -276,7 +283,8 @@ float sk_expsum_avx512(size_t n, const float *x, float bias, float *y)
         __m512 s0 = _mm512_setzero_ps(), s1 = s0;
         for (; i + 32 <= end; i += 32) {
             const __m512 e0 = sk_expneg_rr2_p5_avx512(_mm512_add_ps(_mm512_loadu_ps(x + i), nb));
-            const __m512 e1 = sk_expneg_rr2_p5_avx512(_mm512_add_ps(_mm512_loadu_ps(x + i + 16), nb));
+            const __m512 e1 =
+                sk_expneg_rr2_p5_avx512(_mm512_add_ps(_mm512_loadu_ps(x + i + 16), nb));
             _mm512_storeu_ps(y + i, e0);
             _mm512_storeu_ps(y + i + 16, e1);
             s0 = _mm512_add_ps(s0, e0);
@@ -284,7 +292,8 @@ float sk_expsum_avx512(size_t n, const float *x, float bias, float *y)
         }
         for (; i < end; i += 16) {
             const __mmask16 t = sk_tail16_avx512(end - i);
-            const __m512 e = sk_expneg_rr2_p5_maskz_avx512(t, _mm512_add_ps(_mm512_maskz_loadu_ps(t, x + i), nb));
+            const __m512 e = sk_expneg_rr2_p5_maskz_avx512(
+                t, _mm512_add_ps(_mm512_maskz_loadu_ps(t, x + i), nb));
             _mm512_mask_storeu_ps(y + i, t, e);
             s0 = _mm512_add_ps(s0, e);
         }
@@ -321,7 +330,8 @@ float sk_scale_mask_max_avx512(size_t n, float scale, const float *x, const sk_m
     case SK_MASK_CAUSAL: {
         const size_t na = sk_causal_len(r, n, mask->offset);
         const float m = na ? smm16(na, scale, x, SK_MASK_NONE, NULL, y) : -INFINITY;
-        for (size_t c = na; c < n; c += 16) _mm512_mask_storeu_ps(y + c, sk_tail16_avx512(n - c), _mm512_set1_ps(-INFINITY));
+        for (size_t c = na; c < n; c += 16)
+            _mm512_mask_storeu_ps(y + c, sk_tail16_avx512(n - c), _mm512_set1_ps(-INFINITY));
         return m;
     }
     default: return smm16(n, scale, x, SK_MASK_NONE, NULL, y);
