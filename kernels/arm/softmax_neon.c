@@ -1,7 +1,8 @@
 /* Softmax family, NEON. Same three sweeps per row as kernels/x86/softmax_avx512.c (max of scale*x
  * (+ mask); e = exp(scale*x - max) written to y and summed; y *= 1/sum), scale and mask fused;
- * tails (< 4 columns) through small stack copies, never past the row end. FMAX propagates NaN, so
- * a NaN in an attended lane reaches the max and the whole row comes out NaN. */
+ * rows in blocks through the row-block driver of every ISA (softmax_rows.h: row fusion, key
+ * padding trimmed); tails (< 4 columns) through small stack copies, never past the row end. FMAX
+ * propagates NaN: a NaN in an attended lane reaches the max, and the row goes to the reference. */
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -33,9 +34,9 @@ AI float32x4_t scaled(int kind, float32x4_t vs, float32x4_t xv, float32x4_t add)
     return kind == SK_MASK_ADD ? vfmaq_f32(add, vs, xv) : vmulq_f32(vs, xv);
 }
 
-/* One row of n columns; 0 (y not normalised) when the row needs the reference row instead: a max
-   that is not finite (NaN, +inf, overflowing scores, nothing attended) or a NaN sum. */
-AI int row4(size_t n, float scale, const float *x, int kind, const void *mrow, float *y)
+/* Sweep 1: max of scale*x (+ add) over the attended columns of a row (-inf if none; FMAX: NaN if
+   an attended lane is NaN). */
+AI float rmax4(size_t n, float scale, const float *x, int kind, const void *mrow)
 {
     const float32x4_t vs = vdupq_n_f32(scale), ninf = vdupq_n_f32(-INFINITY);
     float32x4_t add = vdupq_n_f32(0.f), m0 = ninf;
@@ -45,15 +46,37 @@ AI int row4(size_t n, float scale, const float *x, int kind, const void *mrow, f
         const float32x4_t v = scaled(kind, vs, sk_load4_neon(x + c, rem), add);
         m0 = vmaxq_f32(m0, vbslq_f32(k, v, ninf));
     }
-    const float m = vmaxvq_f32(m0); /* NaN if any attended lane is NaN */
-    if (!isfinite(m)) return 0;
-    const float32x4_t negm = vdupq_n_f32(-m);
+    return vmaxvq_f32(m0);
+}
+
+/* Sweep 3: y *= inv. */
+AI void rscale4(size_t n, float inv, float *y)
+{
+    const float32x4_t vi = vdupq_n_f32(inv);
+    for (size_t c = 0; c < n; c += 4)
+        sk_store4_neon(y + c, vmulq_f32(sk_load4_neon(y + c, n - c), vi), n - c);
+}
+
+/* Sweep 2: y = exp(scale*x (+ add) - m) on attended columns, 0 elsewhere; returns the sum (float
+   lanes flushed into a double every 1024 columns). Fused with sweep 3 of the previous row
+   (yp[0..np) *= invp; yp NULL: none); pf: the row to prefetch. */
+AI double rexp4(size_t n, float scale, const float *x, int kind, const void *mrow, float m,
+                float *y, const float *pf, float *yp, size_t np, float invp)
+{
+    const float32x4_t vs = vdupq_n_f32(scale), negm = vdupq_n_f32(-m), vi = vdupq_n_f32(invp);
+    float32x4_t add = vdupq_n_f32(0.f);
+    size_t done = 0; /* columns of yp already normalised */
     double sum = 0.0;
     for (size_t c = 0; c < n;) {
         const size_t end = n - c > 1024 ? c + 1024 : n;
         float32x4_t s0 = vdupq_n_f32(0.f);
         for (; c < end; c += 4) {
             const size_t rem = end - c;
+            if (pf && (c & 15) == 0) __builtin_prefetch(pf + c);
+            if (yp && c + 4 <= np) {
+                vst1q_f32(yp + c, vmulq_f32(vld1q_f32(yp + c), vi));
+                done = c + 4;
+            }
             const uint32x4_t k = att4(kind, mrow, c, rem, &add);
             const float32x4_t xv = sk_load4_neon(x + c, rem);
             /* the score rounded as in the max sweep: d <= 0 exactly (an FMA of scale x - m
@@ -66,47 +89,52 @@ AI int row4(size_t n, float scale, const float *x, int kind, const void *mrow, f
         }
         sum += (double)vaddvq_f32(s0);
     }
-    if (sum != sum) return 0;
-    const float32x4_t inv = vdupq_n_f32((float)(1.0 / sum));
-    for (size_t c = 0; c < n; c += 4)
-        sk_store4_neon(y + c, vmulq_f32(sk_load4_neon(y + c, n - c), inv), n - c);
-    return 1;
+    if (yp) rscale4(np - done, invp, yp + done);
+    return sum;
 }
 
-#define ROWS(KIND)                                                                                 \
-    for (size_t r = 0; r < rows; r++) {                                                            \
-        const void *mrow = KIND == SK_MASK_NONE ? NULL : sk_mask_row(mask, r);                  \
-        if (!row4(cols, scale, x + r * ldx, KIND, mrow, y + r * ldy))                              \
-            sk_softmax_row_scalar(cols, scale, x + r * ldx, mask, r, y + r * ldy);                 \
-    }
+/* Columns [len, cols) of a finished row: 0 (causal / key-padding tail). */
+AI void tail4fill(size_t cols, size_t len, float *yr)
+{
+    for (size_t c = len; c < cols; c += 4) sk_store4_neon(yr + c, vdupq_n_f32(0.f), cols - c);
+}
+
+/* The block driver (softmax_rows.h) on this file's row kernels. */
+#define SK_ROWS rows4
+#define SK_RMAX rmax4
+#define SK_REXP rexp4
+#define SK_RSCALE rscale4
+#define SK_TAILFILL tail4fill
+#include "softmax_rows.h"
 
 void sk_scale_mask_softmax_neon(size_t rows, size_t cols, float scale, const float *x, size_t ldx,
                                 const sk_mask *mask, float *y, size_t ldy)
 {
     switch (mask ? mask->kind : SK_MASK_NONE) {
-    case SK_MASK_KEYS: ROWS(SK_MASK_KEYS); break;
-    case SK_MASK_BOOL: ROWS(SK_MASK_BOOL); break;
-    case SK_MASK_ADD: ROWS(SK_MASK_ADD); break;
-    case SK_MASK_CAUSAL:
-        for (size_t r = 0; r < rows; r++) {
-            const size_t na = sk_causal_len(r, cols, mask->offset);
-            float *yr = y + r * ldy;
-            if (na && !row4(na, scale, x + r * ldx, SK_MASK_NONE, NULL, yr)) {
-                sk_softmax_row_scalar(cols, scale, x + r * ldx, mask, r, yr);
-                continue;
-            }
-            for (size_t c = na; c < cols; c++) yr[c] = 0.f;
-        }
+    case SK_MASK_KEYS: {
+        /* The key mask is the same for every row: columns past the last attended key are only
+           zero-filled, and an all-attended prefix needs no mask at all. */
+        int dense;
+        const size_t hi = sk_keys_end(cols, (const uint8_t *)mask->data, &dense);
+        rows4(rows, cols, scale, x, ldx, mask, dense ? SK_MASK_NONE : SK_MASK_KEYS, hi, y, ldy,
+              mask);
         break;
-    default: ROWS(SK_MASK_NONE); break;
+    }
+    case SK_MASK_BOOL:
+        rows4(rows, cols, scale, x, ldx, mask, SK_MASK_BOOL, cols, y, ldy, mask);
+        break;
+    case SK_MASK_ADD:
+        rows4(rows, cols, scale, x, ldx, mask, SK_MASK_ADD, cols, y, ldy, mask);
+        break;
+    default: /* NONE, CAUSAL */
+        rows4(rows, cols, scale, x, ldx, mask, SK_MASK_NONE, cols, y, ldy, mask);
+        break;
     }
 }
 
 void sk_softmax_neon(size_t rows, size_t cols, const float *x, size_t ldx, float *y, size_t ldy)
 {
-    for (size_t r = 0; r < rows; r++)
-        if (!row4(cols, 1.f, x + r * ldx, SK_MASK_NONE, NULL, y + r * ldy))
-            sk_softmax_row_scalar(cols, 1.f, x + r * ldx, NULL, r, y + r * ldy);
+    rows4(rows, cols, 1.f, x, ldx, NULL, SK_MASK_NONE, cols, y, ldy, NULL);
 }
 
 float sk_max_neon(size_t n, const float *x)
@@ -132,11 +160,8 @@ float sk_expsum_neon(size_t n, const float *x, float bias, float *y)
         for (; i < end; i += 4) {
             const size_t rem = end - i;
             float32x4_t e = sk_expneg_rr2_p6_neon(vaddq_f32(sk_load4_neon(x + i, rem), nb));
-            if (rem < 4) {
-                static const uint32_t tail[8] = { ~0u, ~0u, ~0u, ~0u, 0, 0, 0, 0 };
-                e = vreinterpretq_f32_u32(
-                    vandq_u32(vld1q_u32(tail + 4 - rem), vreinterpretq_u32_f32(e)));
-            }
+            if (rem < 4)
+                e = vreinterpretq_f32_u32(vandq_u32(sk_tail4_neon(rem), vreinterpretq_u32_f32(e)));
             sk_store4_neon(y + i, e, rem);
             s0 = vaddq_f32(s0, e);
         }

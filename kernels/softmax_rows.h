@@ -1,6 +1,7 @@
-/* The row-block driver of the softmax family, shared by softmax_avx2.c and softmax_avx512.c: rows
- * in blocks of up to 8 that stay in L1 together (each sweep runs over the whole block, so one row's
- * reductions and division overlap the next row's sweep), and for rows up to 2048 columns the
+/* The row-block driver of the softmax family, ISA-neutral, shared by x86/softmax_avx2.c,
+ * x86/softmax_avx512.c and arm/softmax_neon.c: rows in blocks of up to 8 that stay in L1
+ * together (each sweep runs over the whole block, so one row's reductions and division overlap
+ * the next row's sweep), and for rows up to 2048 columns the
  * normalisation of a row fused into the next row's exp sweep. Included after the includer defines
  * AI and its row kernels under these names:
  *   SK_ROWS      the driver's name          SK_RMAX     scale + mask + max sweep
