@@ -1,4 +1,5 @@
-/* Attention: sk_attention, sk_mha and the table init.
+/* Attention: the table init and the cores of sk_attention and sk_mha (their argument checks are
+ * in lib.c).
  *
  * weights == NULL: the fused core. For each block of up to SK_ATTN_BQ query rows, Q^T is packed
  * once (ISA paths), then key blocks of bk = SK_ATTN_TILE / bq keys stream by: score tile
@@ -35,31 +36,6 @@ void sk_attn_dsp_init(sk_attn_dsp *d, sk_isa isa)
     sk_attn_dsp_init_arm(d, isa);
 #endif
     (void)isa;
-}
-
-/* Shapes, strides and mask; then the outputs (out; weights: wrows x wcols contiguous, NULL: none)
-   must not overlap the inputs or each other. */
-static sk_status check_args(size_t n_q, size_t n_kv, size_t d_k, size_t d_v, const float *q,
-                            size_t ldq, const float *k, size_t ldk, const float *v, size_t ldv,
-                            const sk_mask *mask, const float *out, size_t ldo, const float *weights,
-                            size_t wrows, size_t wcols)
-{
-    if (!sk_mat_ok(q, n_q, d_k, ldq) || !sk_mat_ok(k, n_kv, d_k, ldk) ||
-        !sk_mat_ok(v, n_kv, d_v, ldv) || !sk_mat_ok(out, n_q, d_v, ldo))
-        return SK_EINVAL;
-    if (weights && !sk_mat_ok(weights, wrows, wcols, wcols)) return SK_EINVAL; /* size overflow */
-    if (sk_mask_check(mask, n_q, n_kv) != SK_OK) return SK_EINVAL;
-    const float *o[2] = { out, weights };
-    const size_t orows[2] = { n_q, weights ? wrows : 0 }, ocols[2] = { d_v, wcols };
-    const size_t old[2] = { ldo, wcols };
-    for (int i = 0; i < 2; i++) {
-        if (sk_mat_overlap(o[i], orows[i], ocols[i], old[i], q, n_q, d_k, ldq) ||
-            sk_mat_overlap(o[i], orows[i], ocols[i], old[i], k, n_kv, d_k, ldk) ||
-            sk_mat_overlap(o[i], orows[i], ocols[i], old[i], v, n_kv, d_v, ldv))
-            return SK_EINVAL;
-    }
-    if (sk_mat_overlap(out, n_q, d_v, ldo, weights, orows[1], wcols, wcols)) return SK_EINVAL;
-    return SK_OK;
 }
 
 /* Mask the transposed tile st (bk keys x bq rows) of rows [r0, r0+bq), keys [c0, c0+bk). */
@@ -449,23 +425,15 @@ static void mha_decode(const sk_threadpool *tp, const sk_dsp *dsp, size_t n_head
 static float dummy_operand[1];
 #define NONNULL(p) ((p) ? (p) : dummy_operand)
 
-sk_status sk_attention_tp(const sk_threadpool *tp, size_t n_q, size_t n_kv, size_t d_k, size_t d_v,
-                          const float *q, size_t ldq, const float *k, size_t ldk,
-                          const float *v, size_t ldv, float scale, const sk_mask *mask,
-                          float *out, size_t ldo, float *weights)
+void sk_attention_run_tp(const sk_threadpool *tp, const sk_dsp *dsp, size_t n_q, size_t n_kv,
+                         size_t d_k, size_t d_v, const float *q, size_t ldq, const float *k,
+                         size_t ldk, const float *v, size_t ldv, float scale, const sk_mask *mask,
+                         float *out, size_t ldo, float *weights)
 {
-    if (!sk_tp_ok(tp)) return SK_EINVAL;
-    sk_status st = check_args(n_q, n_kv, d_k, d_v, q, ldq, k, ldk, v, ldv, mask, out, ldo, weights,
-                              n_q, n_kv);
-    if (st != SK_OK) return st;
-    if (n_q == 0) return SK_OK;
-    ldq = sk_ld1(n_q, d_k, ldq), ldo = sk_ld1(n_q, d_v, ldo);
-    ldk = sk_ld1(n_kv, d_k, ldk), ldv = sk_ld1(n_kv, d_v, ldv);
-    const sk_dsp *dsp = sk_dsp_get();
     if (n_kv == 0 || (d_v == 0 && !weights)) {
         attention_core(NULL, dsp, n_q, n_kv, d_k, d_v, NONNULL(q), ldq, NONNULL(k), ldk, NONNULL(v),
                        ldv, scale, mask, NONNULL(out), ldo, weights);
-        return SK_OK;
+        return;
     }
     /* scale == 0: every score is 0 (+ mask), q and k are not read (alpha == 0 in a GEMM) */
     attn_job j = { .dsp = dsp, .n_heads = 1, .n_q = n_q, .n_kv = n_kv,
@@ -473,40 +441,17 @@ sk_status sk_attention_tp(const sk_threadpool *tp, size_t n_q, size_t n_kv, size
                    .v = NONNULL(v), .ldq = ldq, .ldk = ldk, .ldv = ldv, .ldo = ldo,
                    .scale = scale, .mask = mask, .out = NONNULL(out), .weights = weights };
     attn_heads(tp, &j);
-    return SK_OK;
 }
 
-sk_status sk_attention(size_t n_q, size_t n_kv, size_t d_k, size_t d_v,
-                       const float *q, size_t ldq, const float *k, size_t ldk,
-                       const float *v, size_t ldv, float scale, const sk_mask *mask,
-                       float *out, size_t ldo, float *weights)
+void sk_mha_run_tp(const sk_threadpool *tp, const sk_dsp *dsp, size_t n_heads, size_t n_q,
+                   size_t n_kv, size_t d_head, const float *q, size_t ldq, const float *k,
+                   size_t ldk, const float *v, size_t ldv, float scale, const sk_mask *mask,
+                   float *out, size_t ldo, float *weights)
 {
-    return sk_attention_tp(NULL, n_q, n_kv, d_k, d_v, q, ldq, k, ldk, v, ldv, scale, mask, out, ldo,
-                           weights);
-}
-
-sk_status sk_mha_tp(const sk_threadpool *tp, size_t n_heads, size_t n_q, size_t n_kv, size_t d_head,
-                    const float *q, size_t ldq, const float *k, size_t ldk, const float *v,
-                    size_t ldv, float scale, const sk_mask *mask, float *out, size_t ldo,
-                    float *weights)
-{
-    if (!sk_tp_ok(tp)) return SK_EINVAL;
-    if (n_heads == 0) return SK_EINVAL;
     const size_t w = n_heads * d_head;
-    if (d_head && w / d_head != n_heads) return SK_EINVAL; /* overflow */
-    size_t wn;
-    if (weights && !sk_mul_ok(n_q, n_kv, &wn))
-        return SK_EINVAL; /* n_heads * n_q * n_kv overflows */
-    sk_status st = check_args(n_q, n_kv, w, w, q, ldq, k, ldk, v, ldv, mask, out, ldo, weights,
-                              n_heads, weights ? n_q * n_kv : 0);
-    if (st != SK_OK) return st;
-    if (n_q == 0) return SK_OK;
-    ldq = sk_ld1(n_q, w, ldq), ldo = sk_ld1(n_q, w, ldo);
-    ldk = sk_ld1(n_kv, w, ldk), ldv = sk_ld1(n_kv, w, ldv);
-    const sk_dsp *dsp = sk_dsp_get();
     if (n_kv == 0) { /* nothing to attend to (k, v may be NULL): zero outputs */
         for (size_t r = 0; r < n_q && w; r++) memset(out + r * ldo, 0, w * sizeof(float));
-        return SK_OK;
+        return;
     }
     q = NONNULL(q);
     k = NONNULL(k);
@@ -514,9 +459,9 @@ sk_status sk_mha_tp(const sk_threadpool *tp, size_t n_heads, size_t n_q, size_t 
     out = NONNULL(out);
     if (n_q == 1 && !weights && n_kv && d_head && scale != 0.f) {
         mha_decode(tp, dsp, n_heads, n_kv, d_head, q, k, ldk, v, ldv, scale, mask, out);
-        return SK_OK;
+        return;
     }
-    if (d_head == 0 && !weights) return SK_OK;
+    if (d_head == 0 && !weights) return;
     /* scale == 0: every score is 0 (+ mask), q and k are not read (alpha == 0 in a GEMM) */
     attn_job j = { .dsp = dsp, .n_heads = n_heads, .n_q = n_q, .n_kv = n_kv,
                    .d_k = scale == 0.f ? 0 : d_head,
@@ -524,13 +469,4 @@ sk_status sk_mha_tp(const sk_threadpool *tp, size_t n_heads, size_t n_q, size_t 
                    .k = k, .v = v, .ldq = ldq, .ldk = ldk, .ldv = ldv, .ldo = ldo, .scale = scale,
                    .mask = mask, .out = out, .weights = weights };
     attn_heads(tp, &j);
-    return SK_OK;
-}
-
-sk_status sk_mha(size_t n_heads, size_t n_q, size_t n_kv, size_t d_head,
-                 const float *q, size_t ldq, const float *k, size_t ldk, const float *v, size_t ldv,
-                 float scale, const sk_mask *mask, float *out, size_t ldo, float *weights)
-{
-    return sk_mha_tp(NULL, n_heads, n_q, n_kv, d_head, q, ldq, k, ldk, v, ldv, scale, mask, out,
-                     ldo, weights);
 }

@@ -74,6 +74,13 @@ void sk_scale_mask_softmax_scalar(size_t rows, size_t cols, float scale, const f
                                   const sk_mask *mask, float *y, size_t ldy);
 
 
+/* exp / softmax of table d on the caller's pool tp (arguments checked, sizes nonzero; exp in
+   ranges of whole 1024-element units, rows at multiples of 8 per task: bitwise identical to one
+   call). */
+void sk_exp_run_tp(const sk_threadpool *tp, const sk_math_dsp *d, size_t n, const float *x,
+                   float *y);
+void sk_softmax_run_tp(const sk_threadpool *tp, const sk_math_dsp *d, size_t rows, size_t cols,
+                       const float *x, size_t ldx, float *y, size_t ldy);
 /* scale_mask_softmax of table d on the caller's pool tp (arguments checked, sizes nonzero; rows at
    multiples of 8 per task: bitwise identical to one call). */
 void sk_scale_mask_softmax_run_tp(const sk_threadpool *tp, const sk_math_dsp *d, size_t rows,
