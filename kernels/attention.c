@@ -50,14 +50,14 @@ static void mask_tile(const sk_mask *m, size_t r0, size_t bq, size_t c0, size_t 
         break;
     }
     case SK_MASK_BOOL: {
-        const uint8_t *b = (const uint8_t *)m->data + r0 * m->ld + c0;
+        const uint8_t *b = (const uint8_t *)sk_mask_row(m, r0) + c0;
         for (size_t r = 0; r < bq; r++)
             for (size_t j = 0; j < bk; j++)
                 if (!b[r * m->ld + j]) st[j * bq + r] = -INFINITY;
         break;
     }
     case SK_MASK_ADD: {
-        const float *a = (const float *)m->data + r0 * m->ld + c0;
+        const float *a = (const float *)sk_mask_row(m, r0) + c0;
         for (size_t r = 0; r < bq; r++)
             for (size_t j = 0; j < bk; j++) {
                 const float x = a[r * m->ld + j];
