@@ -107,35 +107,10 @@ AI void tail4fill(size_t cols, size_t len, float *yr)
 #define SK_TAILFILL tail4fill
 #include "softmax_rows.h"
 
-void sk_scale_mask_softmax_neon(size_t rows, size_t cols, float scale, const float *x, size_t ldx,
-                                const sk_mask *mask, float *y, size_t ldy)
-{
-    switch (mask ? mask->kind : SK_MASK_NONE) {
-    case SK_MASK_KEYS: {
-        /* The key mask is the same for every row: columns past the last attended key are only
-           zero-filled, and an all-attended prefix needs no mask at all. */
-        int dense;
-        const size_t hi = sk_keys_end(cols, (const uint8_t *)mask->data, &dense);
-        rows4(rows, cols, scale, x, ldx, mask, dense ? SK_MASK_NONE : SK_MASK_KEYS, hi, y, ldy,
-              mask);
-        break;
-    }
-    case SK_MASK_BOOL:
-        rows4(rows, cols, scale, x, ldx, mask, SK_MASK_BOOL, cols, y, ldy, mask);
-        break;
-    case SK_MASK_ADD:
-        rows4(rows, cols, scale, x, ldx, mask, SK_MASK_ADD, cols, y, ldy, mask);
-        break;
-    default: /* NONE, CAUSAL */
-        rows4(rows, cols, scale, x, ldx, mask, SK_MASK_NONE, cols, y, ldy, mask);
-        break;
-    }
-}
-
-void sk_softmax_neon(size_t rows, size_t cols, const float *x, size_t ldx, float *y, size_t ldy)
-{
-    rows4(rows, cols, 1.f, x, ldx, NULL, SK_MASK_NONE, cols, y, ldy, NULL);
-}
+#define SK_ENTRY_SMX sk_scale_mask_softmax_neon
+#define SK_ENTRY_SOFTMAX sk_softmax_neon
+#define SK_ENTRY_ROWS rows4
+#include "softmax_entry.h"
 
 float sk_max_neon(size_t n, const float *x)
 {

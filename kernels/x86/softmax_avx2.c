@@ -181,52 +181,34 @@ AI void tail8fill(size_t cols, size_t len, float *yr)
 #define SK_TAILFILL tail8fill
 #include "softmax_rows.h"
 
-void sk_scale_mask_softmax_avx2(size_t rows, size_t cols, float scale, const float *x, size_t ldx,
-                                const sk_mask *mask, float *y, size_t ldy)
+/* A key mask that is not dense: for several rows, its bytes expanded once into 32-bit lane masks
+   (one load per vector after). */
+static void rows8_keys(size_t rows, size_t cols, float scale, const float *x, size_t ldx,
+                       const sk_mask *mask, size_t hi, float *y, size_t ldy)
 {
-    switch (mask ? mask->kind : SK_MASK_NONE) {
-    case SK_MASK_KEYS: {
-        /* The key mask is the same for every row: columns past the last attended key are only
-           zero-filled, and an all-attended prefix needs no mask at all. */
-        int dense;
-        const size_t hi = sk_keys_end(cols, (const uint8_t *)mask->data, &dense);
-        if (dense) {
-            rows8(rows, cols, scale, x, ldx, mask, SK_MASK_NONE, hi, y, ldy, mask);
-        } else if (rows > 1 && hi <= 4096) {
-            /* expand the key bytes once: one load per vector after */
-            int32_t lanes[4096] SK_ALIGN(32);
-            const __m256i ones = _mm256_set1_epi32(-1);
-            __m256 unused;
-            for (size_t c = 0; c < hi; c += 8) {
-                const size_t rem = hi - c;
-                const __m256 k = att8(SK_MASK_KEYS, mask->data, c, rem,
-                                      rem >= 8 ? ones : sk_tail8_avx2(rem), &unused);
-                if (rem >= 8) _mm256_storeu_ps((float *)(lanes + c), k);
-                else _mm256_maskstore_ps((float *)(lanes + c), sk_tail8_avx2(rem), k);
-            }
-            const sk_mask lm = { SK_MASK_KEYS, lanes, 0, 0 };
-            rows8(rows, cols, scale, x, ldx, &lm, KIND_LANES, hi, y, ldy, mask);
-        } else {
-            rows8(rows, cols, scale, x, ldx, mask, SK_MASK_KEYS, hi, y, ldy, mask);
-        }
-        break;
+    if (rows == 1 || hi > 4096) {
+        rows8(rows, cols, scale, x, ldx, mask, SK_MASK_KEYS, hi, y, ldy, mask);
+        return;
     }
-    case SK_MASK_BOOL:
-        rows8(rows, cols, scale, x, ldx, mask, SK_MASK_BOOL, cols, y, ldy, mask);
-        break;
-    case SK_MASK_ADD:
-        rows8(rows, cols, scale, x, ldx, mask, SK_MASK_ADD, cols, y, ldy, mask);
-        break;
-    default:
-        rows8(rows, cols, scale, x, ldx, mask, SK_MASK_NONE, cols, y, ldy, mask);
-        break; /* NONE, CAUSAL */
+    int32_t lanes[4096] SK_ALIGN(32);
+    const __m256i ones = _mm256_set1_epi32(-1);
+    __m256 unused;
+    for (size_t c = 0; c < hi; c += 8) {
+        const size_t rem = hi - c;
+        const __m256 k = att8(SK_MASK_KEYS, mask->data, c, rem,
+                              rem >= 8 ? ones : sk_tail8_avx2(rem), &unused);
+        if (rem >= 8) _mm256_storeu_ps((float *)(lanes + c), k);
+        else _mm256_maskstore_ps((float *)(lanes + c), sk_tail8_avx2(rem), k);
     }
+    const sk_mask lm = { SK_MASK_KEYS, lanes, 0, 0 };
+    rows8(rows, cols, scale, x, ldx, &lm, KIND_LANES, hi, y, ldy, mask);
 }
 
-void sk_softmax_avx2(size_t rows, size_t cols, const float *x, size_t ldx, float *y, size_t ldy)
-{
-    rows8(rows, cols, 1.f, x, ldx, NULL, SK_MASK_NONE, cols, y, ldy, NULL);
-}
+#define SK_ENTRY_SMX sk_scale_mask_softmax_avx2
+#define SK_ENTRY_SOFTMAX sk_softmax_avx2
+#define SK_ENTRY_ROWS rows8
+#define SK_ENTRY_KEYS rows8_keys
+#include "softmax_entry.h"
 
 float sk_max_avx2(size_t n, const float *x)
 {

@@ -224,35 +224,10 @@ AI void rows16(size_t rows, size_t cols, float scale, const float *x, size_t ldx
     rows16_blocks(rows, cols, scale, x, ldx, mask, kind, cap, y, ldy, ref);
 }
 
-void sk_scale_mask_softmax_avx512(size_t rows, size_t cols, float scale, const float *x, size_t ldx,
-                                  const sk_mask *mask, float *y, size_t ldy)
-{
-    switch (mask ? mask->kind : SK_MASK_NONE) {
-    case SK_MASK_KEYS: {
-        /* The key mask is the same for every row: columns past the last attended key are only
-           zero-filled, and an all-attended prefix needs no mask at all. */
-        int dense;
-        const size_t hi = sk_keys_end(cols, (const uint8_t *)mask->data, &dense);
-        if (dense) rows16(rows, cols, scale, x, ldx, mask, SK_MASK_NONE, hi, y, ldy, mask);
-        else rows16(rows, cols, scale, x, ldx, mask, SK_MASK_KEYS, hi, y, ldy, mask);
-        break;
-    }
-    case SK_MASK_BOOL:
-        rows16(rows, cols, scale, x, ldx, mask, SK_MASK_BOOL, cols, y, ldy, mask);
-        break;
-    case SK_MASK_ADD:
-        rows16(rows, cols, scale, x, ldx, mask, SK_MASK_ADD, cols, y, ldy, mask);
-        break;
-    default:
-        rows16(rows, cols, scale, x, ldx, mask, SK_MASK_NONE, cols, y, ldy, mask);
-        break; /* NONE, CAUSAL */
-    }
-}
-
-void sk_softmax_avx512(size_t rows, size_t cols, const float *x, size_t ldx, float *y, size_t ldy)
-{
-    rows16(rows, cols, 1.f, x, ldx, NULL, SK_MASK_NONE, cols, y, ldy, NULL);
-}
+#define SK_ENTRY_SMX sk_scale_mask_softmax_avx512
+#define SK_ENTRY_SOFTMAX sk_softmax_avx512
+#define SK_ENTRY_ROWS rows16
+#include "softmax_entry.h"
 
 float sk_max_avx512(size_t n, const float *x)
 {
