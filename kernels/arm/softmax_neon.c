@@ -160,19 +160,12 @@ AI float smm4(size_t n, float scale, const float *x, int kind, const void *mrow,
     return vmaxvq_f32(m0);
 }
 
-float sk_scale_mask_max_neon(size_t n, float scale, const float *x, const sk_mask *mask, size_t r,
-                             float *y)
+AI void neginf4(size_t c0, size_t n, float *y)
 {
-    switch (mask ? mask->kind : SK_MASK_NONE) {
-    case SK_MASK_KEYS: return smm4(n, scale, x, SK_MASK_KEYS, mask->data, y);
-    case SK_MASK_BOOL: return smm4(n, scale, x, SK_MASK_BOOL, sk_mask_row(mask, r), y);
-    case SK_MASK_ADD: return smm4(n, scale, x, SK_MASK_ADD, sk_mask_row(mask, r), y);
-    case SK_MASK_CAUSAL: {
-        const size_t na = sk_causal_len(r, n, mask->offset);
-        const float m = na ? smm4(na, scale, x, SK_MASK_NONE, NULL, y) : -INFINITY;
-        for (size_t c = na; c < n; c++) y[c] = -INFINITY;
-        return m;
-    }
-    default: return smm4(n, scale, x, SK_MASK_NONE, NULL, y);
-    }
+    for (size_t c = c0; c < n; c++) y[c] = -INFINITY;
 }
+
+#define SK_ENTRY_SMM sk_scale_mask_max_neon
+#define SK_ENTRY_SMMROW smm4
+#define SK_ENTRY_NEGFILL neginf4
+#include "softmax_entry.h"

@@ -276,20 +276,13 @@ AI float smm8(size_t n, float scale, const float *x, int kind, const void *mrow,
     return _mm256_movemask_ps(nan) ? NAN : sk_hmax8_avx2(m0);
 }
 
-float sk_scale_mask_max_avx2(size_t n, float scale, const float *x, const sk_mask *mask, size_t r,
-                             float *y)
+AI void neginf8(size_t c0, size_t n, float *y)
 {
-    switch (mask ? mask->kind : SK_MASK_NONE) {
-    case SK_MASK_KEYS: return smm8(n, scale, x, SK_MASK_KEYS, mask->data, y);
-    case SK_MASK_BOOL: return smm8(n, scale, x, SK_MASK_BOOL, sk_mask_row(mask, r), y);
-    case SK_MASK_ADD: return smm8(n, scale, x, SK_MASK_ADD, sk_mask_row(mask, r), y);
-    case SK_MASK_CAUSAL: {
-        const size_t na = sk_causal_len(r, n, mask->offset);
-        const float m = na ? smm8(na, scale, x, SK_MASK_NONE, NULL, y) : -INFINITY;
-        for (size_t c = na; c < n; c += 8)
-            _mm256_maskstore_ps(y + c, sk_tail8_avx2(n - c), _mm256_set1_ps(-INFINITY));
-        return m;
-    }
-    default: return smm8(n, scale, x, SK_MASK_NONE, NULL, y);
-    }
+    for (size_t c = c0; c < n; c += 8)
+        _mm256_maskstore_ps(y + c, sk_tail8_avx2(n - c), _mm256_set1_ps(-INFINITY));
 }
+
+#define SK_ENTRY_SMM sk_scale_mask_max_avx2
+#define SK_ENTRY_SMMROW smm8
+#define SK_ENTRY_NEGFILL neginf8
+#include "softmax_entry.h"

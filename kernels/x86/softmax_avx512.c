@@ -295,20 +295,13 @@ AI float smm16(size_t n, float scale, const float *x, int kind, const void *mrow
     return nan ? NAN : hmax16(m0);
 }
 
-float sk_scale_mask_max_avx512(size_t n, float scale, const float *x, const sk_mask *mask, size_t r,
-                               float *y)
+AI void neginf16(size_t c0, size_t n, float *y)
 {
-    switch (mask ? mask->kind : SK_MASK_NONE) {
-    case SK_MASK_KEYS: return smm16(n, scale, x, SK_MASK_KEYS, mask->data, y);
-    case SK_MASK_BOOL: return smm16(n, scale, x, SK_MASK_BOOL, sk_mask_row(mask, r), y);
-    case SK_MASK_ADD: return smm16(n, scale, x, SK_MASK_ADD, sk_mask_row(mask, r), y);
-    case SK_MASK_CAUSAL: {
-        const size_t na = sk_causal_len(r, n, mask->offset);
-        const float m = na ? smm16(na, scale, x, SK_MASK_NONE, NULL, y) : -INFINITY;
-        for (size_t c = na; c < n; c += 16)
-            _mm512_mask_storeu_ps(y + c, sk_tail16_avx512(n - c), _mm512_set1_ps(-INFINITY));
-        return m;
-    }
-    default: return smm16(n, scale, x, SK_MASK_NONE, NULL, y);
-    }
+    for (size_t c = c0; c < n; c += 16)
+        _mm512_mask_storeu_ps(y + c, sk_tail16_avx512(n - c), _mm512_set1_ps(-INFINITY));
 }
+
+#define SK_ENTRY_SMM sk_scale_mask_max_avx512
+#define SK_ENTRY_SMMROW smm16
+#define SK_ENTRY_NEGFILL neginf16
+#include "softmax_entry.h"
