@@ -58,7 +58,7 @@ inline std::string shape3(size_t m, size_t n, size_t k)
     return std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
 }
 
-// ---- Added for bench/report and bench/compare (issue 6) ------------------------------------------
+// ---- Case names and counters, as bench/report and bench/compare read them ---------------------
 
 // "<family>/<contender>/<variant>/<shape>": the name bench/compare pairs on (same family, variant
 // and shape, different contender). Fields must not contain '/' except the shape.

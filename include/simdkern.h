@@ -30,21 +30,28 @@ const char *sk_version(void);               /* "0.1.0" */
 
 typedef enum sk_status {
     SK_OK = 0,
-    SK_EINVAL,        /* bad argument: NULL with nonzero size, ld too small, unknown enum, d_model % n_heads != 0 */
-    SK_ENOMEM,        /* scratch allocation failed */
-    SK_EUNSUPPORTED,  /* ISA not built in, or not supported by this CPU and OS */
+    /* bad argument: NULL with nonzero size, ld too small, unknown enum, d_model % n_heads != 0 */
+    SK_EINVAL,
+    SK_ENOMEM,       /* scratch allocation failed */
+    SK_EUNSUPPORTED, /* ISA not built in, or not supported by this CPU and OS */
 } sk_status;
 const char *sk_status_str(sk_status s);
 
 /* ---- ISA dispatch ------------------------------------------------------------------------ */
-typedef enum sk_isa { SK_ISA_SCALAR = 0, SK_ISA_AVX2, SK_ISA_AVX512, SK_ISA_NEON, SK_ISA_COUNT } sk_isa;
+typedef enum sk_isa {
+    SK_ISA_SCALAR = 0,
+    SK_ISA_AVX2,
+    SK_ISA_AVX512,
+    SK_ISA_NEON,
+    SK_ISA_COUNT
+} sk_isa;
 const char *sk_isa_name(sk_isa isa);        /* "scalar", "avx2", "avx512", "neon" */
 int         sk_isa_available(sk_isa isa);   /* built in AND usable on this CPU and OS */
 sk_isa      sk_isa_active(void);            /* the path calls use now */
 sk_status   sk_isa_select(sk_isa isa);      /* force a path; SK_EUNSUPPORTED if not available */
 /* sk_isa_select returns SK_EINVAL for a value outside the enum.
-   Environment: SIMDKERN_ISA=scalar|avx2|avx512|neon (lower case, exact) picks the path at first use.
-   An unknown or unavailable value is ignored: the best available path is used. */
+   Environment: SIMDKERN_ISA=scalar|avx2|avx512|neon (lower case, exact) picks the path at first
+   use. An unknown or unavailable value is ignored: the best available path is used. */
 
 /* ---- GEMM -------------------------------------------------------------------------------- */
 typedef enum sk_trans { SK_NOTRANS = 0, SK_TRANS = 1 } sk_trans;
@@ -86,7 +93,12 @@ typedef enum sk_mask_kind {
     SK_MASK_ADD,      /* data: float rows x ld, added after scaling; -INFINITY = masked */
     SK_MASK_CAUSAL,   /* row r attends to columns c <= r + offset */
 } sk_mask_kind;
-typedef struct sk_mask { sk_mask_kind kind; const void *data; size_t ld; ptrdiff_t offset; } sk_mask;
+typedef struct sk_mask {
+    sk_mask_kind kind;
+    const void *data;
+    size_t ld;
+    ptrdiff_t offset;
+} sk_mask;
 
 /* y[r,:] = softmax(scale * x[r,:] (+ mask)); masked positions are exactly 0 in every row; a row
    with every position masked is all zeros (never NaN). mask may be NULL. y may equal x.
@@ -101,8 +113,8 @@ sk_status sk_scale_mask_softmax(size_t rows, size_t cols, float scale, const flo
 /* One head: out[n_q x d_v] = softmax(scale * q k^T + mask) v. weights NULL: not written, and the
    n_q x n_kv score matrix is never formed whole; else weights[n_q x n_kv] (row stride n_kv).
    The mask is indexed [query row, key column]. A fully masked query row gives a zero output row.
-   A masked key's row of v is multiplied by an exact zero weight, as in a GEMM: v rows of masked keys
-   must be finite (a NaN or Inf there reaches the output as 0·NaN), padding need not be zeroed.
+   A masked key's row of v is multiplied by an exact zero weight, as in a GEMM: v rows of masked
+   keys must be finite (a NaN or Inf there reaches the output as 0·NaN), padding need not be zeroed.
    Bounds (every path), T = the row's max over attended keys of |scale|·sum_p |q_p k_p| + |mask|:
      weights: |w - exact| <= (1e-5 + (d_k + 1)·2^-22·T)·exact + 1e-9, masked weights exactly 0;
      out:     |out - exact| <= (1e-5 + (d_k + 1)·2^-22·T)·sum_j w_j·|v_j| + 1e-6·max_j |v_j|.
@@ -191,10 +203,10 @@ size_t    sk_mhca_forward_kv_workspace_size(const sk_mhca *layer, size_t n_dec);
 sk_status sk_mhca_forward_kv(const sk_mhca *layer, size_t n_dec, const float *dec, size_t n_enc,
                              const float *kv, const uint8_t *enc_mask, float *out, float *weights,
                              void *workspace);
-/* Memory of the attention calls (sk_attention / sk_mha with weights NULL, and the module's attention
-   step): no allocation; a fixed stack frame of about 41 KB of scratch (a 32-row block of Q^T and a
-   2048-float score tile), independent of n_q and n_kv. sk_mhca_forward / sk_mhca_forward_kv with
-   workspace NULL allocate their workspace (projections) once per call. */
+/* Memory of the attention calls (sk_attention / sk_mha with weights NULL, and the module's
+   attention step): no allocation; a fixed stack frame of about 41 KB of scratch (a 32-row block of
+   Q^T and a 2048-float score tile), independent of n_q and n_kv. sk_mhca_forward /
+   sk_mhca_forward_kv with workspace NULL allocate their workspace (projections) once per call. */
 /* ---- end of the decoder-step API ---- */
 
 /* ---- threads: the caller's thread pool --------------------------------------------------- */

@@ -1,13 +1,14 @@
-/* Attention: sk_attention, sk_mha and the table init.
+/* Attention: the table init and the cores of sk_attention and sk_mha (their argument checks are
+ * in lib.c).
  *
- * weights == NULL: the fused core. For each block of up to SK_ATTN_BQ query rows, Q^T is packed once
- * (ISA paths), then key blocks of bk = SK_ATTN_TILE / bq keys stream by: score tile (transposed, see
- * attn.h), mask, online-softmax update (running max / sum, rescale factor), P·V accumulated into the
- * output rows with the rescale folded in; the rows are normalised at the end (a row whose keys are all
- * masked stays zero). Causal masks end the key loop at the last key any row of the block attends to;
- * key blocks whose KEYS mask is all zero are skipped. Scratch: a fixed stack frame of
- * (SK_ATTN_BQ * SK_ATTN_DMAX + SK_ATTN_TILE + 3 * SK_ATTN_BQ) floats (~41 KB), whatever n_q / n_kv;
- * no allocation.
+ * weights == NULL: the fused core. For each block of up to SK_ATTN_BQ query rows, Q^T is packed
+ * once (ISA paths), then key blocks of bk = SK_ATTN_TILE / bq keys stream by: score tile
+ * (transposed, see attn.h), mask, online-softmax update (running max / sum, rescale factor), P·V
+ * accumulated into the output rows with the rescale folded in; the rows are normalised at the end
+ * (a row whose keys are all masked stays zero). Causal masks end the key loop at the last key any
+ * row of the block attends to; key blocks whose KEYS mask is all zero are skipped. Scratch: a fixed
+ * stack frame of (SK_ATTN_BQ * SK_ATTN_DMAX + SK_ATTN_TILE + 3 * SK_ATTN_BQ) floats (~41 KB),
+ * whatever n_q / n_kv; no allocation.
  *
  * weights != NULL: the scores go straight into `weights`, the softmax family's scale_mask_softmax
  * turns them into the contract's weights (exactly its semantics), and out = weights · V (GEMM). */
@@ -16,6 +17,11 @@
 #include "dsp.h"
 #include "common.h"
 #include "pool.h"
+#if SK_HAVE_AVX2
+#include "x86/attention.h"
+#elif SK_HAVE_NEON
+#include "arm/attention.h"
+#endif
 
 void sk_attn_dsp_init(sk_attn_dsp *d, sk_isa isa)
 {
@@ -25,55 +31,11 @@ void sk_attn_dsp_init(sk_attn_dsp *d, sk_isa isa)
     d->pv = sk_attn_pv_scalar;
     d->dmax = 0;
 #if SK_HAVE_AVX2
-    if (isa < SK_ISA_AVX2 || isa == SK_ISA_NEON) return;
-    d->pack_q = sk_attn_pack_q_avx2;
-    d->score = sk_attn_score_avx2;
-    d->online = sk_attn_online_avx2;
-    d->pv = sk_attn_pv_avx2;
-    d->dmax = SK_ATTN_DMAX;
-#endif
-#if SK_HAVE_AVX512
-    if (isa < SK_ISA_AVX512 || isa == SK_ISA_NEON) return;
-    d->pack_q = sk_attn_pack_q_avx512;
-    d->score = sk_attn_score_avx512;
-    d->online = sk_attn_online_avx512;
-    d->pv = sk_attn_pv_avx512;
-    d->dmax = SK_ATTN_DMAX;
-#endif
-#if SK_HAVE_NEON
-    if (isa != SK_ISA_NEON) return;
-    d->pack_q = sk_attn_pack_q_neon;
-    d->score = sk_attn_score_neon;
-    d->online = sk_attn_online_neon;
-    d->pv = sk_attn_pv_neon;
-    d->dmax = SK_ATTN_DMAX;
+    sk_attn_dsp_init_x86(d, isa);
+#elif SK_HAVE_NEON
+    sk_attn_dsp_init_arm(d, isa);
 #endif
     (void)isa;
-}
-
-/* Shapes, strides and mask; then the outputs (out; weights: wrows x wcols contiguous, NULL: none)
-   must not overlap the inputs or each other. */
-static sk_status check_args(size_t n_q, size_t n_kv, size_t d_k, size_t d_v, const float *q,
-                            size_t ldq, const float *k, size_t ldk, const float *v, size_t ldv,
-                            const sk_mask *mask, const float *out, size_t ldo, const float *weights,
-                            size_t wrows, size_t wcols)
-{
-    if (!sk_mat_ok(q, n_q, d_k, ldq) || !sk_mat_ok(k, n_kv, d_k, ldk) ||
-        !sk_mat_ok(v, n_kv, d_v, ldv) || !sk_mat_ok(out, n_q, d_v, ldo))
-        return SK_EINVAL;
-    if (weights && !sk_mat_ok(weights, wrows, wcols, wcols)) return SK_EINVAL; /* size overflow */
-    if (sk_mask_check(mask, n_q, n_kv) != SK_OK) return SK_EINVAL;
-    const float *o[2] = { out, weights };
-    const size_t orows[2] = { n_q, weights ? wrows : 0 }, ocols[2] = { d_v, wcols };
-    const size_t old[2] = { ldo, wcols };
-    for (int i = 0; i < 2; i++) {
-        if (sk_mat_overlap(o[i], orows[i], ocols[i], old[i], q, n_q, d_k, ldq) ||
-            sk_mat_overlap(o[i], orows[i], ocols[i], old[i], k, n_kv, d_k, ldk) ||
-            sk_mat_overlap(o[i], orows[i], ocols[i], old[i], v, n_kv, d_v, ldv))
-            return SK_EINVAL;
-    }
-    if (sk_mat_overlap(out, n_q, d_v, ldo, weights, orows[1], wcols, wcols)) return SK_EINVAL;
-    return SK_OK;
 }
 
 /* Mask the transposed tile st (bk keys x bq rows) of rows [r0, r0+bq), keys [c0, c0+bk). */
@@ -88,14 +50,14 @@ static void mask_tile(const sk_mask *m, size_t r0, size_t bq, size_t c0, size_t 
         break;
     }
     case SK_MASK_BOOL: {
-        const uint8_t *b = (const uint8_t *)m->data + r0 * m->ld + c0;
+        const uint8_t *b = (const uint8_t *)sk_mask_row(m, r0) + c0;
         for (size_t r = 0; r < bq; r++)
             for (size_t j = 0; j < bk; j++)
                 if (!b[r * m->ld + j]) st[j * bq + r] = -INFINITY;
         break;
     }
     case SK_MASK_ADD: {
-        const float *a = (const float *)m->data + r0 * m->ld + c0;
+        const float *a = (const float *)sk_mask_row(m, r0) + c0;
         for (size_t r = 0; r < bq; r++)
             for (size_t j = 0; j < bk; j++) {
                 const float x = a[r * m->ld + j];
@@ -134,8 +96,7 @@ static void attention_fused(const sk_dsp *dsp, size_t n_q, size_t n_kv, size_t d
     const sk_attn_dsp *a = &dsp->attn;
     /* the packed-Q pair takes d_k <= dmax; beyond, the portable (GEMM) score */
     const int packed = a->pack_q && d_k <= a->dmax;
-    void (*score)(const struct sk_dsp *, size_t, size_t, size_t, float, const float *, size_t,
-                  const float *, size_t, const float *, float *) = packed ? a->score : sk_attn_score_scalar;
+    sk_attn_score_fn *score = packed ? a->score : sk_attn_score_scalar;
     if (mask && mask->kind == SK_MASK_NONE) mask = NULL;
 
     for (size_t r0 = 0; r0 < n_q; r0 += SK_ATTN_BQ) {
@@ -155,10 +116,10 @@ static void attention_fused(const sk_dsp *dsp, size_t n_q, size_t n_kv, size_t d
         for (size_t c0 = 0; c0 < kv_end; c0 += bk_max) {
             const size_t bk = kv_end - c0 < bk_max ? kv_end - c0 : bk_max;
             if (mask && mask->kind == SK_MASK_KEYS && keys_all_masked(mask, c0, bk)) continue;
-            score(dsp, bk, bq, d_k, scale, k + c0 * ldk, ldk, q + r0 * ldq, ldq, qt, st);
+            score(&dsp->gemm, bk, bq, d_k, scale, k + c0 * ldk, ldk, q + r0 * ldq, ldq, qt, st);
             if (mask) mask_tile(mask, r0, bq, c0, bk, st);
-            a->online(dsp, bk, bq, st, mrow, lrow, corr);
-            if (d_v) a->pv(dsp, bq, bk, d_v, st, v + c0 * ldv, ldv, corr, o, ldo);
+            a->online(&dsp->math, bk, bq, st, mrow, lrow, corr);
+            if (d_v) a->pv(&dsp->gemm, bq, bk, d_v, st, v + c0 * ldv, ldv, corr, o, ldo);
         }
         for (size_t r = 0; r < bq; r++) {
             float *orow = o + r * ldo;
@@ -285,13 +246,13 @@ static inline void prefetch_rows(const float *p, size_t ld, size_t j0, size_t j1
 }
 
 /* A decoder step (n_q == 1, no weights) over all heads; K and V rows hold every head side by side.
-   Per block of SK_DEC_BK keys: (1) the scores of every head, (2) the online-softmax update per head,
-   (3) P·V per head, its first key group applying the head's rescale factor. When K and V are too big
-   to stay in the outer caches (> 4 MB) the walk follows memory: (1) and (3) go by groups of SK_DEC_G
-   whole rows, heads inner, each group read once in address order with the next one prefetched
-   (~15% on AVX2 at n_kv = 4096). Below that, one group per block (per-head streams): the hardware
-   prefetchers keep up and the extra calls and prefetches only cost. Per-head running state and the
-   block's scores for up to SK_DEC_HG heads at a time.
+   Per block of SK_DEC_BK keys: (1) the scores of every head, (2) the online-softmax update per
+   head, (3) P·V per head, its first key group applying the head's rescale factor. When K and V are
+   too big to stay in the outer caches (> 4 MB) the walk follows memory: (1) and (3) go by groups of
+   SK_DEC_G whole rows, heads inner, each group read once in address order with the next one
+   prefetched (~15% on AVX2 at n_kv = 4096). Below that, one group per block (per-head streams):
+   the hardware prefetchers keep up and the extra calls and prefetches only cost. Per-head running
+   state and the block's scores for up to SK_DEC_HG heads at a time.
    Long encoders: the keys are split into chunks fixed by n_kv and d_head alone (at least
    SK_DEC_CHUNK keys, at most SK_DEC_CMAX chunks, whole SK_DEC_BK blocks), each run as above into
    its own running max, sum and unnormalised output; these are merged in chunk order:
@@ -323,20 +284,20 @@ static void decode_range(const sk_dsp *dsp, size_t hn, size_t dh, const float *q
             const size_t pe = c0 + j + 2 * G < ke ? c0 + j + 2 * G : ke;
             if (pf) prefetch_rows(kh, ldk, c0 + j + g, pe, hn * dh * sizeof(float));
             for (size_t h = 0; h < hn; h++)
-                a->score(dsp, g, 1, dh, scale, kh + (c0 + j) * ldk + h * dh, ldk, qh + h * dh, dh,
-                         NULL, st + h * SK_DEC_BK + j);
+                a->score(&dsp->gemm, g, 1, dh, scale, kh + (c0 + j) * ldk + h * dh, ldk,
+                         qh + h * dh, dh, NULL, st + h * SK_DEC_BK + j);
         }
         for (size_t h = 0; h < hn; h++) {
             if (mask) mask_tile(mask, 0, 1, c0, bk, st + h * SK_DEC_BK);
-            a->online(dsp, bk, 1, st + h * SK_DEC_BK, mrow + h, lrow + h, corr + h);
+            a->online(&dsp->math, bk, 1, st + h * SK_DEC_BK, mrow + h, lrow + h, corr + h);
         }
         for (size_t j = 0; j < bk; j += G) {
             const size_t g = bk - j < G ? bk - j : G;
             const size_t pe = c0 + j + 2 * G < ke ? c0 + j + 2 * G : ke;
             if (pf) prefetch_rows(vh, ldv, c0 + j + g, pe, hn * dh * sizeof(float));
             for (size_t h = 0; h < hn; h++)
-                a->pv(dsp, 1, g, dh, st + h * SK_DEC_BK + j, vh + (c0 + j) * ldv + h * dh, ldv,
-                      j ? &one : corr + h, o + h * dh, dh);
+                a->pv(&dsp->gemm, 1, g, dh, st + h * SK_DEC_BK + j, vh + (c0 + j) * ldv + h * dh,
+                      ldv, j ? &one : corr + h, o + h * dh, dh);
         }
     }
 }
@@ -464,23 +425,15 @@ static void mha_decode(const sk_threadpool *tp, const sk_dsp *dsp, size_t n_head
 static float dummy_operand[1];
 #define NONNULL(p) ((p) ? (p) : dummy_operand)
 
-sk_status sk_attention_tp(const sk_threadpool *tp, size_t n_q, size_t n_kv, size_t d_k, size_t d_v,
-                          const float *q, size_t ldq, const float *k, size_t ldk,
-                          const float *v, size_t ldv, float scale, const sk_mask *mask,
-                          float *out, size_t ldo, float *weights)
+void sk_attention_run_tp(const sk_threadpool *tp, const sk_dsp *dsp, size_t n_q, size_t n_kv,
+                         size_t d_k, size_t d_v, const float *q, size_t ldq, const float *k,
+                         size_t ldk, const float *v, size_t ldv, float scale, const sk_mask *mask,
+                         float *out, size_t ldo, float *weights)
 {
-    if (!sk_tp_ok(tp)) return SK_EINVAL;
-    sk_status st = check_args(n_q, n_kv, d_k, d_v, q, ldq, k, ldk, v, ldv, mask, out, ldo, weights,
-                              n_q, n_kv);
-    if (st != SK_OK) return st;
-    if (n_q == 0) return SK_OK;
-    ldq = sk_ld1(n_q, d_k, ldq), ldo = sk_ld1(n_q, d_v, ldo);
-    ldk = sk_ld1(n_kv, d_k, ldk), ldv = sk_ld1(n_kv, d_v, ldv);
-    const sk_dsp *dsp = sk_dsp_get();
     if (n_kv == 0 || (d_v == 0 && !weights)) {
         attention_core(NULL, dsp, n_q, n_kv, d_k, d_v, NONNULL(q), ldq, NONNULL(k), ldk, NONNULL(v),
                        ldv, scale, mask, NONNULL(out), ldo, weights);
-        return SK_OK;
+        return;
     }
     /* scale == 0: every score is 0 (+ mask), q and k are not read (alpha == 0 in a GEMM) */
     attn_job j = { .dsp = dsp, .n_heads = 1, .n_q = n_q, .n_kv = n_kv,
@@ -488,40 +441,17 @@ sk_status sk_attention_tp(const sk_threadpool *tp, size_t n_q, size_t n_kv, size
                    .v = NONNULL(v), .ldq = ldq, .ldk = ldk, .ldv = ldv, .ldo = ldo,
                    .scale = scale, .mask = mask, .out = NONNULL(out), .weights = weights };
     attn_heads(tp, &j);
-    return SK_OK;
 }
 
-sk_status sk_attention(size_t n_q, size_t n_kv, size_t d_k, size_t d_v,
-                       const float *q, size_t ldq, const float *k, size_t ldk,
-                       const float *v, size_t ldv, float scale, const sk_mask *mask,
-                       float *out, size_t ldo, float *weights)
+void sk_mha_run_tp(const sk_threadpool *tp, const sk_dsp *dsp, size_t n_heads, size_t n_q,
+                   size_t n_kv, size_t d_head, const float *q, size_t ldq, const float *k,
+                   size_t ldk, const float *v, size_t ldv, float scale, const sk_mask *mask,
+                   float *out, size_t ldo, float *weights)
 {
-    return sk_attention_tp(NULL, n_q, n_kv, d_k, d_v, q, ldq, k, ldk, v, ldv, scale, mask, out, ldo,
-                           weights);
-}
-
-sk_status sk_mha_tp(const sk_threadpool *tp, size_t n_heads, size_t n_q, size_t n_kv, size_t d_head,
-                    const float *q, size_t ldq, const float *k, size_t ldk, const float *v,
-                    size_t ldv, float scale, const sk_mask *mask, float *out, size_t ldo,
-                    float *weights)
-{
-    if (!sk_tp_ok(tp)) return SK_EINVAL;
-    if (n_heads == 0) return SK_EINVAL;
     const size_t w = n_heads * d_head;
-    if (d_head && w / d_head != n_heads) return SK_EINVAL; /* overflow */
-    size_t wn;
-    if (weights && !sk_mul_ok(n_q, n_kv, &wn))
-        return SK_EINVAL; /* n_heads * n_q * n_kv overflows */
-    sk_status st = check_args(n_q, n_kv, w, w, q, ldq, k, ldk, v, ldv, mask, out, ldo, weights,
-                              n_heads, weights ? n_q * n_kv : 0);
-    if (st != SK_OK) return st;
-    if (n_q == 0) return SK_OK;
-    ldq = sk_ld1(n_q, w, ldq), ldo = sk_ld1(n_q, w, ldo);
-    ldk = sk_ld1(n_kv, w, ldk), ldv = sk_ld1(n_kv, w, ldv);
-    const sk_dsp *dsp = sk_dsp_get();
     if (n_kv == 0) { /* nothing to attend to (k, v may be NULL): zero outputs */
         for (size_t r = 0; r < n_q && w; r++) memset(out + r * ldo, 0, w * sizeof(float));
-        return SK_OK;
+        return;
     }
     q = NONNULL(q);
     k = NONNULL(k);
@@ -529,9 +459,9 @@ sk_status sk_mha_tp(const sk_threadpool *tp, size_t n_heads, size_t n_q, size_t 
     out = NONNULL(out);
     if (n_q == 1 && !weights && n_kv && d_head && scale != 0.f) {
         mha_decode(tp, dsp, n_heads, n_kv, d_head, q, k, ldk, v, ldv, scale, mask, out);
-        return SK_OK;
+        return;
     }
-    if (d_head == 0 && !weights) return SK_OK;
+    if (d_head == 0 && !weights) return;
     /* scale == 0: every score is 0 (+ mask), q and k are not read (alpha == 0 in a GEMM) */
     attn_job j = { .dsp = dsp, .n_heads = n_heads, .n_q = n_q, .n_kv = n_kv,
                    .d_k = scale == 0.f ? 0 : d_head,
@@ -539,13 +469,4 @@ sk_status sk_mha_tp(const sk_threadpool *tp, size_t n_heads, size_t n_q, size_t 
                    .k = k, .v = v, .ldq = ldq, .ldk = ldk, .ldv = ldv, .ldo = ldo, .scale = scale,
                    .mask = mask, .out = out, .weights = weights };
     attn_heads(tp, &j);
-    return SK_OK;
-}
-
-sk_status sk_mha(size_t n_heads, size_t n_q, size_t n_kv, size_t d_head,
-                 const float *q, size_t ldq, const float *k, size_t ldk, const float *v, size_t ldv,
-                 float scale, const sk_mask *mask, float *out, size_t ldo, float *weights)
-{
-    return sk_mha_tp(NULL, n_heads, n_q, n_kv, d_head, q, ldq, k, ldk, v, ldv, scale, mask, out,
-                     ldo, weights);
 }

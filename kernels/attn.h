@@ -1,4 +1,4 @@
-/* Internal: the attention family (owner: issue 5).
+/* Internal: the attention family.
  *
  * The fused (flash-style) core in attention.c walks blocks of bq query rows x bk keys and keeps,
  * per query row, a running max m, a running sum l and the unnormalised output in `out` itself.
@@ -6,33 +6,57 @@
  * column, so the online-softmax update (max / exp / sum per row) runs down the columns with whole
  * vectors across rows, and P·V broadcasts st entries. For bq == 1 (a decoder step) the tile is one
  * contiguous row of keys. The tile slots below are what each ISA provides, filled scalar first
- * (built on the GEMM and the exp slots) and then upgraded tier by tier. */
+ * (built on the GEMM and the exp slots) and then upgraded tier by tier. Each slot takes the table
+ * it builds on (the scalar tiles use it; the ISA tiles are self-contained and ignore it). */
 #ifndef SK_ATTN_H
 #define SK_ATTN_H
 
 #include "simdkern.h"
 
 struct sk_dsp;
+struct sk_gemm_dsp;
+struct sk_math_dsp;
+
+/* One function type per slot; the kernels are declared with them (sk_attn_score_fn name;). */
+typedef void sk_attn_pack_q_fn(size_t bq, size_t d, const float *q, size_t ldq, float *qt);
+typedef void sk_attn_score_fn(const struct sk_gemm_dsp *gemm, size_t bk, size_t bq, size_t d,
+                              float scale, const float *k, size_t ldk, const float *q, size_t ldq,
+                              const float *qt, float *st);
+typedef void sk_attn_online_fn(const struct sk_math_dsp *math, size_t bk, size_t bq, float *st,
+                               float *m, float *l, float *corr);
+typedef void sk_attn_pv_fn(const struct sk_gemm_dsp *gemm, size_t bq, size_t bk, size_t dv,
+                           const float *st, const float *v, size_t ldv, const float *corr,
+                           float *o, size_t ldo);
 
 typedef struct sk_attn_dsp {
-    /* qt[p * bq + r] = q[r * ldq + p] for r < bq, p < d (d <= dmax): Q^T of the query block, packed
-       once per block and reused for every key block. NULL: score reads q directly. */
-    void (*pack_q)(size_t bq, size_t d, const float *q, size_t ldq, float *qt);
+    /* qt[p * bq + r] = q[r * ldq + p] for r < bq, p < d (d <= dmax): Q^T of the query block,
+       packed once per block and reused for every key block. NULL: score reads q directly. */
+    sk_attn_pack_q_fn *pack_q;
     /* st[j * bq + r] = scale * (k_j . q_r) for j < bk, r < bq. */
-    void (*score)(const struct sk_dsp *dsp, size_t bk, size_t bq, size_t d, float scale,
-                  const float *k, size_t ldk, const float *q, size_t ldq, const float *qt, float *st);
+    sk_attn_score_fn *score;
     /* Online softmax update of the (already masked: masked = -inf) tile, per query row r:
-       mn = max(m[r], max_j st[j,r]) (NaN if any is NaN); corr[r] = exp(m[r] - mn) (1 if mn = -inf);
-       st[j,r] = exp(st[j,r] - mn) (0 if mn = -inf); l[r] = l[r] * corr[r] + sum_j st[j,r]; m[r] = mn. */
-    void (*online)(const struct sk_dsp *dsp, size_t bk, size_t bq, float *st, float *m, float *l,
-                   float *corr);
+       mn = max(m[r], max_j st[j,r]) (NaN if any is NaN); corr[r] = exp(m[r] - mn) (1 if
+       mn = -inf); st[j,r] = exp(st[j,r] - mn) (0 if mn = -inf);
+       l[r] = l[r] * corr[r] + sum_j st[j,r]; m[r] = mn. */
+    sk_attn_online_fn *online;
     /* o[r, :dv] = corr[r] * o[r, :dv] + sum_j st[j * bq + r] * v[j, :dv]. */
-    void (*pv)(const struct sk_dsp *dsp, size_t bq, size_t bk, size_t dv, const float *st,
-               const float *v, size_t ldv, const float *corr, float *o, size_t ldo);
-    size_t dmax; /* largest d the pack_q/score pair takes (pack buffer); larger d use the scalar pair */
+    sk_attn_pv_fn *pv;
+    size_t dmax; /* largest d the pack_q/score pair takes (pack buffer); larger d: scalar pair */
 } sk_attn_dsp;
 
+/* The portable kernels, then the arch init (kernels/x86/attention.h, kernels/arm/attention.h). */
 void sk_attn_dsp_init(sk_attn_dsp *d, sk_isa isa);
+
+/* sk_attention / sk_mha of table dsp on the caller's pool tp: arguments checked (lib.c), n_q > 0,
+   row strides normalised with sk_ld1; empty operands may be NULL. */
+void sk_attention_run_tp(const sk_threadpool *tp, const struct sk_dsp *dsp, size_t n_q,
+                         size_t n_kv, size_t d_k, size_t d_v, const float *q, size_t ldq,
+                         const float *k, size_t ldk, const float *v, size_t ldv, float scale,
+                         const sk_mask *mask, float *out, size_t ldo, float *weights);
+void sk_mha_run_tp(const sk_threadpool *tp, const struct sk_dsp *dsp, size_t n_heads, size_t n_q,
+                   size_t n_kv, size_t d_head, const float *q, size_t ldq, const float *k,
+                   size_t ldk, const float *v, size_t ldv, float scale, const sk_mask *mask,
+                   float *out, size_t ldo, float *weights);
 
 /* Block geometry of the fused core. */
 enum {
@@ -41,27 +65,10 @@ enum {
     SK_ATTN_DMAX = 256,    /* d of the packed Q^T block: BQ * DMAX floats of scratch */
 };
 
-/* the per-ISA tile kernels */
-void sk_attn_pack_q_scalar(size_t bq, size_t d, const float *q, size_t ldq, float *qt);
-void sk_attn_score_scalar(const struct sk_dsp *dsp, size_t bk, size_t bq, size_t d, float scale,
-                          const float *k, size_t ldk, const float *q, size_t ldq, const float *qt,
-                          float *st);
-void sk_attn_online_scalar(const struct sk_dsp *dsp, size_t bk, size_t bq, float *st, float *m, float *l,
-                           float *corr);
-void sk_attn_pv_scalar(const struct sk_dsp *dsp, size_t bq, size_t bk, size_t dv, const float *st,
-                       const float *v, size_t ldv, const float *corr, float *o, size_t ldo);
-
-#define SK_ATTN_DECL(isa)                                                                            \
-    void sk_attn_pack_q_##isa(size_t bq, size_t d, const float *q, size_t ldq, float *qt);           \
-    void sk_attn_score_##isa(const struct sk_dsp *dsp, size_t bk, size_t bq, size_t d, float scale,  \
-                             const float *k, size_t ldk, const float *q, size_t ldq,                 \
-                             const float *qt, float *st);                                            \
-    void sk_attn_online_##isa(const struct sk_dsp *dsp, size_t bk, size_t bq, float *st, float *m,   \
-                              float *l, float *corr);                                                \
-    void sk_attn_pv_##isa(const struct sk_dsp *dsp, size_t bq, size_t bk, size_t dv, const float *st,\
-                          const float *v, size_t ldv, const float *corr, float *o, size_t ldo);
-SK_ATTN_DECL(avx2)
-SK_ATTN_DECL(avx512)
-SK_ATTN_DECL(neon)
+/* the portable tile kernels (kernels/scalar/attn_tile_scalar.c) */
+sk_attn_pack_q_fn sk_attn_pack_q_scalar;
+sk_attn_score_fn sk_attn_score_scalar;
+sk_attn_online_fn sk_attn_online_scalar;
+sk_attn_pv_fn sk_attn_pv_scalar;
 
 #endif

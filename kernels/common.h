@@ -1,10 +1,11 @@
-/* Internal helpers shared by every family: argument checks and mask validation. */
+/* Internal helpers shared by every family: argument checks (the mask helpers: mask.h). */
 #ifndef SK_COMMON_H
 #define SK_COMMON_H
 
 #include <stddef.h>
 #include <stdint.h>
 #include "simdkern.h"
+#include "mask.h"
 
 #if defined(__GNUC__)
 #define SK_LIKELY(x) __builtin_expect(!!(x), 1)
@@ -79,12 +80,5 @@ static inline size_t sk_floats_bytes3(size_t a, size_t b, size_t c)
     if (!sk_mul_ok(a, b, &n) || !sk_mul_ok(n, c, &n) || n > SK_ELEMS_MAX) return 0;
     return n * sizeof(float);
 }
-
-/* SK_OK when mask (may be NULL) is valid for a rows x cols score matrix, else SK_EINVAL. */
-sk_status sk_mask_check(const sk_mask *mask, size_t rows, size_t cols);
-
-/* The mask of rows [r0, ...) of a validated mask, as a mask whose row 0 is row r0 (and whose
-   columns start at column c0): BOOL/ADD data advanced, CAUSAL offset shifted. NULL stays NULL. */
-const sk_mask *sk_mask_sub(const sk_mask *mask, size_t r0, size_t c0, sk_mask *tmp);
 
 #endif

@@ -48,7 +48,8 @@ const sk_mask *sk_mask_sub(const sk_mask *mask, size_t r0, size_t c0, sk_mask *t
     case SK_MASK_ADD:
         tmp->data = (const float *)mask->data + r0 * mask->ld + c0;
         break;
-    case SK_MASK_CAUSAL: /* r attends c <= r + offset: in sub coordinates c' <= r' + offset + r0 - c0 */
+    case SK_MASK_CAUSAL:
+        /* r attends c <= r + offset: in sub coordinates c' <= r' + offset + r0 - c0 */
         tmp->offset = causal_shift(mask->offset, r0, c0);
         break;
     default:

@@ -50,7 +50,8 @@ size_t sk_mhca_workspace_size(const sk_mhca *layer, size_t n_dec, size_t n_enc)
 {
     if (!layer_ok(layer)) return 0;
     /* each part 0 on overflow: a nonzero part that is 0 makes the sum 0, never the other part */
-    const size_t a = sk_mhca_kv_size(layer, n_enc), b = sk_mhca_forward_kv_workspace_size(layer, n_dec);
+    const size_t a = sk_mhca_kv_size(layer, n_enc),
+                 b = sk_mhca_forward_kv_workspace_size(layer, n_dec);
     size_t sum;
     if ((!a && n_enc && layer->d_model) || (!b && n_dec && layer->d_model)) return 0;
     size_t ne; /* the encoder rows of such a call must be able to exist */

@@ -1,8 +1,15 @@
-/* exp / softmax: argument checks and the table init. The cores live in kernels/scalar, kernels/x86
+/* exp / softmax: the table init and the run functions on the caller's pool (the public entry
+ * points and their argument checks are in lib.c). The cores live in kernels/scalar, kernels/x86
  * and kernels/arm, one file per kernel and ISA. */
-#include "dsp.h"
+#include "config.h"
+#include "vmath.h"
 #include "common.h"
 #include "pool.h"
+#if SK_HAVE_AVX2
+#include "x86/math.h"
+#elif SK_HAVE_NEON
+#include "arm/math.h"
+#endif
 
 void sk_math_dsp_init(sk_math_dsp *d, sk_isa isa)
 {
@@ -13,31 +20,9 @@ void sk_math_dsp_init(sk_math_dsp *d, sk_isa isa)
     d->softmax = sk_softmax_scalar;
     d->scale_mask_softmax = sk_scale_mask_softmax_scalar;
 #if SK_HAVE_AVX2
-    if (isa < SK_ISA_AVX2 || isa == SK_ISA_NEON) return;
-    d->exp = sk_exp_avx2;
-    d->max = sk_max_avx2;
-    d->expsum = sk_expsum_avx2;
-    d->scale_mask_max = sk_scale_mask_max_avx2;
-    d->softmax = sk_softmax_avx2;
-    d->scale_mask_softmax = sk_scale_mask_softmax_avx2;
-#endif
-#if SK_HAVE_AVX512
-    if (isa < SK_ISA_AVX512 || isa == SK_ISA_NEON) return;
-    d->exp = sk_exp_avx512;
-    d->max = sk_max_avx512;
-    d->expsum = sk_expsum_avx512;
-    d->scale_mask_max = sk_scale_mask_max_avx512;
-    d->softmax = sk_softmax_avx512;
-    d->scale_mask_softmax = sk_scale_mask_softmax_avx512;
-#endif
-#if SK_HAVE_NEON
-    if (isa != SK_ISA_NEON) return;
-    d->exp = sk_exp_neon;
-    d->max = sk_max_neon;
-    d->expsum = sk_expsum_neon;
-    d->scale_mask_max = sk_scale_mask_max_neon;
-    d->softmax = sk_softmax_neon;
-    d->scale_mask_softmax = sk_scale_mask_softmax_neon;
+    sk_math_dsp_init_x86(d, isa);
+#elif SK_HAVE_NEON
+    sk_math_dsp_init_arm(d, isa);
 #endif
     (void)isa;
 }
@@ -94,22 +79,13 @@ static size_t math_parts(const sk_threadpool *tp, size_t units, double elems)
     return p < units ? p : (units ? units : 1);
 }
 
-sk_status sk_exp_tp(const sk_threadpool *tp, size_t n, const float *x, float *y)
+void sk_exp_run_tp(const sk_threadpool *tp, const sk_math_dsp *d, size_t n, const float *x,
+                   float *y)
 {
-    if (!sk_tp_ok(tp)) return SK_EINVAL;
-    if (n && (!x || !y || n > SK_ELEMS_MAX)) return SK_EINVAL;
-    if (!n) return SK_OK;
-    const sk_math_dsp *d = &sk_dsp_get()->math;
     math_job j = { .d = d, .n = n, .x = x, .y = y };
     j.parts = math_parts(tp, n / EXP_UNIT, (double)n);
     if (j.parts == 1) d->exp(n, x, y);
     else sk_tp_run(tp, j.parts, exp_task, &j);
-    return SK_OK;
-}
-
-sk_status sk_exp(size_t n, const float *x, float *y)
-{
-    return sk_exp_tp(NULL, n, x, y);
 }
 
 /* smx: scale_mask_softmax, else softmax (arguments checked, sizes nonzero). */
@@ -124,20 +100,10 @@ static void softmax_run(const sk_threadpool *tp, const sk_math_dsp *d, int smx, 
     else smx_task(&j, 0);
 }
 
-sk_status sk_softmax_tp(const sk_threadpool *tp, size_t rows, size_t cols, const float *x,
-                        size_t ldx, float *y, size_t ldy)
+void sk_softmax_run_tp(const sk_threadpool *tp, const sk_math_dsp *d, size_t rows, size_t cols,
+                       const float *x, size_t ldx, float *y, size_t ldy)
 {
-    if (!sk_tp_ok(tp)) return SK_EINVAL;
-    if (!sk_mat_ok(x, rows, cols, ldx) || !sk_mat_ok(y, rows, cols, ldy)) return SK_EINVAL;
-    if (rows && cols)
-        softmax_run(tp, &sk_dsp_get()->math, 0, rows, cols, 1.f, x, sk_ld1(rows, cols, ldx), NULL,
-                    y, sk_ld1(rows, cols, ldy));
-    return SK_OK;
-}
-
-sk_status sk_softmax(size_t rows, size_t cols, const float *x, size_t ldx, float *y, size_t ldy)
-{
-    return sk_softmax_tp(NULL, rows, cols, x, ldx, y, ldy);
+    softmax_run(tp, d, 0, rows, cols, 1.f, x, ldx, NULL, y, ldy);
 }
 
 void sk_scale_mask_softmax_run_tp(const sk_threadpool *tp, const sk_math_dsp *d, size_t rows,
@@ -145,23 +111,4 @@ void sk_scale_mask_softmax_run_tp(const sk_threadpool *tp, const sk_math_dsp *d,
                                   const sk_mask *mask, float *y, size_t ldy)
 {
     softmax_run(tp, d, 1, rows, cols, scale, x, ldx, mask, y, ldy);
-}
-
-sk_status sk_scale_mask_softmax_tp(const sk_threadpool *tp, size_t rows, size_t cols, float scale,
-                                   const float *x, size_t ldx, const sk_mask *mask, float *y,
-                                   size_t ldy)
-{
-    if (!sk_tp_ok(tp)) return SK_EINVAL;
-    if (!sk_mat_ok(x, rows, cols, ldx) || !sk_mat_ok(y, rows, cols, ldy)) return SK_EINVAL;
-    if (sk_mask_check(mask, rows, cols) != SK_OK) return SK_EINVAL;
-    if (rows && cols)
-        sk_scale_mask_softmax_run_tp(tp, &sk_dsp_get()->math, rows, cols, scale, x,
-                                     sk_ld1(rows, cols, ldx), mask, y, sk_ld1(rows, cols, ldy));
-    return SK_OK;
-}
-
-sk_status sk_scale_mask_softmax(size_t rows, size_t cols, float scale, const float *x, size_t ldx,
-                                const sk_mask *mask, float *y, size_t ldy)
-{
-    return sk_scale_mask_softmax_tp(NULL, rows, cols, scale, x, ldx, mask, y, ldy);
 }

@@ -1,16 +1,18 @@
-/* Internal: the exp / softmax family (owner: issue 4). The row primitives below are also what the
- * attention family builds its online softmax from.
+/* Internal: the exp / softmax family. The row primitives below are also what the attention
+ * family builds its online softmax from.
  *
- * Shared vector exp cores for other families (static inline; include only from a file compiled with
- * that ISA's flags):
- *   kernels/x86/exp_avx2.h    sk_exp_ps_avx2(__m256)       full range, <= 1 ulp where normal
- *                             sk_exp_neg_ps_avx2(__m256)   softmax exp, see below
- *   kernels/x86/exp_avx512.h  sk_exp_ps_avx512(__m512)     full range, <= 1 ulp where normal
- *                             sk_exp_neg_ps_avx512(__m512), sk_exp_neg_maskz_avx512(k, __m512)
- *   kernels/arm/exp_neon.h    sk_exp_ps_neon(float32x4_t), sk_exp_neg_ps_neon(float32x4_t)
- * The softmax exp ("neg") is for x <= ~0 (x - rowmax): no overflow path, NaN -> NaN, -inf -> 0,
- * results below FLT_MIN may flush to 0, relative error <= 4e-7 (a degree-5 polynomial on x86: ample
- * for the softmax bound of 1e-5, cheaper than the <= 1 ulp exp). */
+ * The vector exp cores, one per ISA and accuracy class, named by algorithm (rr2: two-step range
+ * reduction; p5 / p6: polynomial degree; constants in exp_consts.h). Static inline: include only
+ * from a file compiled with that ISA's flags.
+ *   kernels/x86/exp_avx2.h    sk_exp_rr2_p6_avx2(__m256)       full range, <= 1 ulp where normal
+ *                             sk_expneg_rr2_p5_avx2(__m256)    x <= 0, see below
+ *   kernels/x86/exp_avx512.h  sk_exp_rr2_p6_avx512(__m512)     full range, <= 1 ulp where normal
+ *                             sk_expneg_rr2_p5_avx512(__m512), sk_expneg_rr2_p5_maskz_avx512
+ *   kernels/arm/exp_neon.h    sk_exp_rr2_p6_neon(float32x4_t), sk_expneg_rr2_p6_neon
+ * The "expneg" class is the softmax and attention exp, for x <= ~0 (x - rowmax): no overflow path,
+ * NaN -> NaN, -inf -> 0, results below FLT_MIN may flush to 0, relative error <= 4e-7 (on x86 the
+ * degree-5 polynomial, one FMA shorter than the <= 1 ulp exp and ample for the 1e-5 bound of the
+ * softmax; NEON keeps the degree-6 one). */
 #ifndef SK_VMATH_H
 #define SK_VMATH_H
 
@@ -18,67 +20,44 @@
 #include <stdint.h>
 #include <string.h>
 #include "simdkern.h"
+#include "mask.h"
+
+/* One function type per slot; the kernels are declared with them (sk_math_exp_fn name;). */
+typedef void sk_math_exp_fn(size_t n, const float *x, float *y);
+typedef float sk_math_max_fn(size_t n, const float *x);
+typedef float sk_math_expsum_fn(size_t n, const float *x, float bias, float *y);
+typedef float sk_math_scale_mask_max_fn(size_t n, float scale, const float *x, const sk_mask *mask,
+                                        size_t r, float *y);
+typedef void sk_math_softmax_fn(size_t rows, size_t cols, const float *x, size_t ldx, float *y,
+                                size_t ldy);
+typedef void sk_math_scale_mask_softmax_fn(size_t rows, size_t cols, float scale, const float *x,
+                                           size_t ldx, const sk_mask *mask, float *y, size_t ldy);
 
 typedef struct sk_math_dsp {
     /* y = exp(x), full range, <= 1 ulp where the result is normal. y may equal x. */
-    void (*exp)(size_t n, const float *x, float *y);
+    sk_math_exp_fn *exp;
     /* max of x[0..n): NaN if any element is NaN; -INFINITY when n == 0 or all are -inf. */
-    float (*max)(size_t n, const float *x);
-    /* y = exp(x - bias) for inputs with x - bias <= 0 (the softmax exp: no overflow path; -inf -> 0,
-       NaN -> NaN, relative error <= 4e-7; x - bias is rounded to float first); returns the sum of y
-       (float lanes flushed into a double every 512-1024 terms: relative error ~1e-6 up to 65536
-       terms). y may equal x. */
-    float (*expsum)(size_t n, const float *x, float bias, float *y);
+    sk_math_max_fn *max;
+    /* y = exp(x - bias) for inputs with x - bias <= 0 (the softmax exp: no overflow path; -inf ->
+       0, NaN -> NaN, relative error <= 4e-7; x - bias is rounded to float first); returns the sum
+       of y (float lanes flushed into a double every 512-1024 terms: relative error ~1e-6 up to
+       65536 terms). y may equal x. */
+    sk_math_expsum_fn *expsum;
     /* The fused first sweep of a masked softmax row, for online softmax (attention): for c < n,
        y[c] = scale * x[c] (+ the ADD value) where row r of mask attends column c, else -INFINITY;
        returns the max of y, NaN if an attended y is NaN (so NaN under the mask does not leak).
        mask may be NULL; row r and columns [0, n) are in the mask's coordinates (offset them with
        sk_mask_sub). ADD: -inf entries count as masked. y may equal x. Then expsum(n, y, max, y). */
-    float (*scale_mask_max)(size_t n, float scale, const float *x, const sk_mask *mask, size_t r,
-                            float *y);
+    sk_math_scale_mask_max_fn *scale_mask_max;
     /* Row kernels, arguments already validated, sizes nonzero. */
-    void (*softmax)(size_t rows, size_t cols, const float *x, size_t ldx, float *y, size_t ldy);
-    void (*scale_mask_softmax)(size_t rows, size_t cols, float scale, const float *x, size_t ldx,
-                               const sk_mask *mask, float *y, size_t ldy);
+    sk_math_softmax_fn *softmax;
+    sk_math_scale_mask_softmax_fn *scale_mask_softmax;
 } sk_math_dsp;
 
+/* The portable kernels, then the arch init (kernels/x86/math.h, kernels/arm/math.h). */
 void sk_math_dsp_init(sk_math_dsp *d, sk_isa isa);
 
-/* Number of attended columns [0, cols) of row r under a causal mask: clamp(r + offset + 1, 0,
-   cols), computed without overflow for every r and offset. */
-static inline size_t sk_causal_len(size_t r, size_t cols, ptrdiff_t offset)
-{
-    if (offset >= 0) {
-        const size_t o = (size_t)offset;
-        return o >= cols || r > cols - o - 1 ? cols : r + o + 1;
-    }
-    const size_t neg = (size_t)(-(offset + 1)) + 1; /* -offset, also for PTRDIFF_MIN */
-    if (r < neg) return 0;
-    return r - neg + 1 > cols ? cols : r - neg + 1;
-}
-
-/* Key padding mask k[0..cols): returns 1 + the last attended column (0 if none); *dense = 1 when
-   every column before it is attended (then no per-column mask is needed, only a zero tail). */
-static inline size_t sk_keys_end(size_t cols, const unsigned char *k, int *dense)
-{
-    const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
-    size_t hi = cols, c = 0;
-    uint64_t w;
-    for (; hi >= 8; hi -= 8) { /* eight bytes at a time: trailing all-zero words */
-        memcpy(&w, k + hi - 8, 8);
-        if (w) break;
-    }
-    while (hi && !k[hi - 1]) hi--;
-    for (; c + 8 <= hi; c += 8) { /* words without a zero byte */
-        memcpy(&w, k + c, 8);
-        if ((w - ones) & ~w & highs) break;
-    }
-    while (c < hi && k[c]) c++;
-    *dense = c == hi;
-    return hi;
-}
-
-/* Per-ISA implementations (kernels/scalar, kernels/x86, kernels/arm). */
+/* The portable kernels (kernels/scalar). */
 double sk_exp_core_d(double x); /* exp for x in [-104, 89], double result (scalar reference core) */
 float sk_exp1_scalar(float x);
 void sk_exp_scalar(size_t n, const float *x, float *y);
@@ -94,21 +73,14 @@ void sk_softmax_row_scalar(size_t cols, float scale, const float *x, const sk_ma
 void sk_scale_mask_softmax_scalar(size_t rows, size_t cols, float scale, const float *x, size_t ldx,
                                   const sk_mask *mask, float *y, size_t ldy);
 
-#define SK_MATH_DECL(isa)                                                                         \
-    void sk_exp_##isa(size_t n, const float *x, float *y);                                       \
-    float sk_max_##isa(size_t n, const float *x);                                                \
-    float sk_expsum_##isa(size_t n, const float *x, float bias, float *y);                       \
-    float sk_scale_mask_max_##isa(size_t n, float scale, const float *x, const sk_mask *mask,     \
-                                  size_t r, float *y);                                           \
-    void sk_softmax_##isa(size_t rows, size_t cols, const float *x, size_t ldx, float *y,        \
-                          size_t ldy);                                                           \
-    void sk_scale_mask_softmax_##isa(size_t rows, size_t cols, float scale, const float *x,      \
-                                     size_t ldx, const sk_mask *mask, float *y, size_t ldy);
-SK_MATH_DECL(avx2)
-SK_MATH_DECL(avx512)
-SK_MATH_DECL(neon)
-#undef SK_MATH_DECL
 
+/* exp / softmax of table d on the caller's pool tp (arguments checked, sizes nonzero; exp in
+   ranges of whole 1024-element units, rows at multiples of 8 per task: bitwise identical to one
+   call). */
+void sk_exp_run_tp(const sk_threadpool *tp, const sk_math_dsp *d, size_t n, const float *x,
+                   float *y);
+void sk_softmax_run_tp(const sk_threadpool *tp, const sk_math_dsp *d, size_t rows, size_t cols,
+                       const float *x, size_t ldx, float *y, size_t ldy);
 /* scale_mask_softmax of table d on the caller's pool tp (arguments checked, sizes nonzero; rows at
    multiples of 8 per task: bitwise identical to one call). */
 void sk_scale_mask_softmax_run_tp(const sk_threadpool *tp, const sk_math_dsp *d, size_t rows,

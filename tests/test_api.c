@@ -554,7 +554,7 @@ static void test_mhca_enc_bias(void)
            "d_model=0, d_enc 7, enc NULL");
 }
 
-/* The decoder-step API (issue 5): K/V projected once, then any number of forward_kv calls. */
+/* The decoder-step API: K/V projected once, then any number of forward_kv calls. */
 static void test_mhca_kv(void)
 {
     g_fn = "sk_mhca_kv";

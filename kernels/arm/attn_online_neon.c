@@ -3,11 +3,13 @@
 #include <math.h>
 #include <arm_neon.h>
 #include "dsp.h"
-#include "arm/attn_exp_neon.h"
+#include "arm/attention.h"
+#include "arm/exp_neon.h"
+#include "arm/math.h"
 
 static float nmax(float a, float b) { return (isnan(a) || isnan(b)) ? NAN : (b > a ? b : a); }
 
-/* rows handled one by one (stride bq) */
+/* rows beyond a multiple of 4, one by one (stride bq) */
 static void online_scalar_row(size_t bk, size_t bq, float *s, float *m, float *l, float *corr)
 {
     float mb = -INFINITY;
@@ -19,47 +21,56 @@ static void online_scalar_row(size_t bk, size_t bq, float *s, float *m, float *l
         return;
     }
     float sum = 0.f;
-    size_t j = 0;
-    if (bq == 1) {
-        const float32x4_t vm = vdupq_n_f32(mn);
-        float32x4_t acc = vdupq_n_f32(0.f);
-        for (; j + 4 <= bk; j += 4) {
-            const float32x4_t e = sk_attn_exp_neg_neon(vsubq_f32(vld1q_f32(s + j), vm));
-            vst1q_f32(s + j, e);
-            acc = vaddq_f32(acc, e);
-        }
-        sum = vaddvq_f32(acc);
-    }
-    for (; j < bk; j++) sum += (s[j * bq] = expf(s[j * bq] - mn));
+    for (size_t j = 0; j < bk; j++) sum += (s[j * bq] = expf(s[j * bq] - mn));
     *corr = expf(*m - mn);
     *l = *l * *corr + sum;
     *m = mn;
 }
 
-void sk_attn_online_neon(const struct sk_dsp *dsp, size_t bk, size_t bq, float *st, float *m, float *l,
-                         float *corr)
+/* One query row (a decoder step): the max and exp-sum of the math family, as the scalar tile. */
+static void online_row(size_t bk, float *st, float *m, float *l, float *corr)
 {
-    (void)dsp;
+    const float mn = nmax(*m, sk_max_neon(bk, st));
+    if (mn == -INFINITY) {
+        for (size_t j = 0; j < bk; j++) st[j] = 0.f;
+        *corr = 1.f;
+        return;
+    }
+    const float c = expf(*m - mn);
+    *corr = c;
+    *l = *l * c + sk_expsum_neon(bk, st, mn, st);
+    *m = mn;
+}
+
+void sk_attn_online_neon(const struct sk_math_dsp *math, size_t bk, size_t bq, float *st, float *m,
+                         float *l, float *corr)
+{
+    (void)math;
+    if (bq == 1) {
+        online_row(bk, st, m, l, corr);
+        return;
+    }
     size_t r0 = 0;
-    if (bq > 1)
-        for (; r0 + 4 <= bq; r0 += 4) {
-            float *s = st + r0;
-            float32x4_t mx = vdupq_n_f32(-INFINITY);
-            for (size_t j = 0; j < bk; j++) mx = vmaxq_f32(mx, vld1q_f32(s + j * bq)); /* NaN propagates */
-            const float32x4_t mo = vld1q_f32(m + r0);
-            const float32x4_t mn = vmaxq_f32(mo, mx);
-            const uint32x4_t none = vceqq_f32(mn, vdupq_n_f32(-INFINITY));
-            const float32x4_t me = vbslq_f32(none, vdupq_n_f32(0.f), mn);
-            const float32x4_t c = vbslq_f32(none, vdupq_n_f32(1.f), sk_attn_exp_neg_neon(vsubq_f32(mo, me)));
-            float32x4_t sum = vdupq_n_f32(0.f);
-            for (size_t j = 0; j < bk; j++) {
-                const float32x4_t e = sk_attn_exp_neg_neon(vsubq_f32(vld1q_f32(s + j * bq), me));
-                vst1q_f32(s + j * bq, e);
-                sum = vaddq_f32(sum, e);
-            }
-            vst1q_f32(l + r0, vfmaq_f32(sum, vld1q_f32(l + r0), c));
-            vst1q_f32(m + r0, mn);
-            vst1q_f32(corr + r0, c);
+    for (; r0 + 4 <= bq; r0 += 4) {
+        float *s = st + r0;
+        float32x4_t mx = vdupq_n_f32(-INFINITY);
+        for (size_t j = 0; j < bk; j++)
+            mx = vmaxq_f32(mx, vld1q_f32(s + j * bq)); /* NaN propagates */
+        const float32x4_t mo = vld1q_f32(m + r0);
+        const float32x4_t mn = vmaxq_f32(mo, mx);
+        const uint32x4_t none = vceqq_f32(mn, vdupq_n_f32(-INFINITY));
+        const float32x4_t me = vbslq_f32(none, vdupq_n_f32(0.f), mn);
+        const float32x4_t c =
+            vbslq_f32(none, vdupq_n_f32(1.f), sk_expneg_rr2_p6_neon(vsubq_f32(mo, me)));
+        float32x4_t sum = vdupq_n_f32(0.f);
+        for (size_t j = 0; j < bk; j++) {
+            const float32x4_t e = sk_expneg_rr2_p6_neon(vsubq_f32(vld1q_f32(s + j * bq), me));
+            vst1q_f32(s + j * bq, e);
+            sum = vaddq_f32(sum, e);
         }
+        vst1q_f32(l + r0, vfmaq_f32(sum, vld1q_f32(l + r0), c));
+        vst1q_f32(m + r0, mn);
+        vst1q_f32(corr + r0, c);
+    }
     for (; r0 < bq; r0++) online_scalar_row(bk, bq, st + r0, m + r0, l + r0, corr + r0);
 }

@@ -4,14 +4,16 @@
  * dv % 4 columns in scalar code. */
 #include <arm_neon.h>
 #include "dsp.h"
+#include "arm/attention.h"
 
-static inline __attribute__((always_inline)) void
-tile(int MR, int NV, size_t bq, size_t bk, const float *st, const float *v, size_t ldv, const float *corr,
-     float *o, size_t ldo)
+static inline __attribute__((always_inline)) void tile(int MR, int NV, size_t bq, size_t bk,
+                                                       const float *st, const float *v, size_t ldv,
+                                                       const float *corr, float *o, size_t ldo)
 {
     float32x4_t acc[4][4];
     for (int r = 0; r < MR; r++)
-        for (int t = 0; t < NV; t++) acc[r][t] = vmulq_n_f32(vld1q_f32(o + r * ldo + 4 * t), corr[r]);
+        for (int t = 0; t < NV; t++)
+            acc[r][t] = vmulq_n_f32(vld1q_f32(o + r * ldo + 4 * t), corr[r]);
     for (size_t j = 0; j < bk; j++) {
         float32x4_t vv[4];
         for (int t = 0; t < NV; t++) vv[t] = vld1q_f32(v + j * ldv + 4 * t);
@@ -24,17 +26,19 @@ tile(int MR, int NV, size_t bq, size_t bk, const float *st, const float *v, size
         for (int t = 0; t < NV; t++) vst1q_f32(o + r * ldo + 4 * t, acc[r][t]);
 }
 
-#define ROWS(NV)                                                                                     \
-    do {                                                                                             \
-        size_t r = 0;                                                                                \
-        for (; r + 4 <= bq; r += 4) tile(4, NV, bq, bk, st + r, vc, ldv, corr + r, oc + r * ldo, ldo); \
-        for (; r < bq; r++) tile(1, NV, bq, bk, st + r, vc, ldv, corr + r, oc + r * ldo, ldo);       \
+#define ROWS(NV)                                                                                   \
+    do {                                                                                           \
+        size_t r = 0;                                                                              \
+        for (; r + 4 <= bq; r += 4)                                                                \
+            tile(4, NV, bq, bk, st + r, vc, ldv, corr + r, oc + r * ldo, ldo);                     \
+        for (; r < bq; r++) tile(1, NV, bq, bk, st + r, vc, ldv, corr + r, oc + r * ldo, ldo);     \
     } while (0)
 
-void sk_attn_pv_neon(const struct sk_dsp *dsp, size_t bq, size_t bk, size_t dv, const float *st,
-                     const float *v, size_t ldv, const float *corr, float *o, size_t ldo)
+void sk_attn_pv_neon(const struct sk_gemm_dsp *gemm, size_t bq, size_t bk, size_t dv,
+                     const float *st, const float *v, size_t ldv, const float *corr, float *o,
+                     size_t ldo)
 {
-    (void)dsp;
+    (void)gemm;
     size_t c0 = 0;
     for (; c0 + 4 <= dv; c0 += 16) {
         const size_t nv = (dv - c0) / 4 < 4 ? (dv - c0) / 4 : 4;

@@ -1,8 +1,10 @@
 /* Attention score tile, NEON: st[j * bq + r] = scale * k_j . q_r.
  * bq > 1: 8 keys x 8 query rows per micro-tile (16 accumulators) on the packed Q^T, rows beyond a
- * multiple of 4 in scalar code. bq == 1 (decoder step): 4 keys at a time as dot products along d. */
+ * multiple of 4 in scalar code. bq == 1 (decoder step): 4 keys at a time as dot products along d.
+ */
 #include <arm_neon.h>
 #include "dsp.h"
+#include "arm/attention.h"
 
 void sk_attn_pack_q_neon(size_t bq, size_t d, const float *q, size_t ldq, float *qt)
 {
@@ -11,8 +13,9 @@ void sk_attn_pack_q_neon(size_t bq, size_t d, const float *q, size_t ldq, float 
 }
 
 /* MK keys x NV vectors of 4 rows */
-static inline __attribute__((always_inline)) void
-tile(int MK, int NV, size_t d, float scale, const float *k, size_t ldk, const float *qt, size_t bq, float *st)
+static inline __attribute__((always_inline)) void tile(int MK, int NV, size_t d, float scale,
+                                                       const float *k, size_t ldk, const float *qt,
+                                                       size_t bq, float *st)
 {
     float32x4_t acc[8][2];
     for (int i = 0; i < MK; i++) { acc[i][0] = vdupq_n_f32(0.f); acc[i][1] = vdupq_n_f32(0.f); }
@@ -31,7 +34,8 @@ tile(int MK, int NV, size_t d, float scale, const float *k, size_t ldk, const fl
     }
 }
 
-static void score_dot(size_t bk, size_t d, float scale, const float *k, size_t ldk, const float *q, float *st)
+static void score_dot(size_t bk, size_t d, float scale, const float *k, size_t ldk, const float *q,
+                      float *st)
 {
     const size_t d4 = d & ~(size_t)3;
     size_t j = 0;
@@ -61,20 +65,23 @@ static void score_dot(size_t bk, size_t d, float scale, const float *k, size_t l
     }
 }
 
-void sk_attn_score_neon(const struct sk_dsp *dsp, size_t bk, size_t bq, size_t d, float scale,
-                        const float *k, size_t ldk, const float *q, size_t ldq, const float *qt, float *st)
+void sk_attn_score_neon(const struct sk_gemm_dsp *gemm, size_t bk, size_t bq, size_t d, float scale,
+                        const float *k, size_t ldk, const float *q, size_t ldq, const float *qt,
+                        float *st)
 {
-    (void)dsp;
+    (void)gemm;
     if (bq == 1) { score_dot(bk, d, scale, k, ldk, q, st); return; }
     size_t r0 = 0;
     for (; r0 + 8 <= bq; r0 += 8) {
         size_t j = 0;
-        for (; j + 8 <= bk; j += 8) tile(8, 2, d, scale, k + j * ldk, ldk, qt + r0, bq, st + j * bq + r0);
+        for (; j + 8 <= bk; j += 8)
+            tile(8, 2, d, scale, k + j * ldk, ldk, qt + r0, bq, st + j * bq + r0);
         for (; j < bk; j++) tile(1, 2, d, scale, k + j * ldk, ldk, qt + r0, bq, st + j * bq + r0);
     }
     if (r0 + 4 <= bq) {
         size_t j = 0;
-        for (; j + 8 <= bk; j += 8) tile(8, 1, d, scale, k + j * ldk, ldk, qt + r0, bq, st + j * bq + r0);
+        for (; j + 8 <= bk; j += 8)
+            tile(8, 1, d, scale, k + j * ldk, ldk, qt + r0, bq, st + j * bq + r0);
         for (; j < bk; j++) tile(1, 1, d, scale, k + j * ldk, ldk, qt + r0, bq, st + j * bq + r0);
         r0 += 4;
     }

@@ -9,24 +9,24 @@ void sk_attn_pack_q_scalar(size_t bq, size_t d, const float *q, size_t ldq, floa
         for (size_t p = 0; p < d; p++) qt[p * bq + r] = q[r * ldq + p];
 }
 
-void sk_attn_score_scalar(const struct sk_dsp *dsp, size_t bk, size_t bq, size_t d, float scale,
-                          const float *k, size_t ldk, const float *q, size_t ldq, const float *qt,
-                          float *st)
+void sk_attn_score_scalar(const struct sk_gemm_dsp *gemm, size_t bk, size_t bq, size_t d,
+                          float scale, const float *k, size_t ldk, const float *q, size_t ldq,
+                          const float *qt, float *st)
 {
     (void)qt;
     /* st (bk x bq) = scale * K Q^T */
-    sk_gemm_run(&dsp->gemm, SK_NOTRANS, SK_TRANS, bk, bq, d, scale, k, ldk, q, ldq, 0.f, st, bq);
+    sk_gemm_run(gemm, SK_NOTRANS, SK_TRANS, bk, bq, d, scale, k, ldk, q, ldq, 0.f, st, bq);
 }
 
 /* max with NaN sticky */
 static float nmax(float a, float b) { return (isnan(a) || isnan(b)) ? NAN : (b > a ? b : a); }
 
-void sk_attn_online_scalar(const struct sk_dsp *dsp, size_t bk, size_t bq, float *st, float *m, float *l,
-                           float *corr)
+void sk_attn_online_scalar(const struct sk_math_dsp *math, size_t bk, size_t bq, float *st,
+                           float *m, float *l, float *corr)
 {
     for (size_t r = 0; r < bq; r++) {
         float mb;
-        if (bq == 1) mb = dsp->math.max(bk, st);
+        if (bq == 1) mb = math->max(bk, st);
         else {
             mb = -INFINITY;
             for (size_t j = 0; j < bk; j++) mb = nmax(mb, st[j * bq + r]);
@@ -39,7 +39,7 @@ void sk_attn_online_scalar(const struct sk_dsp *dsp, size_t bk, size_t bq, float
         }
         corr[r] = expf(m[r] - mn);
         float s;
-        if (bq == 1) s = dsp->math.expsum(bk, st, mn, st);
+        if (bq == 1) s = math->expsum(bk, st, mn, st);
         else {
             s = 0.f;
             for (size_t j = 0; j < bk; j++) s += (st[j * bq + r] = expf(st[j * bq + r] - mn));
@@ -49,12 +49,13 @@ void sk_attn_online_scalar(const struct sk_dsp *dsp, size_t bk, size_t bq, float
     }
 }
 
-void sk_attn_pv_scalar(const struct sk_dsp *dsp, size_t bq, size_t bk, size_t dv, const float *st,
-                       const float *v, size_t ldv, const float *corr, float *o, size_t ldo)
+void sk_attn_pv_scalar(const struct sk_gemm_dsp *gemm, size_t bq, size_t bk, size_t dv,
+                       const float *st, const float *v, size_t ldv, const float *corr, float *o,
+                       size_t ldo)
 {
     for (size_t r = 0; r < bq; r++)
         if (corr[r] != 1.f)
             for (size_t c = 0; c < dv; c++) o[r * ldo + c] *= corr[r];
     /* o (bq x dv) += st^T V */
-    sk_gemm_run(&dsp->gemm, SK_TRANS, SK_NOTRANS, bq, dv, bk, 1.f, st, bq, v, ldv, 1.f, o, ldo);
+    sk_gemm_run(gemm, SK_TRANS, SK_NOTRANS, bq, dv, bk, 1.f, st, bq, v, ldv, 1.f, o, ldo);
 }

@@ -3,7 +3,8 @@
  * the same bits in every build (plain IEEE double ops, no contraction):
  *   n = round(x log2 e) (shifter trick), r = x - n ln2 in two Cody-Waite steps, |r| <= ln2/2,
  *   exp(r) by a degree-8 Taylor polynomial (truncation < 2^-32 relative), 2^n through the exponent
- *   bits of a double (n in [-150, 129] is always a normal double), one rounding to float at the end. */
+ *   bits of a double (n in [-150, 129] is always a normal double), one rounding to float at the
+ * end. */
 #include <math.h>
 #include <stdint.h>
 #include <string.h>

@@ -49,10 +49,7 @@ float sk_scale_mask_max_scalar(size_t n, float scale, const float *x, const sk_m
                                float *y)
 {
     const sk_mask_kind kind = mask ? mask->kind : SK_MASK_NONE;
-    const void *mrow = kind == SK_MASK_KEYS ? mask->data
-                     : kind == SK_MASK_BOOL ? (const void *)((const uint8_t *)mask->data + r * mask->ld)
-                     : kind == SK_MASK_ADD ? (const void *)((const float *)mask->data + r * mask->ld)
-                     : NULL;
+    const void *mrow = sk_mask_row(mask, r);
     const size_t natt = kind == SK_MASK_CAUSAL ? sk_causal_len(r, n, mask->offset) : n;
     float m = -INFINITY;
     int nan = 0;
@@ -60,7 +57,8 @@ float sk_scale_mask_max_scalar(size_t n, float scale, const float *x, const sk_m
         float v = -INFINITY;
         if (c < natt && attended(kind, mrow, c)) {
             /* one rounding, like the vector paths' FMA */
-            v = kind == SK_MASK_ADD ? (float)((double)scale * x[c] + ((const float *)mrow)[c]) : scale * x[c];
+            v = kind == SK_MASK_ADD ? (float)((double)scale * x[c] + ((const float *)mrow)[c])
+                                    : scale * x[c];
             nan |= v != v;
             if (v > m) m = v;
         }
@@ -76,12 +74,8 @@ void sk_softmax_row_scalar(size_t cols, float scale, const float *x, const sk_ma
                            float *y)
 {
     const sk_mask_kind kind = mask ? mask->kind : SK_MASK_NONE;
-    const void *mrow = NULL;
-    size_t natt = cols;
-    if (kind == SK_MASK_KEYS) mrow = mask->data;
-    else if (kind == SK_MASK_BOOL) mrow = (const uint8_t *)mask->data + r * mask->ld;
-    else if (kind == SK_MASK_ADD) mrow = (const float *)mask->data + r * mask->ld;
-    else if (kind == SK_MASK_CAUSAL) natt = sk_causal_len(r, cols, mask->offset);
+    const void *mrow = sk_mask_row(mask, r);
+    const size_t natt = kind == SK_MASK_CAUSAL ? sk_causal_len(r, cols, mask->offset) : cols;
     double m = -INFINITY;
     int nan = 0;
     for (size_t c = 0; c < natt; c++) {

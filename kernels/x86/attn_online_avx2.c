@@ -3,63 +3,24 @@
 #include <math.h>
 #include <immintrin.h>
 #include "dsp.h"
-#include "x86/attn_exp_avx2.h"
+#include "x86/attention.h"
+#include "x86/math.h"
+#include "x86/exp_avx2.h"
+#include "x86/avx2_util.h"
 
-static inline float hmax8(__m256 v)
-{
-    __m128 m = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-    m = _mm_max_ps(m, _mm_movehl_ps(m, m));
-    m = _mm_max_ss(m, _mm_shuffle_ps(m, m, 1));
-    return _mm_cvtss_f32(m);
-}
-
-static inline float hsum8(__m256 v)
-{
-    __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
-    s = _mm_add_ss(s, _mm_shuffle_ps(s, s, 1));
-    return _mm_cvtss_f32(s);
-}
-
+/* One query row (a decoder step): the max and exp-sum of the math family, as the scalar tile. */
 static void online_row(size_t bk, float *st, float *m, float *l, float *corr)
 {
-    const __m256 ninf = _mm256_set1_ps(-INFINITY);
-    __m256 mx = ninf, nan = _mm256_setzero_ps();
-    size_t j = 0;
-    for (; j + 8 <= bk; j += 8) {
-        const __m256 x = _mm256_loadu_ps(st + j);
-        nan = _mm256_or_ps(nan, _mm256_cmp_ps(x, x, _CMP_UNORD_Q));
-        mx = _mm256_max_ps(mx, x);
-    }
-    float mb = hmax8(mx);
-    for (; j < bk; j++) { if (isnan(st[j])) mb = NAN; else if (st[j] > mb) mb = st[j]; }
-    if (_mm256_movemask_ps(nan)) mb = NAN;
-    const float mo = *m;
+    const float mb = sk_max_avx2(bk, st), mo = *m;
     const float mn = (isnan(mo) || isnan(mb)) ? NAN : (mb > mo ? mb : mo);
     if (mn == -INFINITY) {
-        for (j = 0; j < bk; j++) st[j] = 0.f;
+        for (size_t j = 0; j < bk; j++) st[j] = 0.f;
         *corr = 1.f;
         return;
     }
-    const __m256 vm = _mm256_set1_ps(mn);
-    __m256 s0 = _mm256_setzero_ps(), s1 = _mm256_setzero_ps();
-    for (j = 0; j + 16 <= bk; j += 16) {
-        const __m256 e0 = sk_attn_exp_neg_avx2(_mm256_sub_ps(_mm256_loadu_ps(st + j), vm));
-        const __m256 e1 = sk_attn_exp_neg_avx2(_mm256_sub_ps(_mm256_loadu_ps(st + j + 8), vm));
-        _mm256_storeu_ps(st + j, e0);
-        _mm256_storeu_ps(st + j + 8, e1);
-        s0 = _mm256_add_ps(s0, e0);
-        s1 = _mm256_add_ps(s1, e1);
-    }
-    for (; j < bk; j += 8) {
-        const __m256i t = sk_attn_tail8_avx2(bk - j);
-        const __m256 e = sk_attn_exp_neg_avx2(_mm256_sub_ps(_mm256_maskload_ps(st + j, t), vm));
-        _mm256_maskstore_ps(st + j, t, e);
-        s0 = _mm256_add_ps(s0, _mm256_and_ps(e, _mm256_castsi256_ps(t)));
-    }
     const float c = expf(mo - mn);
     *corr = c;
-    *l = *l * c + hsum8(_mm256_add_ps(s0, s1));
+    *l = *l * c + sk_expsum_avx2(bk, st, mn, st);
     *m = mn;
 }
 
@@ -83,19 +44,20 @@ online8(int FULL, size_t bk, size_t bq, float *s, float *m, float *l, float *cor
     /* rows with nothing attended so far: exponentiate against 0 (-inf -> 0), corr = 1 */
     const __m256 none = _mm256_cmp_ps(mn, ninf, _CMP_EQ_OQ);
     const __m256 me = _mm256_andnot_ps(none, mn);
-    const __m256 c = _mm256_blendv_ps(sk_attn_exp_neg_avx2(_mm256_sub_ps(mo, me)), _mm256_set1_ps(1.f), none);
+    const __m256 c =
+        _mm256_blendv_ps(sk_expneg_rr2_p5_avx2(_mm256_sub_ps(mo, me)), _mm256_set1_ps(1.f), none);
     __m256 s0 = _mm256_setzero_ps(), s1 = _mm256_setzero_ps();
     size_t j = 0;
     for (; j + 2 <= bk; j += 2) {
-        const __m256 e0 = sk_attn_exp_neg_avx2(_mm256_sub_ps(LD(s + j * bq), me));
-        const __m256 e1 = sk_attn_exp_neg_avx2(_mm256_sub_ps(LD(s + (j + 1) * bq), me));
+        const __m256 e0 = sk_expneg_rr2_p5_avx2(_mm256_sub_ps(LD(s + j * bq), me));
+        const __m256 e1 = sk_expneg_rr2_p5_avx2(_mm256_sub_ps(LD(s + (j + 1) * bq), me));
         ST(s + j * bq, e0);
         ST(s + (j + 1) * bq, e1);
         s0 = _mm256_add_ps(s0, e0);
         s1 = _mm256_add_ps(s1, e1);
     }
     if (j < bk) {
-        const __m256 e = sk_attn_exp_neg_avx2(_mm256_sub_ps(LD(s + j * bq), me));
+        const __m256 e = sk_expneg_rr2_p5_avx2(_mm256_sub_ps(LD(s + j * bq), me));
         ST(s + j * bq, e);
         s0 = _mm256_add_ps(s0, e);
     }
@@ -106,13 +68,13 @@ online8(int FULL, size_t bk, size_t bq, float *s, float *m, float *l, float *cor
 #undef ST
 }
 
-void sk_attn_online_avx2(const struct sk_dsp *dsp, size_t bk, size_t bq, float *st, float *m, float *l,
-                         float *corr)
+void sk_attn_online_avx2(const struct sk_math_dsp *math, size_t bk, size_t bq, float *st, float *m,
+                         float *l, float *corr)
 {
-    (void)dsp;
+    (void)math;
     if (bq == 1) { online_row(bk, st, m, l, corr); return; }
     size_t r0 = 0;
     const __m256i all = _mm256_set1_epi32(-1);
     for (; r0 + 8 <= bq; r0 += 8) online8(1, bk, bq, st + r0, m + r0, l + r0, corr + r0, all);
-    if (r0 < bq) online8(0, bk, bq, st + r0, m + r0, l + r0, corr + r0, sk_attn_tail8_avx2(bq - r0));
+    if (r0 < bq) online8(0, bk, bq, st + r0, m + r0, l + r0, corr + r0, sk_tail8_avx2(bq - r0));
 }

@@ -5,8 +5,8 @@
  * (decoder step) splits the keys over two accumulator sets to keep two FMA chains in flight. */
 #include <immintrin.h>
 #include "dsp.h"
-
-static inline __mmask16 tail16(size_t n) { return n >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << n) - 1); }
+#include "x86/attention.h"
+#include "x86/avx512_util.h"
 
 static inline __attribute__((always_inline)) void
 tile(int MR, int NV, size_t bq, size_t bk, const float *st, const float *v, size_t ldv,
@@ -55,7 +55,8 @@ row1(int NV, size_t bk, const float *st, const float *v, size_t ldv, float corr,
 #pragma GCC unroll 4
         for (int t = 0; t < NV; t++) {
             a[t] = _mm512_fmadd_ps(p0, _mm512_maskz_loadu_ps(cm[t], v + j * ldv + 16 * t), a[t]);
-            b[t] = _mm512_fmadd_ps(p1, _mm512_maskz_loadu_ps(cm[t], v + (j + 1) * ldv + 16 * t), b[t]);
+            b[t] =
+                _mm512_fmadd_ps(p1, _mm512_maskz_loadu_ps(cm[t], v + (j + 1) * ldv + 16 * t), b[t]);
         }
     }
     if (j < bk) {
@@ -65,27 +66,39 @@ row1(int NV, size_t bk, const float *st, const float *v, size_t ldv, float corr,
             a[t] = _mm512_fmadd_ps(p0, _mm512_maskz_loadu_ps(cm[t], v + j * ldv + 16 * t), a[t]);
     }
 #pragma GCC unroll 4
-    for (int t = 0; t < NV; t++) _mm512_mask_storeu_ps(o + 16 * t, cm[t], _mm512_add_ps(a[t], b[t]));
+    for (int t = 0; t < NV; t++)
+        _mm512_mask_storeu_ps(o + 16 * t, cm[t], _mm512_add_ps(a[t], b[t]));
 }
 
-#define ROWS(NV)                                                                                     \
-    do {                                                                                             \
-        if (bq == 1) { row1(NV, bk, st, vc, ldv, corr[0], oc, cm); break; }                          \
-        size_t r = 0;                                                                                \
-        for (; r + 6 <= bq; r += 6) tile(6, NV, bq, bk, st + r, vc, ldv, corr + r, oc + r * ldo, ldo, cm); \
-        if (r + 4 <= bq) { tile(4, NV, bq, bk, st + r, vc, ldv, corr + r, oc + r * ldo, ldo, cm); r += 4; } \
-        if (r + 2 <= bq) { tile(2, NV, bq, bk, st + r, vc, ldv, corr + r, oc + r * ldo, ldo, cm); r += 2; } \
-        if (r < bq) tile(1, NV, bq, bk, st + r, vc, ldv, corr + r, oc + r * ldo, ldo, cm);           \
+#define ROWS(NV)                                                                                   \
+    do {                                                                                           \
+        if (bq == 1) {                                                                             \
+            row1(NV, bk, st, vc, ldv, corr[0], oc, cm);                                            \
+            break;                                                                                 \
+        }                                                                                          \
+        size_t r = 0;                                                                              \
+        for (; r + 6 <= bq; r += 6)                                                                \
+            tile(6, NV, bq, bk, st + r, vc, ldv, corr + r, oc + r * ldo, ldo, cm);                 \
+        if (r + 4 <= bq) {                                                                         \
+            tile(4, NV, bq, bk, st + r, vc, ldv, corr + r, oc + r * ldo, ldo, cm);                 \
+            r += 4;                                                                                \
+        }                                                                                          \
+        if (r + 2 <= bq) {                                                                         \
+            tile(2, NV, bq, bk, st + r, vc, ldv, corr + r, oc + r * ldo, ldo, cm);                 \
+            r += 2;                                                                                \
+        }                                                                                          \
+        if (r < bq) tile(1, NV, bq, bk, st + r, vc, ldv, corr + r, oc + r * ldo, ldo, cm);         \
     } while (0)
 
-void sk_attn_pv_avx512(const struct sk_dsp *dsp, size_t bq, size_t bk, size_t dv, const float *st,
-                       const float *v, size_t ldv, const float *corr, float *o, size_t ldo)
+void sk_attn_pv_avx512(const struct sk_gemm_dsp *gemm, size_t bq, size_t bk, size_t dv,
+                       const float *st, const float *v, size_t ldv, const float *corr, float *o,
+                       size_t ldo)
 {
-    (void)dsp;
+    (void)gemm;
     for (size_t c0 = 0; c0 < dv; c0 += 64) {
         const size_t nc = dv - c0 < 64 ? dv - c0 : 64;
         __mmask16 cm[4];
-        for (int t = 0; t < 4; t++) cm[t] = nc > 16u * t ? tail16(nc - 16u * t) : 0;
+        for (int t = 0; t < 4; t++) cm[t] = nc > 16u * t ? sk_tail16_avx512(nc - 16u * t) : 0;
         const float *vc = v + c0;
         float *oc = o + c0;
         switch ((nc + 15) / 16) {

@@ -4,6 +4,8 @@
  * products along d, the 16 accumulators reduced into one vector by a transpose-add tree. */
 #include <immintrin.h>
 #include "dsp.h"
+#include "x86/attention.h"
+#include "x86/avx512_util.h"
 
 /* the AVX2 8x8-transpose packing (AVX-512 implies AVX2): as fast here, an AVX-512 16x16 transpose
    gains nothing at 32 rows */
@@ -12,8 +14,6 @@ void sk_attn_pack_q_avx512(size_t bq, size_t d, const float *q, size_t ldq, floa
     sk_attn_pack_q_avx2(bq, d, q, ldq, qt);
 }
 
-static inline __mmask16 tail16(size_t n) { return n >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << n) - 1); }
-
 /* MK keys x NV vectors of 16 rows; m0/m1 mask the row vectors */
 static inline __attribute__((always_inline)) void
 tile(int MK, int NV, size_t d, __m512 vs, const float *k, size_t ldk, const float *qt, size_t bq,
@@ -21,7 +21,10 @@ tile(int MK, int NV, size_t d, __m512 vs, const float *k, size_t ldk, const floa
 {
     __m512 acc[8][2];
 #pragma GCC unroll 8
-    for (int i = 0; i < MK; i++) { acc[i][0] = _mm512_setzero_ps(); acc[i][1] = _mm512_setzero_ps(); }
+    for (int i = 0; i < MK; i++) {
+        acc[i][0] = _mm512_setzero_ps();
+        acc[i][1] = _mm512_setzero_ps();
+    }
     for (size_t p = 0; p < d; p++) {
         const __m512 q0 = _mm512_maskz_loadu_ps(m0, qt + p * bq);
         const __m512 q1 = NV > 1 ? _mm512_maskz_loadu_ps(m1, qt + p * bq + 16) : q0;
@@ -39,24 +42,6 @@ tile(int MK, int NV, size_t d, __m512 vs, const float *k, size_t ldk, const floa
     }
 }
 
-/* 16 vectors -> one vector of their horizontal sums (lane i = sum of a[i]) */
-static inline __m512 reduce16(__m512 a[16])
-{
-    __m512 t[8], u[4], w[2];
-    for (int i = 0; i < 8; i++) /* per 128-bit lane: [a0+a2, b0+b2, a1+a3, b1+b3] */
-        t[i] = _mm512_add_ps(_mm512_unpacklo_ps(a[2 * i], a[2 * i + 1]),
-                             _mm512_unpackhi_ps(a[2 * i], a[2 * i + 1]));
-    for (int i = 0; i < 4; i++) { /* per 128-bit lane: the 4 lane sums of keys 4i..4i+3 */
-        const __m512d x = _mm512_castps_pd(t[2 * i]), y = _mm512_castps_pd(t[2 * i + 1]);
-        u[i] = _mm512_add_ps(_mm512_castpd_ps(_mm512_unpacklo_pd(x, y)),
-                             _mm512_castpd_ps(_mm512_unpackhi_pd(x, y)));
-    }
-    for (int i = 0; i < 2; i++) /* lanes: [u0 L0+L1, u0 L2+L3, u1 L0+L1, u1 L2+L3] */
-        w[i] = _mm512_add_ps(_mm512_shuffle_f32x4(u[2 * i], u[2 * i + 1], 0x88),
-                             _mm512_shuffle_f32x4(u[2 * i], u[2 * i + 1], 0xdd));
-    return _mm512_add_ps(_mm512_shuffle_f32x4(w[0], w[1], 0x88), _mm512_shuffle_f32x4(w[0], w[1], 0xdd));
-}
-
 static void score_dot(size_t bk, size_t d, float scale, const float *k, size_t ldk, const float *q,
                       float *st)
 {
@@ -68,42 +53,47 @@ static void score_dot(size_t bk, size_t d, float scale, const float *k, size_t l
         for (int i = 0; i < 16; i++) acc[i] = _mm512_setzero_ps();
         if (nk == 16) {
             for (size_t p = 0; p < d; p += 16) {
-                const __mmask16 m = tail16(d - p);
+                const __mmask16 m = sk_tail16_avx512(d - p);
                 const __m512 qv = _mm512_maskz_loadu_ps(m, q + p);
 #pragma GCC unroll 16
                 for (int i = 0; i < 16; i++)
-                    acc[i] = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m, kj + i * ldk + p), qv, acc[i]);
+                    acc[i] =
+                        _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m, kj + i * ldk + p), qv, acc[i]);
             }
         } else {
             for (size_t p = 0; p < d; p += 16) {
-                const __mmask16 m = tail16(d - p);
+                const __mmask16 m = sk_tail16_avx512(d - p);
                 const __m512 qv = _mm512_maskz_loadu_ps(m, q + p);
                 for (size_t i = 0; i < nk; i++)
-                    acc[i] = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m, kj + i * ldk + p), qv, acc[i]);
+                    acc[i] =
+                        _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m, kj + i * ldk + p), qv, acc[i]);
             }
         }
-        _mm512_mask_storeu_ps(st + j0, tail16(nk), _mm512_mul_ps(reduce16(acc), vs));
+        _mm512_mask_storeu_ps(st + j0, sk_tail16_avx512(nk),
+                              _mm512_mul_ps(sk_reduce16_avx512(acc), vs));
     }
 }
 
-void sk_attn_score_avx512(const struct sk_dsp *dsp, size_t bk, size_t bq, size_t d, float scale,
-                          const float *k, size_t ldk, const float *q, size_t ldq, const float *qt,
-                          float *st)
+void sk_attn_score_avx512(const struct sk_gemm_dsp *gemm, size_t bk, size_t bq, size_t d,
+                          float scale, const float *k, size_t ldk, const float *q, size_t ldq,
+                          const float *qt, float *st)
 {
-    (void)dsp; (void)ldq;
+    (void)gemm; (void)ldq;
     if (bq == 1) { score_dot(bk, d, scale, k, ldk, q, st); return; }
     const __m512 vs = _mm512_set1_ps(scale);
     for (size_t r0 = 0; r0 < bq; r0 += 32) {
         const size_t nr = bq - r0 < 32 ? bq - r0 : 32;
-        const __mmask16 m0 = tail16(nr), m1 = nr > 16 ? tail16(nr - 16) : 0;
+        const __mmask16 m0 = sk_tail16_avx512(nr), m1 = nr > 16 ? sk_tail16_avx512(nr - 16) : 0;
         const float *qr = qt + r0;
         float *sr = st + r0;
         size_t j = 0;
         if (nr > 16) {
-            for (; j + 8 <= bk; j += 8) tile(8, 2, d, vs, k + j * ldk, ldk, qr, bq, m0, m1, sr + j * bq);
+            for (; j + 8 <= bk; j += 8)
+                tile(8, 2, d, vs, k + j * ldk, ldk, qr, bq, m0, m1, sr + j * bq);
             for (; j < bk; j++) tile(1, 2, d, vs, k + j * ldk, ldk, qr, bq, m0, m1, sr + j * bq);
         } else {
-            for (; j + 8 <= bk; j += 8) tile(8, 1, d, vs, k + j * ldk, ldk, qr, bq, m0, m1, sr + j * bq);
+            for (; j + 8 <= bk; j += 8)
+                tile(8, 1, d, vs, k + j * ldk, ldk, qr, bq, m0, m1, sr + j * bq);
             for (; j < bk; j++) tile(1, 1, d, vs, k + j * ldk, ldk, qr, bq, m0, m1, sr + j * bq);
         }
     }

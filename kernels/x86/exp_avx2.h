@@ -1,46 +1,25 @@
 /* Vector exp on __m256 (AVX2 + FMA), static inline so other families reuse the same core.
- * Same reduction and polynomial as exp_avx512.h (constants shared from there are repeated here so
- * this header stands alone). Without vscalefps, 2^n is built in the exponent bits: the shifter is
- * 1.5 * 2^23 + 127, so the low bits of t = x log2e + shifter hold n + 127 and t << 23 is 2^n as a
- * float. That is exact for n in [-126, 127] and gives 0.0 for n = -127; the full-range exp takes a
- * slow path (2^n split in two factors) only for vectors holding some |x| > 87, NaN or a subnormal.
- * Results below FLT_MIN are flushed to 0 and subnormal inputs read as 0 (exp = 1 either way): no
- * instruction reads or writes a subnormal, whose microcode assists cost ~50-100x on Intel cores. */
+ * Same reduction and polynomials as exp_avx512.h (constants in exp_consts.h). Without vscalefps,
+ * 2^n is built in the exponent bits: the shifter is 1.5 * 2^23 + 127, so the low bits of
+ * t = x log2e + shifter hold n + 127 and t << 23 is 2^n as a float. That is exact for
+ * n in [-126, 127] and gives 0.0 for n = -127; the full-range exp takes a slow path (2^n split in
+ * two factors) only for vectors holding some |x| > 87, NaN or a subnormal. Results below FLT_MIN
+ * are flushed to 0 and subnormal inputs read as 0 (exp = 1 either way): no instruction reads or
+ * writes a subnormal, whose microcode assists cost ~50-100x on Intel cores. */
 #ifndef SK_EXP_AVX2_H
 #define SK_EXP_AVX2_H
 
 #include <immintrin.h>
+#include "exp_consts.h"
+#include "avx2_util.h"
 
-#define SK_EXPF2_SHIFT  0x1.8p23f
-#define SK_EXPF2_SHIFTB 12583039.f        /* 1.5 * 2^23 + 127 */
-#define SK_EXPF2_LOG2E  0x1.715476p0f
-#define SK_EXPF2_LN2HI  0x1.62e4p-1f
-#define SK_EXPF2_LN2LO  0x1.7f7d1cp-20f
-#define SK_EXPF2_C2     0x1.fffffep-2f
-#define SK_EXPF2_C3     0x1.555474p-3f
-#define SK_EXPF2_C4     0x1.555642p-5f
-#define SK_EXPF2_C5     0x1.124d2p-7f
-#define SK_EXPF2_C6     0x1.6c35acp-10f
-#define SK_EXPF2_FAST   87.f              /* |x| <= 87: n in [-126, 126], 2^n and the result normal */
-#define SK_EXPF2_NEGLO  -88.f             /* softmax exp clamp: n = -127 there, 2^n -> 0.0 */
-#define SK_EXPF2_LNMIN  -0x1.5d589ep6f    /* -87.33654: the least x with exp(x) >= FLT_MIN */
 
-/* Subnormal lanes of v as +-0, in integer instructions: a floating-point instruction that reads or
-   writes a subnormal takes a microcode assist on many x86 cores (~50-100x slower), and the
-   caller's MXCSR (FTZ / DAZ) is not ours to change. */
-static inline __m256 sk_flush_subnormal_avx2(__m256 v)
+static inline __m256 sk_exp_p6_poly_avx2(__m256 r)
 {
-    const __m256i a = _mm256_and_si256(_mm256_castps_si256(v), _mm256_set1_epi32(0x7fffffff));
-    const __m256i tiny = _mm256_cmpgt_epi32(_mm256_set1_epi32(0x00800000), a); /* 0 or subnormal */
-    return _mm256_castsi256_ps(_mm256_andnot_si256(tiny, _mm256_castps_si256(v)));
-}
-
-static inline __m256 sk_exp_poly_avx2(__m256 r)
-{
-    __m256 p = _mm256_fmadd_ps(_mm256_set1_ps(SK_EXPF2_C6), r, _mm256_set1_ps(SK_EXPF2_C5));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(SK_EXPF2_C4));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(SK_EXPF2_C3));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(SK_EXPF2_C2));
+    __m256 p = _mm256_fmadd_ps(_mm256_set1_ps(SK_EXPF_C6), r, _mm256_set1_ps(SK_EXPF_C5));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(SK_EXPF_C4));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(SK_EXPF_C3));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(SK_EXPF_C2));
     p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.f));
     return _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.f));
 }
@@ -48,13 +27,13 @@ static inline __m256 sk_exp_poly_avx2(__m256 r)
 /* exp(x) for |x| <= 88 (n = -127 flushes to 0.0; NaN gives NaN). */
 static inline __m256 sk_exp_fast_avx2(__m256 x)
 {
-    const __m256 shift = _mm256_set1_ps(SK_EXPF2_SHIFTB);
-    const __m256 t = _mm256_fmadd_ps(x, _mm256_set1_ps(SK_EXPF2_LOG2E), shift);
+    const __m256 shift = _mm256_set1_ps(SK_EXPF_SHIFTB);
+    const __m256 t = _mm256_fmadd_ps(x, _mm256_set1_ps(SK_EXPF_LOG2E), shift);
     const __m256 n = _mm256_sub_ps(t, shift);
-    __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(SK_EXPF2_LN2HI), x);
-    r = _mm256_fnmadd_ps(n, _mm256_set1_ps(SK_EXPF2_LN2LO), r);
+    __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(SK_EXPF_LN2HI), x);
+    r = _mm256_fnmadd_ps(n, _mm256_set1_ps(SK_EXPF_LN2LO), r);
     const __m256 s = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_castps_si256(t), 23)); /* 2^n */
-    return _mm256_mul_ps(sk_exp_poly_avx2(r), s);
+    return _mm256_mul_ps(sk_exp_p6_poly_avx2(r), s);
 }
 
 /* Any x: subnormal inputs read as 0, results below FLT_MIN flushed to 0 (x < LNMIN), x clamped
@@ -63,20 +42,20 @@ static inline __m256 sk_exp_fast_avx2(__m256 x)
 static inline __m256 sk_exp_slow_avx2(__m256 x)
 {
     x = sk_flush_subnormal_avx2(x);
-    const __m256 keep = _mm256_cmp_ps(x, _mm256_set1_ps(SK_EXPF2_LNMIN), _CMP_NLT_UQ); /* NaN too */
-    x = _mm256_max_ps(_mm256_set1_ps(SK_EXPF2_LNMIN), x);
+    const __m256 keep = _mm256_cmp_ps(x, _mm256_set1_ps(SK_EXPF_LNMIN), _CMP_NLT_UQ); /* NaN too */
+    x = _mm256_max_ps(_mm256_set1_ps(SK_EXPF_LNMIN), x);
     x = _mm256_min_ps(_mm256_set1_ps(89.f), x);
-    const __m256 shift = _mm256_set1_ps(SK_EXPF2_SHIFT);
-    const __m256 t = _mm256_fmadd_ps(x, _mm256_set1_ps(SK_EXPF2_LOG2E), shift);
+    const __m256 shift = _mm256_set1_ps(SK_EXPF_SHIFT);
+    const __m256 t = _mm256_fmadd_ps(x, _mm256_set1_ps(SK_EXPF_LOG2E), shift);
     const __m256 n = _mm256_sub_ps(t, shift);
-    __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(SK_EXPF2_LN2HI), x);
-    r = _mm256_fnmadd_ps(n, _mm256_set1_ps(SK_EXPF2_LN2LO), r);
+    __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(SK_EXPF_LN2HI), x);
+    r = _mm256_fnmadd_ps(n, _mm256_set1_ps(SK_EXPF_LN2LO), r);
     const __m256i ni = _mm256_cvtps_epi32(n);
     const __m256i n1 = _mm256_srai_epi32(ni, 1), n2 = _mm256_sub_epi32(ni, n1);
     const __m256i b = _mm256_set1_epi32(127);
     const __m256 s1 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(n1, b), 23));
     const __m256 s2 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(n2, b), 23));
-    return _mm256_and_ps(keep, _mm256_mul_ps(_mm256_mul_ps(sk_exp_poly_avx2(r), s1), s2));
+    return _mm256_and_ps(keep, _mm256_mul_ps(_mm256_mul_ps(sk_exp_p6_poly_avx2(r), s1), s2));
 }
 
 /* Lane classes for the full-range exp, as vector masks, in integer instructions (see
@@ -104,15 +83,27 @@ static inline __m256i sk_exp_fast_lanes_avx2(__m256 x)
     return _mm256_cmpeq_epi32(_mm256_min_epu32(t, _mm256_set1_epi32(0x42ae0000 - 0x00800000)), t);
 }
 
+/* All-ones when every lane of a and b is below LNMIN or -inf (no NaN): every result flushes to 0.
+   Bits above bits(LNMIN) up to bits(-inf), unsigned, in five integer instructions for 16 lanes. */
+static inline int sk_exp_all_flush_avx2(__m256 a, __m256 b)
+{
+    const __m256i lo = _mm256_set1_epi32((int)0xc2aeac50u); /* bits(LNMIN) + 1 */
+    const __m256i ta = _mm256_sub_epi32(_mm256_castps_si256(a), lo);
+    const __m256i tb = _mm256_sub_epi32(_mm256_castps_si256(b), lo);
+    const __m256i t = _mm256_max_epu32(ta, tb);
+    const __m256i in = _mm256_cmpeq_epi32(_mm256_min_epu32(t, _mm256_set1_epi32(0x3cd153b0)), t);
+    return _mm256_testc_si256(in, _mm256_set1_epi32(-1));
+}
+
 /* exp(x) for x in [-inf, 87] (no NaN, no subnormal): 0 below LNMIN (results below FLT_MIN). */
 static inline __m256 sk_exp_fast_low_avx2(__m256 x)
 {
-    const __m256 keep = _mm256_cmp_ps(x, _mm256_set1_ps(SK_EXPF2_LNMIN), _CMP_GE_OQ);
-    return _mm256_and_ps(keep, sk_exp_fast_avx2(_mm256_max_ps(_mm256_set1_ps(SK_EXPF2_LNMIN), x)));
+    const __m256 keep = _mm256_cmp_ps(x, _mm256_set1_ps(SK_EXPF_LNMIN), _CMP_GE_OQ);
+    return _mm256_and_ps(keep, sk_exp_fast_avx2(_mm256_max_ps(_mm256_set1_ps(SK_EXPF_LNMIN), x)));
 }
 
 /* Full-range exp: <= 1 ulp where the result is normal, 0 below FLT_MIN. */
-static inline __m256 sk_exp_ps_avx2(__m256 x)
+static inline __m256 sk_exp_rr2_p6_avx2(__m256 x)
 {
     __m256i low;
     const __m256i slow = sk_exp_lanes_avx2(x, &low);
@@ -120,28 +111,25 @@ static inline __m256 sk_exp_ps_avx2(__m256 x)
     return _mm256_testz_si256(low, low) ? sk_exp_fast_avx2(x) : sk_exp_fast_low_avx2(x);
 }
 
-/* The softmax exp: x <= ~0, no overflow path; -inf -> 0, NaN -> NaN (max returns x when NaN).
+/* The softmax and attention exp: x <= ~0, no overflow path; -inf -> 0, NaN -> NaN (max returns
+   x when NaN).
    Degree-5 polynomial (q = S2 + S3 r + S4 r^2 + S5 r^3): relative error <= 2.5e-7, ample for the
    softmax bound (1e-5), not the <= 1 ulp of sk_exp. */
-#define SK_EXPF2_S2     0x1.fffd42p-2f
-#define SK_EXPF2_S3     0x1.55548cp-3f
-#define SK_EXPF2_S4     0x1.576e1ep-5f
-#define SK_EXPF2_S5     0x1.1243ap-7f
-static inline __m256 sk_exp_neg_ps_avx2(__m256 x)
+static inline __m256 sk_expneg_rr2_p5_avx2(__m256 x)
 {
     /* below LNMIN (also -inf) the result would be subnormal: NEGLO, which gives 0.0 */
-    x = _mm256_blendv_ps(x, _mm256_set1_ps(SK_EXPF2_NEGLO),
-                         _mm256_cmp_ps(x, _mm256_set1_ps(SK_EXPF2_LNMIN), _CMP_LT_OQ));
-    const __m256 shift = _mm256_set1_ps(SK_EXPF2_SHIFTB);
-    const __m256 t = _mm256_fmadd_ps(x, _mm256_set1_ps(SK_EXPF2_LOG2E), shift);
+    x = _mm256_blendv_ps(x, _mm256_set1_ps(SK_EXPF_NEGLO),
+                         _mm256_cmp_ps(x, _mm256_set1_ps(SK_EXPF_LNMIN), _CMP_LT_OQ));
+    const __m256 shift = _mm256_set1_ps(SK_EXPF_SHIFTB);
+    const __m256 t = _mm256_fmadd_ps(x, _mm256_set1_ps(SK_EXPF_LOG2E), shift);
     const __m256 n = _mm256_sub_ps(t, shift);
-    __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(SK_EXPF2_LN2HI), x);
-    r = _mm256_fnmadd_ps(n, _mm256_set1_ps(SK_EXPF2_LN2LO), r);
+    __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(SK_EXPF_LN2HI), x);
+    r = _mm256_fnmadd_ps(n, _mm256_set1_ps(SK_EXPF_LN2LO), r);
     /* Estrin, latency 16 instead of 23 (the loops are latency bound at 8 floats a vector):
        exp(x) = 2^n (1 + v), v = r + r^2 (S2 + S3 r + r^2 (S4 + S5 r)), the last step one FMA */
     const __m256 r2 = _mm256_mul_ps(r, r);
-    const __m256 a = _mm256_fmadd_ps(_mm256_set1_ps(SK_EXPF2_S3), r, _mm256_set1_ps(SK_EXPF2_S2));
-    const __m256 b = _mm256_fmadd_ps(_mm256_set1_ps(SK_EXPF2_S5), r, _mm256_set1_ps(SK_EXPF2_S4));
+    const __m256 a = _mm256_fmadd_ps(_mm256_set1_ps(SK_EXPF_S3), r, _mm256_set1_ps(SK_EXPF_S2));
+    const __m256 b = _mm256_fmadd_ps(_mm256_set1_ps(SK_EXPF_S5), r, _mm256_set1_ps(SK_EXPF_S4));
     const __m256 v = _mm256_fmadd_ps(_mm256_fmadd_ps(b, r2, a), r2, r);
     const __m256 s = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_castps_si256(t), 23)); /* 2^n */
     return _mm256_fmadd_ps(v, s, s);

@@ -8,30 +8,12 @@
 #define SK_EXP_AVX512_H
 
 #include <immintrin.h>
+#include "exp_consts.h"
+#include "avx512_util.h"
 
-#define SK_EXPF_SHIFT  0x1.8p23f          /* 1.5 * 2^23: x + SHIFT rounds x to an integer */
-#define SK_EXPF_LOG2E  0x1.715476p0f
-#define SK_EXPF_LN2HI  0x1.62e4p-1f       /* ln2 to 17 bits: x - n LN2HI is exact for |n| <= 2^8 */
-#define SK_EXPF_LN2LO  0x1.7f7d1cp-20f    /* ln2 - LN2HI */
-#define SK_EXPF_C2     0x1.fffffep-2f     /* q(r) = C2 + C3 r + ... + C6 r^4 */
-#define SK_EXPF_C3     0x1.555474p-3f
-#define SK_EXPF_C4     0x1.555642p-5f
-#define SK_EXPF_C5     0x1.124d2p-7f
-#define SK_EXPF_C6     0x1.6c35acp-10f
-#define SK_EXPF_HI     89.f               /* exp(89) > FLT_MAX: rounds to inf */
-#define SK_EXPF_LNMIN  -0x1.5d589ep6f     /* -87.33654: the least x with exp(x) >= FLT_MIN */
-
-/* Subnormal lanes of v as 0, in integer instructions: a floating-point instruction that reads or
-   writes a subnormal takes a microcode assist on many x86 cores (~50-100x slower), and the
-   caller's MXCSR (FTZ / DAZ) is not ours to change. */
-static inline __m512 sk_flush_subnormal_avx512(__m512 v)
-{
-    const __m512i a = _mm512_and_si512(_mm512_castps_si512(v), _mm512_set1_epi32(0x7fffffff));
-    return _mm512_maskz_mov_ps(_mm512_cmpgt_epi32_mask(a, _mm512_set1_epi32(0x007fffff)), v);
-}
 
 /* exp(r) for |r| <= ~0.35 */
-static inline __m512 sk_exp_poly_avx512(__m512 r)
+static inline __m512 sk_exp_p6_poly_avx512(__m512 r)
 {
     __m512 p = _mm512_fmadd_ps(_mm512_set1_ps(SK_EXPF_C6), r, _mm512_set1_ps(SK_EXPF_C5));
     p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(SK_EXPF_C4));
@@ -43,7 +25,7 @@ static inline __m512 sk_exp_poly_avx512(__m512 r)
 
 /* Full-range exp: <= 1 ulp where the result is normal, 0 below FLT_MIN; NaN -> NaN, +-inf -> inf
    / 0. */
-static inline __m512 sk_exp_ps_avx512(__m512 x)
+static inline __m512 sk_exp_rr2_p6_avx512(__m512 x)
 {
     x = sk_flush_subnormal_avx512(x);
     const __mmask16 keep = _mm512_cmp_ps_mask(x, _mm512_set1_ps(SK_EXPF_LNMIN), _CMP_NLT_UQ);
@@ -55,17 +37,13 @@ static inline __m512 sk_exp_ps_avx512(__m512 x)
     const __m512 n = _mm512_sub_ps(t, shift);
     __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(SK_EXPF_LN2HI), x);
     r = _mm512_fnmadd_ps(n, _mm512_set1_ps(SK_EXPF_LN2LO), r);
-    return _mm512_maskz_scalef_ps(keep, sk_exp_poly_avx512(r), n);
+    return _mm512_maskz_scalef_ps(keep, sk_exp_p6_poly_avx512(r), n);
 }
 
 /* The softmax exp polynomial: degree 5, relative error 1.7e-7 (~3 ulp): ample for the softmax
    bound (1e-5) and one FMA cheaper. q(r) = S2 + S3 r + S4 r^2 + S5 r^3. */
-#define SK_EXPF_S2     0x1.fffd42p-2f
-#define SK_EXPF_S3     0x1.55548cp-3f
-#define SK_EXPF_S4     0x1.576e1ep-5f
-#define SK_EXPF_S5     0x1.1243ap-7f
 
-static inline __m512 sk_exp_poly5_avx512(__m512 r)
+static inline __m512 sk_exp_p5_poly_avx512(__m512 r)
 {
     __m512 p = _mm512_fmadd_ps(_mm512_set1_ps(SK_EXPF_S5), r, _mm512_set1_ps(SK_EXPF_S4));
     p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(SK_EXPF_S3));
@@ -74,9 +52,10 @@ static inline __m512 sk_exp_poly5_avx512(__m512 r)
     return _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.f));
 }
 
-/* The softmax exp: x <= ~0 (e.g. x - rowmax), no overflow path; -inf -> 0, NaN -> NaN; relative
-   error <= 2.5e-7 (not the <= 1 ulp of sk_exp). Lanes outside k are zero (free, in vscalefps). */
-static inline __m512 sk_exp_neg_maskz_avx512(__mmask16 k, __m512 x)
+/* The softmax and attention exp: x <= ~0 (x - rowmax), no overflow path; -inf -> 0, NaN -> NaN;
+   relative error <= 2.5e-7 (not the <= 1 ulp of sk_exp). Lanes outside k are zero (free, in
+   vscalefps). */
+static inline __m512 sk_expneg_rr2_p5_maskz_avx512(__mmask16 k, __m512 x)
 {
     /* below LNMIN (also -inf) the result would be subnormal: 0 */
     k = _mm512_mask_cmp_ps_mask(k, x, _mm512_set1_ps(SK_EXPF_LNMIN), _CMP_NLT_UQ);
@@ -86,12 +65,12 @@ static inline __m512 sk_exp_neg_maskz_avx512(__mmask16 k, __m512 x)
     const __m512 n = _mm512_sub_ps(t, shift);
     __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(SK_EXPF_LN2HI), x);
     r = _mm512_fnmadd_ps(n, _mm512_set1_ps(SK_EXPF_LN2LO), r);
-    return _mm512_maskz_scalef_ps(k, sk_exp_poly5_avx512(r), n);
+    return _mm512_maskz_scalef_ps(k, sk_exp_p5_poly_avx512(r), n);
 }
 
-static inline __m512 sk_exp_neg_ps_avx512(__m512 x)
+static inline __m512 sk_expneg_rr2_p5_avx512(__m512 x)
 {
-    return sk_exp_neg_maskz_avx512((__mmask16)0xffff, x);
+    return sk_expneg_rr2_p5_maskz_avx512((__mmask16)0xffff, x);
 }
 
 #endif

@@ -7,12 +7,10 @@
 #include <stdint.h>
 #include <string.h>
 #include "exp_avx2.h"
-#include "vmath.h"
+#include "x86/math.h"
 #include "common.h"
 
 #define AI static inline __attribute__((always_inline))
-
-static const int32_t tail_tbl[16] = { -1, -1, -1, -1, -1, -1, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0 };
 
 /* x as the sweeps read it: subnormals as 0 (sk_flush_subnormal_avx2: no microcode assists; a
    subnormal x moves a score by less than |scale| 2^-126) */
@@ -22,8 +20,6 @@ AI __m256 ldxm8(const float *p, __m256i t)
     return sk_flush_subnormal_avx2(_mm256_maskload_ps(p, t));
 }
 
-AI __m256i tail8(size_t rem) { return _mm256_loadu_si256((const __m256i *)(tail_tbl + 8 - (rem > 8 ? 8 : rem))); }
-
 /* Attended lanes (all-ones) among the lanes of t at column c; (ADD) the additive mask values. */
 /* Internal kind: a key mask expanded once per call into 32-bit lane masks (0 / all ones). */
 #define KIND_LANES 16
@@ -32,7 +28,8 @@ AI __m256 att8(int kind, const void *mrow, size_t c, size_t rem, __m256i t, __m2
 {
     if (kind == KIND_LANES) {
         const int32_t *p = (const int32_t *)mrow + c;
-        return _mm256_castsi256_ps(rem >= 8 ? _mm256_loadu_si256((const __m256i *)p) : _mm256_maskload_epi32(p, t));
+        return _mm256_castsi256_ps(rem >= 8 ? _mm256_loadu_si256((const __m256i *)p)
+                                            : _mm256_maskload_epi32(p, t));
     }
     if (kind == SK_MASK_KEYS || kind == SK_MASK_BOOL) {
         const uint8_t *p = (const uint8_t *)mrow + c;
@@ -53,22 +50,6 @@ AI __m256 att8(int kind, const void *mrow, size_t c, size_t rem, __m256i t, __m2
                              _mm256_castsi256_ps(t));
     }
     return _mm256_castsi256_ps(t);
-}
-
-AI float hmax8(__m256 v)
-{
-    __m128 a = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-    a = _mm_max_ps(a, _mm_movehl_ps(a, a));
-    a = _mm_max_ss(a, _mm_movehdup_ps(a));
-    return _mm_cvtss_f32(a);
-}
-
-AI float hsum8(__m256 v)
-{
-    __m128 a = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-    a = _mm_add_ps(a, _mm_movehl_ps(a, a));
-    a = _mm_add_ss(a, _mm_movehdup_ps(a));
-    return _mm_cvtss_f32(a);
 }
 
 AI __m256 scaled(int kind, __m256 vs, __m256 xv, __m256 add)
@@ -95,13 +76,13 @@ AI float rmax8(size_t n, float scale, const float *x, int kind, const void *mrow
         m1 = _mm256_max_ps(m1, _mm256_blendv_ps(ninf, v1, k1));
     }
     for (; c < n; c += 8) {
-        const __m256i t = tail8(n - c);
+        const __m256i t = sk_tail8_avx2(n - c);
         const __m256 k = att8(kind, mrow, c, n - c, t, &add);
         const __m256 xv = ldxm8(x + c, t);
         const __m256 v = raw ? xv : scaled(kind, vs, xv, add);
         m0 = _mm256_max_ps(m0, _mm256_blendv_ps(ninf, v, k));
     }
-    const float m = hmax8(_mm256_max_ps(m0, m1));
+    const float m = sk_hmax8_avx2(_mm256_max_ps(m0, m1));
     return raw ? scale * m : m;
 }
 
@@ -113,8 +94,8 @@ AI void rscale8(size_t n, float inv, float *y);
 
 /* Sweep 2, fused with sweep 3 of the previous row (yp[0..np) *= invp; yp NULL: none): the loads,
    multiplies and stores of the normalisation fill the slots the exp leaves free. */
-AI double rexp8(size_t n, float scale, const float *x, int kind, const void *mrow, float m, float *y,
-                const float *pf, float *yp, size_t np, float invp)
+AI double rexp8(size_t n, float scale, const float *x, int kind, const void *mrow, float m,
+                float *y, const float *pf, float *yp, size_t np, float invp)
 {
     const __m256 vs = _mm256_set1_ps(scale), negm = _mm256_set1_ps(-m), vi = _mm256_set1_ps(invp);
     size_t done = 0; /* columns of yp already normalised */
@@ -130,7 +111,8 @@ AI double rexp8(size_t n, float scale, const float *x, int kind, const void *mro
             }
             if (yp && c + 16 <= np) {
                 for (int j = 0; j < 2; j++)
-                    _mm256_storeu_ps(yp + c + 8 * j, _mm256_mul_ps(_mm256_loadu_ps(yp + c + 8 * j), vi));
+                    _mm256_storeu_ps(yp + c + 8 * j,
+                                     _mm256_mul_ps(_mm256_loadu_ps(yp + c + 8 * j), vi));
                 done = c + 16;
             }
             __m256 a[2] = { add, add }, k[2], e[2];
@@ -138,14 +120,15 @@ AI double rexp8(size_t n, float scale, const float *x, int kind, const void *mro
             if (kind != SK_MASK_NONE) {
                 const __m256 any = _mm256_or_ps(k[0], k[1]);
                 if (_mm256_testz_ps(any, any)) { /* nothing attended, e.g. key padding */
-                    for (int j = 0; j < 2; j++) _mm256_storeu_ps(y + c + 8 * j, _mm256_setzero_ps());
+                    for (int j = 0; j < 2; j++)
+                        _mm256_storeu_ps(y + c + 8 * j, _mm256_setzero_ps());
                     continue;
                 }
             }
             for (int j = 0; j < 2; j++) {
                 const __m256 xv = ldx8(x + c + 8 * j);
                 const __m256 d = _mm256_add_ps(scaled(kind, vs, xv, a[j]), negm);
-                e[j] = sk_exp_neg_ps_avx2(d);
+                e[j] = sk_expneg_rr2_p5_avx2(d);
                 if (kind != SK_MASK_NONE) e[j] = _mm256_and_ps(k[j], e[j]);
             }
             for (int j = 0; j < 2; j++) _mm256_storeu_ps(y + c + 8 * j, e[j]);
@@ -154,16 +137,16 @@ AI double rexp8(size_t n, float scale, const float *x, int kind, const void *mro
             s0 = _mm256_add_ps(s0, _mm256_add_ps(e[0], e[1]));
         }
         for (; c < end; c += 8) {
-            const __m256i t = tail8(end - c);
+            const __m256i t = sk_tail8_avx2(end - c);
             const __m256 k = att8(kind, mrow, c, end - c, t, &add);
             const __m256 xv = ldxm8(x + c, t);
             const __m256 d = _mm256_add_ps(scaled(kind, vs, xv, add), negm);
-            const __m256 e = _mm256_and_ps(k, sk_exp_neg_ps_avx2(d));
+            const __m256 e = _mm256_and_ps(k, sk_expneg_rr2_p5_avx2(d));
             if (end - c >= 8) _mm256_storeu_ps(y + c, e);
             else _mm256_maskstore_ps(y + c, t, e);
             s0 = _mm256_add_ps(s0, e);
         }
-        sum += (double)hsum8(s0);
+        sum += (double)sk_hsum8_avx2(s0);
     }
     if (yp) rscale8(np - done, invp, yp + done);
     return sum;
@@ -176,7 +159,7 @@ AI void rscale8(size_t n, float inv, float *y)
     size_t c = 0;
     for (; c + 8 <= n; c += 8) _mm256_storeu_ps(y + c, _mm256_mul_ps(_mm256_loadu_ps(y + c), vi));
     if (c < n) {
-        const __m256i t = tail8(n - c);
+        const __m256i t = sk_tail8_avx2(n - c);
         _mm256_maskstore_ps(y + c, t, _mm256_mul_ps(_mm256_maskload_ps(y + c, t), vi));
     }
 }
@@ -187,7 +170,7 @@ AI void tail8fill(size_t cols, size_t len, float *yr)
     const __m256 fv = _mm256_setzero_ps();
     size_t c = len;
     for (; c + 8 <= cols; c += 8) _mm256_storeu_ps(yr + c, fv); /* vmaskmovps stores are slow */
-    if (c < cols) _mm256_maskstore_ps(yr + c, tail8(cols - c), fv);
+    if (c < cols) _mm256_maskstore_ps(yr + c, sk_tail8_avx2(cols - c), fv);
 }
 
 /* The block driver (softmax_rows.h) on this file's row kernels. */
@@ -196,53 +179,36 @@ AI void tail8fill(size_t cols, size_t len, float *yr)
 #define SK_REXP rexp8
 #define SK_RSCALE rscale8
 #define SK_TAILFILL tail8fill
-#define SK_ROW_SHARED_MASK(kind) ((kind) == SK_MASK_KEYS || (kind) == KIND_LANES)
 #include "softmax_rows.h"
 
-void sk_scale_mask_softmax_avx2(size_t rows, size_t cols, float scale, const float *x, size_t ldx,
-                                const sk_mask *mask, float *y, size_t ldy)
+/* A key mask that is not dense: for several rows, its bytes expanded once into 32-bit lane masks
+   (one load per vector after). */
+static void rows8_keys(size_t rows, size_t cols, float scale, const float *x, size_t ldx,
+                       const sk_mask *mask, size_t hi, float *y, size_t ldy)
 {
-    switch (mask ? mask->kind : SK_MASK_NONE) {
-    case SK_MASK_KEYS: {
-        /* The key mask is the same for every row: columns past the last attended key are only
-           zero-filled, and an all-attended prefix needs no mask at all. */
-        int dense;
-        const size_t hi = sk_keys_end(cols, (const uint8_t *)mask->data, &dense);
-        if (dense) {
-            rows8(rows, cols, scale, x, ldx, mask, SK_MASK_NONE, hi, y, ldy, mask);
-        } else if (rows > 1 && hi <= 4096) { /* expand the key bytes once: one load per vector after */
-            int32_t lanes[4096] SK_ALIGN(32);
-            const __m256i ones = _mm256_set1_epi32(-1);
-            __m256 unused;
-            for (size_t c = 0; c < hi; c += 8) {
-                const size_t rem = hi - c;
-                const __m256 k = att8(SK_MASK_KEYS, mask->data, c, rem, rem >= 8 ? ones : tail8(rem), &unused);
-                if (rem >= 8) _mm256_storeu_ps((float *)(lanes + c), k);
-                else _mm256_maskstore_ps((float *)(lanes + c), tail8(rem), k);
-            }
-            const sk_mask lm = { SK_MASK_KEYS, lanes, 0, 0 };
-            rows8(rows, cols, scale, x, ldx, &lm, KIND_LANES, hi, y, ldy, mask);
-        } else {
-            rows8(rows, cols, scale, x, ldx, mask, SK_MASK_KEYS, hi, y, ldy, mask);
-        }
-        break;
+    if (rows == 1 || hi > 4096) {
+        rows8(rows, cols, scale, x, ldx, mask, SK_MASK_KEYS, hi, y, ldy, mask);
+        return;
     }
-    case SK_MASK_BOOL:
-        rows8(rows, cols, scale, x, ldx, mask, SK_MASK_BOOL, cols, y, ldy, mask);
-        break;
-    case SK_MASK_ADD:
-        rows8(rows, cols, scale, x, ldx, mask, SK_MASK_ADD, cols, y, ldy, mask);
-        break;
-    default:
-        rows8(rows, cols, scale, x, ldx, mask, SK_MASK_NONE, cols, y, ldy, mask);
-        break; /* NONE, CAUSAL */
+    int32_t lanes[4096] SK_ALIGN(32);
+    const __m256i ones = _mm256_set1_epi32(-1);
+    __m256 unused;
+    for (size_t c = 0; c < hi; c += 8) {
+        const size_t rem = hi - c;
+        const __m256 k = att8(SK_MASK_KEYS, mask->data, c, rem,
+                              rem >= 8 ? ones : sk_tail8_avx2(rem), &unused);
+        if (rem >= 8) _mm256_storeu_ps((float *)(lanes + c), k);
+        else _mm256_maskstore_ps((float *)(lanes + c), sk_tail8_avx2(rem), k);
     }
+    const sk_mask lm = { SK_MASK_KEYS, lanes, 0, 0 };
+    rows8(rows, cols, scale, x, ldx, &lm, KIND_LANES, hi, y, ldy, mask);
 }
 
-void sk_softmax_avx2(size_t rows, size_t cols, const float *x, size_t ldx, float *y, size_t ldy)
-{
-    rows8(rows, cols, 1.f, x, ldx, NULL, SK_MASK_NONE, cols, y, ldy, NULL);
-}
+#define SK_ENTRY_SMX sk_scale_mask_softmax_avx2
+#define SK_ENTRY_SOFTMAX sk_softmax_avx2
+#define SK_ENTRY_ROWS rows8
+#define SK_ENTRY_KEYS rows8_keys
+#include "softmax_entry.h"
 
 float sk_max_avx2(size_t n, const float *x)
 {
@@ -256,12 +222,13 @@ float sk_max_avx2(size_t n, const float *x)
         m1 = _mm256_max_ps(m1, b);
     }
     for (; i < n; i += 8) {
-        const __m256i t = tail8(n - i);
-        const __m256 a = _mm256_blendv_ps(ninf, _mm256_maskload_ps(x + i, t), _mm256_castsi256_ps(t));
+        const __m256i t = sk_tail8_avx2(n - i);
+        const __m256 a =
+            _mm256_blendv_ps(ninf, _mm256_maskload_ps(x + i, t), _mm256_castsi256_ps(t));
         nan = _mm256_or_ps(nan, _mm256_cmp_ps(a, a, _CMP_UNORD_Q));
         m0 = _mm256_max_ps(m0, a);
     }
-    return _mm256_movemask_ps(nan) ? NAN : hmax8(_mm256_max_ps(m0, m1));
+    return _mm256_movemask_ps(nan) ? NAN : sk_hmax8_avx2(_mm256_max_ps(m0, m1));
 }
 
 float sk_expsum_avx2(size_t n, const float *x, float bias, float *y)
@@ -272,21 +239,22 @@ float sk_expsum_avx2(size_t n, const float *x, float bias, float *y)
         const size_t end = n - i > 512 ? i + 512 : n;
         __m256 s0 = _mm256_setzero_ps(), s1 = s0;
         for (; i + 16 <= end; i += 16) {
-            const __m256 e0 = sk_exp_neg_ps_avx2(_mm256_add_ps(_mm256_loadu_ps(x + i), nb));
-            const __m256 e1 = sk_exp_neg_ps_avx2(_mm256_add_ps(_mm256_loadu_ps(x + i + 8), nb));
+            const __m256 e0 = sk_expneg_rr2_p5_avx2(_mm256_add_ps(_mm256_loadu_ps(x + i), nb));
+            const __m256 e1 = sk_expneg_rr2_p5_avx2(_mm256_add_ps(_mm256_loadu_ps(x + i + 8), nb));
             _mm256_storeu_ps(y + i, e0);
             _mm256_storeu_ps(y + i + 8, e1);
             s0 = _mm256_add_ps(s0, e0);
             s1 = _mm256_add_ps(s1, e1);
         }
         for (; i < end; i += 8) {
-            const __m256i t = tail8(end - i);
-            const __m256 e = _mm256_and_ps(_mm256_castsi256_ps(t),
-                                           sk_exp_neg_ps_avx2(_mm256_add_ps(_mm256_maskload_ps(x + i, t), nb)));
+            const __m256i t = sk_tail8_avx2(end - i);
+            const __m256 e = _mm256_and_ps(
+                _mm256_castsi256_ps(t),
+                sk_expneg_rr2_p5_avx2(_mm256_add_ps(_mm256_maskload_ps(x + i, t), nb)));
             _mm256_maskstore_ps(y + i, t, e);
             s0 = _mm256_add_ps(s0, e);
         }
-        sum += (double)hsum8(_mm256_add_ps(s0, s1));
+        sum += (double)sk_hsum8_avx2(_mm256_add_ps(s0, s1));
     }
     return (float)sum;
 }
@@ -297,7 +265,7 @@ AI float smm8(size_t n, float scale, const float *x, int kind, const void *mrow,
     const __m256 vs = _mm256_set1_ps(scale), ninf = _mm256_set1_ps(-INFINITY);
     __m256 add = _mm256_setzero_ps(), m0 = ninf, nan = _mm256_setzero_ps();
     for (size_t c = 0; c < n; c += 8) {
-        const __m256i t = tail8(n - c);
+        const __m256i t = sk_tail8_avx2(n - c);
         const __m256 k = att8(kind, mrow, c, n - c, t, &add);
         const __m256 v = scaled(kind, vs, ldxm8(x + c, t), add);
         const __m256 vm = _mm256_blendv_ps(ninf, v, k);
@@ -305,22 +273,16 @@ AI float smm8(size_t n, float scale, const float *x, int kind, const void *mrow,
         m0 = _mm256_max_ps(m0, vm);
         _mm256_maskstore_ps(y + c, t, vm);
     }
-    return _mm256_movemask_ps(nan) ? NAN : hmax8(m0);
+    return _mm256_movemask_ps(nan) ? NAN : sk_hmax8_avx2(m0);
 }
 
-float sk_scale_mask_max_avx2(size_t n, float scale, const float *x, const sk_mask *mask, size_t r,
-                             float *y)
+AI void neginf8(size_t c0, size_t n, float *y)
 {
-    switch (mask ? mask->kind : SK_MASK_NONE) {
-    case SK_MASK_KEYS: return smm8(n, scale, x, SK_MASK_KEYS, mask->data, y);
-    case SK_MASK_BOOL: return smm8(n, scale, x, SK_MASK_BOOL, (const uint8_t *)mask->data + r * mask->ld, y);
-    case SK_MASK_ADD: return smm8(n, scale, x, SK_MASK_ADD, (const float *)mask->data + r * mask->ld, y);
-    case SK_MASK_CAUSAL: {
-        const size_t na = sk_causal_len(r, n, mask->offset);
-        const float m = na ? smm8(na, scale, x, SK_MASK_NONE, NULL, y) : -INFINITY;
-        for (size_t c = na; c < n; c += 8) _mm256_maskstore_ps(y + c, tail8(n - c), _mm256_set1_ps(-INFINITY));
-        return m;
-    }
-    default: return smm8(n, scale, x, SK_MASK_NONE, NULL, y);
-    }
+    for (size_t c = c0; c < n; c += 8)
+        _mm256_maskstore_ps(y + c, sk_tail8_avx2(n - c), _mm256_set1_ps(-INFINITY));
 }
+
+#define SK_ENTRY_SMM sk_scale_mask_max_avx2
+#define SK_ENTRY_SMMROW smm8
+#define SK_ENTRY_NEGFILL neginf8
+#include "softmax_entry.h"

@@ -2,22 +2,19 @@
  *   1. the max of scale*x (+ mask) over attended columns (reads x and the mask),
  *   2. e = exp(scale*x - max) with the softmax exp, masked lanes forced to 0, written to y, summed
  *      (float lanes, flushed into a double every 1024 columns),
- *   3. y *= 1/sum, for rows <= 2048 columns run inside the next row's sweep 2 (its loads, multiplies
- *      and stores fill the slots the exp leaves free).
- * Scale and mask are fused into sweeps 1 and 2; tails run under a __mmask16, never past the row.
- * Key padding masks: columns past the last attended key are only zero-filled, and an all-attended
- * prefix runs without a mask (sk_keys_end).
+ *   3. y *= 1/sum, for rows <= 2048 columns run inside the next row's sweep 2 (its loads,
+ * multiplies and stores fill the slots the exp leaves free). Scale and mask are fused into sweeps 1
+ * and 2; tails run under a __mmask16, never past the row. Key padding masks: columns past the last
+ * attended key are only zero-filled, and an all-attended prefix runs without a mask (sk_keys_end).
  * A NaN reaching an attended lane makes the sum NaN, so the whole row comes out NaN; masked lanes
  * never enter the max or the sum, so NaN under the mask does not leak. */
 #include <math.h>
 #include <stdint.h>
 #include "exp_avx512.h"
-#include "vmath.h"
+#include "x86/math.h"
 #include "common.h"
 
 #define AI static inline __attribute__((always_inline))
-
-AI __mmask16 tail16(size_t rem) { return rem >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << rem) - 1); }
 
 /* The attended lanes among k at column c, and (ADD) the additive mask values. */
 AI __mmask16 att16(int kind, const void *mrow, size_t c, __mmask16 k, __m512 *add)
@@ -67,10 +64,12 @@ AI float rmax16(size_t n, float scale, const float *x, int kind, const void *mro
         m1 = _mm512_mask_max_ps(m1, k1, m1, v1);
     }
     for (; c < n; c += 16) {
-        const __mmask16 t = tail16(n - c);
+        const __mmask16 t = sk_tail16_avx512(n - c);
         const __mmask16 k = att16(kind, mrow, c, t, &add);
         const __m512 xv = ldxz16(t, x + c);
-        const __m512 v = kind == SK_MASK_ADD ? _mm512_fmadd_ps(vs, xv, add) : raw ? xv : _mm512_mul_ps(vs, xv);
+        const __m512 v = kind == SK_MASK_ADD ? _mm512_fmadd_ps(vs, xv, add)
+                         : raw               ? xv
+                                             : _mm512_mul_ps(vs, xv);
         m0 = _mm512_mask_max_ps(m0, k, m0, v);
     }
     const float m = hmax16(_mm512_max_ps(m0, m1));
@@ -85,8 +84,8 @@ AI void rscale16(size_t n, float inv, float *y);
 
 /* Sweep 2, fused with sweep 3 of the previous row (yp[0..np) *= invp; yp NULL: none): the loads,
    multiplies and stores of the normalisation fill the slots the exp leaves free. */
-AI double rexp16(size_t n, float scale, const float *x, int kind, const void *mrow, float m, float *y,
-                 const float *pf, float *yp, size_t np, float invp)
+AI double rexp16(size_t n, float scale, const float *x, int kind, const void *mrow, float m,
+                 float *y, const float *pf, float *yp, size_t np, float invp)
 {
     const __m512 vs = _mm512_set1_ps(scale), negm = _mm512_set1_ps(-m), vi = _mm512_set1_ps(invp);
     size_t done = 0; /* columns of yp already normalised */
@@ -104,7 +103,8 @@ AI double rexp16(size_t n, float scale, const float *x, int kind, const void *mr
             }
             if (yp && c + 64 <= np) {
                 for (int j = 0; j < 4; j++)
-                    _mm512_storeu_ps(yp + c + 16 * j, _mm512_mul_ps(_mm512_loadu_ps(yp + c + 16 * j), vi));
+                    _mm512_storeu_ps(yp + c + 16 * j,
+                                     _mm512_mul_ps(_mm512_loadu_ps(yp + c + 16 * j), vi));
                 done = c + 64;
             }
             __m512 a[4] = { add, add, add, add }, e[4];
@@ -118,19 +118,19 @@ AI double rexp16(size_t n, float scale, const float *x, int kind, const void *mr
                 const __m512 xv = ldx16(x + c + 16 * j);
                 const __m512 d = _mm512_add_ps(kind == SK_MASK_ADD ? _mm512_fmadd_ps(vs, xv, a[j])
                                                                    : _mm512_mul_ps(vs, xv), negm);
-                e[j] = sk_exp_neg_maskz_avx512(k[j], d);
+                e[j] = sk_expneg_rr2_p5_maskz_avx512(k[j], d);
             }
             for (int j = 0; j < 4; j++) _mm512_storeu_ps(y + c + 16 * j, e[j]);
             s0 = _mm512_add_ps(s0, _mm512_add_ps(e[0], e[1]));
             s1 = _mm512_add_ps(s1, _mm512_add_ps(e[2], e[3]));
         }
         for (; c < end; c += 16) {
-            const __mmask16 t = tail16(end - c);
+            const __mmask16 t = sk_tail16_avx512(end - c);
             const __mmask16 k = att16(kind, mrow, c, t, &add);
             const __m512 xv = ldxz16(t, x + c);
             const __m512 d = _mm512_add_ps(kind == SK_MASK_ADD ? _mm512_fmadd_ps(vs, xv, add)
                                                                : _mm512_mul_ps(vs, xv), negm);
-            const __m512 e = sk_exp_neg_maskz_avx512(k, d);
+            const __m512 e = sk_expneg_rr2_p5_maskz_avx512(k, d);
             _mm512_mask_storeu_ps(y + c, t, e);
             s0 = _mm512_add_ps(s0, e);
         }
@@ -147,22 +147,25 @@ AI void rscale16(size_t n, float inv, float *y)
     size_t c = 0;
     for (; c + 16 <= n; c += 16) _mm512_storeu_ps(y + c, _mm512_mul_ps(_mm512_loadu_ps(y + c), vi));
     if (c < n) {
-        const __mmask16 t = tail16(n - c);
+        const __mmask16 t = sk_tail16_avx512(n - c);
         _mm512_mask_storeu_ps(y + c, t, _mm512_mul_ps(_mm512_maskz_loadu_ps(t, y + c), vi));
     }
 }
 
 /* Sweep 3 for outputs far larger than the caches: e was written to an L1 scratch row, y is written
-   once with non-temporal stores (no read-for-ownership of y: the bytes moved are those of a copy). */
+   once with non-temporal stores (no read-for-ownership of y: the bytes moved are those of a copy).
+ */
 static void rstream16(size_t n, float inv, const float *e, float *y)
 {
     const __m512 vi = _mm512_set1_ps(inv);
     size_t c = ((64 - ((uintptr_t)y & 63)) & 63) / 4; /* columns before y + c is 64-byte aligned */
     if (c > n) c = n;
-    if (c) _mm512_mask_storeu_ps(y, tail16(c), _mm512_mul_ps(_mm512_maskz_loadu_ps(tail16(c), e), vi));
+    if (c)
+        _mm512_mask_storeu_ps(y, sk_tail16_avx512(c),
+                              _mm512_mul_ps(_mm512_maskz_loadu_ps(sk_tail16_avx512(c), e), vi));
     for (; c + 16 <= n; c += 16) _mm512_stream_ps(y + c, _mm512_mul_ps(_mm512_loadu_ps(e + c), vi));
     if (c < n) {
-        const __mmask16 t = tail16(n - c);
+        const __mmask16 t = sk_tail16_avx512(n - c);
         _mm512_mask_storeu_ps(y + c, t, _mm512_mul_ps(_mm512_maskz_loadu_ps(t, e + c), vi));
     }
 }
@@ -174,7 +177,7 @@ static void rstream16(size_t n, float inv, const float *e, float *y)
 AI void tail16fill(size_t cols, size_t len, float *yr)
 {
     for (size_t c = len; c < cols; c += 16)
-        _mm512_mask_storeu_ps(yr + c, tail16(cols - c), _mm512_setzero_ps());
+        _mm512_mask_storeu_ps(yr + c, sk_tail16_avx512(cols - c), _mm512_setzero_ps());
 }
 
 /* The block driver (softmax_rows.h) on this file's row kernels. */
@@ -183,24 +186,22 @@ AI void tail16fill(size_t cols, size_t len, float *yr)
 #define SK_REXP rexp16
 #define SK_RSCALE rscale16
 #define SK_TAILFILL tail16fill
-#define SK_ROW_SHARED_MASK(kind) ((kind) == SK_MASK_KEYS)
 #include "softmax_rows.h"
 
 /* Outputs of STREAM_MIN_ELEMS or more with one row per block: each row through an L1 scratch row
    and out with non-temporal stores; everything else through the shared block driver. */
-AI void rows16(size_t rows, size_t cols, float scale, const float *x, size_t ldx, const sk_mask *mask,
-               int kind, size_t cap, float *y, size_t ldy, const sk_mask *ref)
+AI void rows16(size_t rows, size_t cols, float scale, const float *x, size_t ldx,
+               const sk_mask *mask, int kind, size_t cap, float *y, size_t ldy, const sk_mask *ref)
 {
     size_t rb = 24576 / (cols * 8 + 1); /* the block driver's rows per block */
     rb = rb < 1 ? 1 : (rb > 8 ? 8 : rb);
-    if (rb == 1 && cols <= STREAM_MAX_COLS && rows * cols >= STREAM_MIN_ELEMS && ((uintptr_t)y & 3) == 0) {
+    if (rb == 1 && cols <= STREAM_MAX_COLS && rows * cols >= STREAM_MIN_ELEMS &&
+        ((uintptr_t)y & 3) == 0) {
         float scr[STREAM_MAX_COLS] SK_ALIGN(64);
         for (size_t r = 0; r < rows; r++) {
-            const void *mr = kind == SK_MASK_KEYS ? mask->data
-                           : kind == SK_MASK_BOOL ? (const void *)((const uint8_t *)mask->data + r * mask->ld)
-                           : kind == SK_MASK_ADD ? (const void *)((const float *)mask->data + r * mask->ld)
-                           : NULL;
-            size_t len = mask && mask->kind == SK_MASK_CAUSAL ? sk_causal_len(r, cols, mask->offset) : cols;
+            const void *mr = sk_mask_row(mask, r);
+            size_t len =
+                mask && mask->kind == SK_MASK_CAUSAL ? sk_causal_len(r, cols, mask->offset) : cols;
             len = len < cap ? len : cap;
             const float *xr = x + r * ldx;
             float *yr = y + r * ldy;
@@ -223,35 +224,10 @@ AI void rows16(size_t rows, size_t cols, float scale, const float *x, size_t ldx
     rows16_blocks(rows, cols, scale, x, ldx, mask, kind, cap, y, ldy, ref);
 }
 
-void sk_scale_mask_softmax_avx512(size_t rows, size_t cols, float scale, const float *x, size_t ldx,
-                                  const sk_mask *mask, float *y, size_t ldy)
-{
-    switch (mask ? mask->kind : SK_MASK_NONE) {
-    case SK_MASK_KEYS: {
-        /* The key mask is the same for every row: columns past the last attended key are only
-           zero-filled, and an all-attended prefix needs no mask at all. */
-        int dense;
-        const size_t hi = sk_keys_end(cols, (const uint8_t *)mask->data, &dense);
-        if (dense) rows16(rows, cols, scale, x, ldx, mask, SK_MASK_NONE, hi, y, ldy, mask);
-        else rows16(rows, cols, scale, x, ldx, mask, SK_MASK_KEYS, hi, y, ldy, mask);
-        break;
-    }
-    case SK_MASK_BOOL:
-        rows16(rows, cols, scale, x, ldx, mask, SK_MASK_BOOL, cols, y, ldy, mask);
-        break;
-    case SK_MASK_ADD:
-        rows16(rows, cols, scale, x, ldx, mask, SK_MASK_ADD, cols, y, ldy, mask);
-        break;
-    default:
-        rows16(rows, cols, scale, x, ldx, mask, SK_MASK_NONE, cols, y, ldy, mask);
-        break; /* NONE, CAUSAL */
-    }
-}
-
-void sk_softmax_avx512(size_t rows, size_t cols, const float *x, size_t ldx, float *y, size_t ldy)
-{
-    rows16(rows, cols, 1.f, x, ldx, NULL, SK_MASK_NONE, cols, y, ldy, NULL);
-}
+#define SK_ENTRY_SMX sk_scale_mask_softmax_avx512
+#define SK_ENTRY_SOFTMAX sk_softmax_avx512
+#define SK_ENTRY_ROWS rows16
+#include "softmax_entry.h"
 
 float sk_max_avx512(size_t n, const float *x)
 {
@@ -265,7 +241,7 @@ float sk_max_avx512(size_t n, const float *x)
         m1 = _mm512_max_ps(m1, b);
     }
     for (; i < n; i += 16) {
-        const __mmask16 t = tail16(n - i);
+        const __mmask16 t = sk_tail16_avx512(n - i);
         const __m512 a = _mm512_maskz_loadu_ps(t, x + i);
         nan |= _mm512_mask_cmp_ps_mask(t, a, a, _CMP_UNORD_Q);
         m0 = _mm512_mask_max_ps(m0, t, m0, a);
@@ -281,16 +257,18 @@ float sk_expsum_avx512(size_t n, const float *x, float bias, float *y)
         const size_t end = n - i > 1024 ? i + 1024 : n;
         __m512 s0 = _mm512_setzero_ps(), s1 = s0;
         for (; i + 32 <= end; i += 32) {
-            const __m512 e0 = sk_exp_neg_ps_avx512(_mm512_add_ps(_mm512_loadu_ps(x + i), nb));
-            const __m512 e1 = sk_exp_neg_ps_avx512(_mm512_add_ps(_mm512_loadu_ps(x + i + 16), nb));
+            const __m512 e0 = sk_expneg_rr2_p5_avx512(_mm512_add_ps(_mm512_loadu_ps(x + i), nb));
+            const __m512 e1 =
+                sk_expneg_rr2_p5_avx512(_mm512_add_ps(_mm512_loadu_ps(x + i + 16), nb));
             _mm512_storeu_ps(y + i, e0);
             _mm512_storeu_ps(y + i + 16, e1);
             s0 = _mm512_add_ps(s0, e0);
             s1 = _mm512_add_ps(s1, e1);
         }
         for (; i < end; i += 16) {
-            const __mmask16 t = tail16(end - i);
-            const __m512 e = sk_exp_neg_maskz_avx512(t, _mm512_add_ps(_mm512_maskz_loadu_ps(t, x + i), nb));
+            const __mmask16 t = sk_tail16_avx512(end - i);
+            const __m512 e = sk_expneg_rr2_p5_maskz_avx512(
+                t, _mm512_add_ps(_mm512_maskz_loadu_ps(t, x + i), nb));
             _mm512_mask_storeu_ps(y + i, t, e);
             s0 = _mm512_add_ps(s0, e);
         }
@@ -306,7 +284,7 @@ AI float smm16(size_t n, float scale, const float *x, int kind, const void *mrow
     __m512 add = _mm512_setzero_ps(), m0 = ninf;
     __mmask16 nan = 0;
     for (size_t c = 0; c < n; c += 16) {
-        const __mmask16 t = tail16(n - c);
+        const __mmask16 t = sk_tail16_avx512(n - c);
         const __mmask16 k = att16(kind, mrow, c, t, &add);
         const __m512 xv = ldxz16(t, x + c);
         const __m512 v = kind == SK_MASK_ADD ? _mm512_fmadd_ps(vs, xv, add) : _mm512_mul_ps(vs, xv);
@@ -317,19 +295,13 @@ AI float smm16(size_t n, float scale, const float *x, int kind, const void *mrow
     return nan ? NAN : hmax16(m0);
 }
 
-float sk_scale_mask_max_avx512(size_t n, float scale, const float *x, const sk_mask *mask, size_t r,
-                               float *y)
+AI void neginf16(size_t c0, size_t n, float *y)
 {
-    switch (mask ? mask->kind : SK_MASK_NONE) {
-    case SK_MASK_KEYS: return smm16(n, scale, x, SK_MASK_KEYS, mask->data, y);
-    case SK_MASK_BOOL: return smm16(n, scale, x, SK_MASK_BOOL, (const uint8_t *)mask->data + r * mask->ld, y);
-    case SK_MASK_ADD: return smm16(n, scale, x, SK_MASK_ADD, (const float *)mask->data + r * mask->ld, y);
-    case SK_MASK_CAUSAL: {
-        const size_t na = sk_causal_len(r, n, mask->offset);
-        const float m = na ? smm16(na, scale, x, SK_MASK_NONE, NULL, y) : -INFINITY;
-        for (size_t c = na; c < n; c += 16) _mm512_mask_storeu_ps(y + c, tail16(n - c), _mm512_set1_ps(-INFINITY));
-        return m;
-    }
-    default: return smm16(n, scale, x, SK_MASK_NONE, NULL, y);
-    }
+    for (size_t c = c0; c < n; c += 16)
+        _mm512_mask_storeu_ps(y + c, sk_tail16_avx512(n - c), _mm512_set1_ps(-INFINITY));
 }
+
+#define SK_ENTRY_SMM sk_scale_mask_max_avx512
+#define SK_ENTRY_SMMROW smm16
+#define SK_ENTRY_NEGFILL neginf16
+#include "softmax_entry.h"

@@ -1,4 +1,4 @@
-/* checkasm driver: `checkasm [--test=NAME] [--isa=NAME] [--seed=N] [--quick] [--verbose]`.
+/* checkasm driver: `checkasm [--test=NAME] [--isa=NAME] [--seed=N] [--quick] [--bench] [--verbose]`.
  * Runs each family test once per ISA that is available (or just --isa); exits 77 (meson's "skip")
  * when the requested ISA is not available on this host, 1 on any failure. */
 #include <inttypes.h>
@@ -16,7 +16,7 @@ static struct {
     uint64_t seed;
     uint64_t s[4];
     char func[160];
-    int failures, printed, verbose, quick;
+    int failures, printed, verbose, quick, bench;
 } st;
 
 sk_isa ck_isa(void) { return st.isa; }
@@ -24,6 +24,7 @@ uint64_t ck_seed(void) { return st.seed; }
 int ck_failures(void) { return st.failures; }
 int ck_verbose(void) { return st.verbose; }
 int ck_quick(void) { return st.quick; }
+int ck_bench(void) { return st.bench; }
 
 static void select_or_die(sk_isa isa)
 {
@@ -148,6 +149,7 @@ static const struct { const char *name; void (*fn)(void); } g_tests[] = {
     { "exp", ck_test_exp },
     { "softmax", ck_test_softmax },
     { "attention", ck_test_attention },
+    { "slots", ck_test_slots },
 };
 
 int main(int argc, char **argv)
@@ -159,10 +161,12 @@ int main(int argc, char **argv)
         else if (!strncmp(argv[i], "--isa=", 6)) only_isa = argv[i] + 6;
         else if (!strncmp(argv[i], "--seed=", 7)) st.seed = strtoull(argv[i] + 7, NULL, 0);
         else if (!strcmp(argv[i], "--quick")) st.quick = 1;
+        else if (!strcmp(argv[i], "--bench")) st.bench = 1;
         else if (!strcmp(argv[i], "--verbose") || !strcmp(argv[i], "-v")) st.verbose = 1;
         else {
-            fprintf(stderr, "usage: %s [--test=gemm|exp|softmax|attention] [--isa=scalar|avx2|avx512|neon]"
-                            " [--seed=N] [--quick] [--verbose]\n", argv[0]);
+            fprintf(stderr, "usage: %s [--test=gemm|exp|softmax|attention|slots]"
+                            " [--isa=scalar|avx2|avx512|neon] [--seed=N] [--quick] [--bench]"
+                            " [--verbose]\n", argv[0]);
             return 2;
         }
     }

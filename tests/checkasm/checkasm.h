@@ -29,6 +29,7 @@ int ck_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int ck_failures(void);
 int ck_verbose(void);         /* --verbose */
 int ck_quick(void);           /* --quick: smaller sweeps (e.g. under qemu) */
+int ck_bench(void);           /* --bench: also time the slots (tests/checkasm/slots.c) */
 
 /* --- random numbers (xoshiro256**, seeded from --seed) --- */
 uint64_t ck_rand64(void);
@@ -56,5 +57,6 @@ void ck_test_gemm(void);
 void ck_test_exp(void);
 void ck_test_softmax(void);
 void ck_test_attention(void);
+void ck_test_slots(void);
 
 #endif

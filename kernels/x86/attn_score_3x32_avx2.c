@@ -6,34 +6,15 @@
  * reduced with horizontal adds. */
 #include <immintrin.h>
 #include "dsp.h"
-#include "x86/attn_exp_avx2.h"
-
-/* 8 rows x 8 columns of q -> 8 columns x 8 rows of qt */
-static inline void transpose8(const float *q, size_t ldq, float *qt, size_t bq)
-{
-    __m256 a[8], b[8], c[8];
-    for (int i = 0; i < 8; i++) a[i] = _mm256_loadu_ps(q + i * ldq);
-    for (int i = 0; i < 4; i++) { /* per 128-bit half: [r2i p0, r2i+1 p0, r2i p1, r2i+1 p1] / p2, p3 */
-        b[2 * i] = _mm256_unpacklo_ps(a[2 * i], a[2 * i + 1]);
-        b[2 * i + 1] = _mm256_unpackhi_ps(a[2 * i], a[2 * i + 1]);
-    }
-    for (int i = 0; i < 2; i++) { /* per half: the 4 rows of column p, for p = 0..3 (4..7 high) */
-        c[4 * i + 0] = _mm256_shuffle_ps(b[4 * i], b[4 * i + 2], 0x44);
-        c[4 * i + 1] = _mm256_shuffle_ps(b[4 * i], b[4 * i + 2], 0xee);
-        c[4 * i + 2] = _mm256_shuffle_ps(b[4 * i + 1], b[4 * i + 3], 0x44);
-        c[4 * i + 3] = _mm256_shuffle_ps(b[4 * i + 1], b[4 * i + 3], 0xee);
-    }
-    for (int i = 0; i < 4; i++) { /* rows 0..3 from c[i], rows 4..7 from c[4 + i] */
-        _mm256_storeu_ps(qt + i * bq, _mm256_permute2f128_ps(c[i], c[4 + i], 0x20));
-        _mm256_storeu_ps(qt + (4 + i) * bq, _mm256_permute2f128_ps(c[i], c[4 + i], 0x31));
-    }
-}
+#include "x86/attention.h"
+#include "x86/avx2_util.h"
 
 void sk_attn_pack_q_avx2(size_t bq, size_t d, const float *q, size_t ldq, float *qt)
 {
     const size_t r8 = bq & ~(size_t)7, p8 = d & ~(size_t)7;
     for (size_t r = 0; r < r8; r += 8) {
-        for (size_t p = 0; p < p8; p += 8) transpose8(q + r * ldq + p, ldq, qt + p * bq + r, bq);
+        for (size_t p = 0; p < p8; p += 8)
+            sk_transpose8x8_avx2(q + r * ldq + p, ldq, qt + p * bq + r, bq);
         for (size_t i = 0; i < 8; i++)
             for (size_t p = p8; p < d; p++) qt[p * bq + r + i] = q[(r + i) * ldq + p];
     }
@@ -47,11 +28,19 @@ tile(int MK, size_t d, __m256 vs, const float *k, size_t ldk, const float *qt, s
 {
     __m256 acc[6][2];
 #pragma GCC unroll 6
-    for (int i = 0; i < MK; i++) { acc[i][0] = _mm256_setzero_ps(); acc[i][1] = _mm256_setzero_ps(); }
+    for (int i = 0; i < MK; i++) {
+        acc[i][0] = _mm256_setzero_ps();
+        acc[i][1] = _mm256_setzero_ps();
+    }
     for (size_t p = 0; p < d; p++) {
         __m256 q0, q1;
-        if (full) { q0 = _mm256_loadu_ps(qt + p * bq); q1 = _mm256_loadu_ps(qt + p * bq + 8); }
-        else { q0 = _mm256_maskload_ps(qt + p * bq, m0); q1 = _mm256_maskload_ps(qt + p * bq + 8, m1); }
+        if (full) {
+            q0 = _mm256_loadu_ps(qt + p * bq);
+            q1 = _mm256_loadu_ps(qt + p * bq + 8);
+        } else {
+            q0 = _mm256_maskload_ps(qt + p * bq, m0);
+            q1 = _mm256_maskload_ps(qt + p * bq + 8, m1);
+        }
 #pragma GCC unroll 6
         for (int i = 0; i < MK; i++) {
             const __m256 kb = _mm256_broadcast_ss(k + i * ldk + p);
@@ -94,17 +83,8 @@ tile32(int MK, size_t d, __m256 vs, const float *k, size_t ldk, const float *qt,
 #pragma GCC unroll 3
     for (int i = 0; i < MK; i++)
 #pragma GCC unroll 4
-        for (int t = 0; t < 4; t++) _mm256_storeu_ps(st + i * 32 + 8 * t, _mm256_mul_ps(acc[i][t], vs));
-}
-
-/* 8 vectors -> one vector of their horizontal sums */
-static inline __m256 reduce8(const __m256 a[8])
-{
-    const __m256 h0 = _mm256_hadd_ps(a[0], a[1]), h1 = _mm256_hadd_ps(a[2], a[3]);
-    const __m256 h2 = _mm256_hadd_ps(a[4], a[5]), h3 = _mm256_hadd_ps(a[6], a[7]);
-    const __m256 g0 = _mm256_hadd_ps(h0, h1), g1 = _mm256_hadd_ps(h2, h3);
-    /* g0 lanes: [s0 s1 s2 s3 | s0' s1' s2' s3'] (low / high 128-bit halves), g1 likewise for 4..7 */
-    return _mm256_add_ps(_mm256_permute2f128_ps(g0, g1, 0x20), _mm256_permute2f128_ps(g0, g1, 0x31));
+        for (int t = 0; t < 4; t++)
+            _mm256_storeu_ps(st + i * 32 + 8 * t, _mm256_mul_ps(acc[i][t], vs));
 }
 
 static void score_dot(size_t bk, size_t d, float scale, const float *k, size_t ldk, const float *q,
@@ -112,7 +92,7 @@ static void score_dot(size_t bk, size_t d, float scale, const float *k, size_t l
 {
     const __m256 vs = _mm256_set1_ps(scale);
     const size_t dfull = d & ~(size_t)7;
-    const __m256i dm = sk_attn_tail8_avx2(d - dfull);
+    const __m256i dm = sk_tail8_avx2(d - dfull);
     for (size_t j0 = 0; j0 < bk; j0 += 8) {
         const size_t nk = bk - j0 < 8 ? bk - j0 : 8;
         const float *kj = k + j0 * ldk;
@@ -129,26 +109,28 @@ static void score_dot(size_t bk, size_t d, float scale, const float *k, size_t l
                 const __m256 qv = _mm256_maskload_ps(q + dfull, dm);
 #pragma GCC unroll 8
                 for (int i = 0; i < 8; i++)
-                    acc[i] = _mm256_fmadd_ps(_mm256_maskload_ps(kj + i * ldk + dfull, dm), qv, acc[i]);
+                    acc[i] =
+                        _mm256_fmadd_ps(_mm256_maskload_ps(kj + i * ldk + dfull, dm), qv, acc[i]);
             }
-            _mm256_storeu_ps(st + j0, _mm256_mul_ps(reduce8(acc), vs));
+            _mm256_storeu_ps(st + j0, _mm256_mul_ps(sk_reduce8_avx2(acc), vs));
         } else {
             for (size_t p = 0; p < d; p += 8) {
-                const __m256i m = sk_attn_tail8_avx2(d - p);
+                const __m256i m = sk_tail8_avx2(d - p);
                 const __m256 qv = _mm256_maskload_ps(q + p, m);
                 for (size_t i = 0; i < nk; i++)
                     acc[i] = _mm256_fmadd_ps(_mm256_maskload_ps(kj + i * ldk + p, m), qv, acc[i]);
             }
-            _mm256_maskstore_ps(st + j0, sk_attn_tail8_avx2(nk), _mm256_mul_ps(reduce8(acc), vs));
+            _mm256_maskstore_ps(st + j0, sk_tail8_avx2(nk),
+                                _mm256_mul_ps(sk_reduce8_avx2(acc), vs));
         }
     }
 }
 
-void sk_attn_score_avx2(const struct sk_dsp *dsp, size_t bk, size_t bq, size_t d, float scale,
+void sk_attn_score_avx2(const struct sk_gemm_dsp *gemm, size_t bk, size_t bq, size_t d, float scale,
                         const float *k, size_t ldk, const float *q, size_t ldq, const float *qt,
                         float *st)
 {
-    (void)dsp; (void)ldq;
+    (void)gemm; (void)ldq;
     if (bq == 1) { score_dot(bk, d, scale, k, ldk, q, st); return; }
     const __m256 vs = _mm256_set1_ps(scale);
     if (bq == 32) {
@@ -159,15 +141,17 @@ void sk_attn_score_avx2(const struct sk_dsp *dsp, size_t bk, size_t bq, size_t d
     }
     for (size_t r0 = 0; r0 < bq; r0 += 16) {
         const size_t nr = bq - r0 < 16 ? bq - r0 : 16;
-        const __m256i m0 = sk_attn_tail8_avx2(nr), m1 = sk_attn_tail8_avx2(nr > 8 ? nr - 8 : 0);
+        const __m256i m0 = sk_tail8_avx2(nr), m1 = sk_tail8_avx2(nr > 8 ? nr - 8 : 0);
         const float *qr = qt + r0;
         float *sr = st + r0;
         size_t j = 0;
         if (nr == 16) {
-            for (; j + 6 <= bk; j += 6) tile(6, d, vs, k + j * ldk, ldk, qr, bq, m0, m1, 1, sr + j * bq);
+            for (; j + 6 <= bk; j += 6)
+                tile(6, d, vs, k + j * ldk, ldk, qr, bq, m0, m1, 1, sr + j * bq);
             for (; j < bk; j++) tile(1, d, vs, k + j * ldk, ldk, qr, bq, m0, m1, 1, sr + j * bq);
         } else {
-            for (; j + 6 <= bk; j += 6) tile(6, d, vs, k + j * ldk, ldk, qr, bq, m0, m1, 0, sr + j * bq);
+            for (; j + 6 <= bk; j += 6)
+                tile(6, d, vs, k + j * ldk, ldk, qr, bq, m0, m1, 0, sr + j * bq);
             for (; j < bk; j++) tile(1, d, vs, k + j * ldk, ldk, qr, bq, m0, m1, 0, sr + j * bq);
         }
     }

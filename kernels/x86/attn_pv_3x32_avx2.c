@@ -1,12 +1,14 @@
 /* Attention P·V with the online rescale folded in, AVX2 + FMA:
  * o[r, :] = corr[r] * o[r, :] + sum_j st[j * bq + r] * v[j, :].
- * Micro-tiles of MR query rows x 32 output columns (2 x 32: 8 accumulators + 4 V vectors), V rows
- * loaded once per key and shared by the rows. A single row (decoder step) takes 64 columns per pass
- * (8 accumulators: each V row segment read whole, once), then 32-column passes with the keys split
- * over two accumulator sets. Column tails use maskload/maskstore. */
+ * Micro-tiles of MR query rows x 32 output columns (3 x 32: 12 accumulators + 4 V vectors; 2 x 32
+ * and 1 x 32 for the last rows of a block), V rows loaded once per key and shared by the rows. A
+ * single row (decoder step) takes 64 columns per pass (8 accumulators: each V row segment read
+ * whole, once), then 32-column passes with the keys split over two accumulator sets. Column tails
+ * use maskload/maskstore. */
 #include <immintrin.h>
 #include "dsp.h"
-#include "x86/attn_exp_avx2.h"
+#include "x86/attention.h"
+#include "x86/avx2_util.h"
 
 static inline __attribute__((always_inline)) void
 tile(int MR, size_t bq, size_t bk, const float *st, const float *v, size_t ldv, const float *corr,
@@ -17,7 +19,8 @@ tile(int MR, size_t bq, size_t bk, const float *st, const float *v, size_t ldv, 
     for (int r = 0; r < MR; r++) {
         const __m256 c = _mm256_set1_ps(corr[r]);
 #pragma GCC unroll 4
-        for (int t = 0; t < 4; t++) acc[r][t] = _mm256_mul_ps(c, _mm256_maskload_ps(o + r * ldo + 8 * t, cm[t]));
+        for (int t = 0; t < 4; t++)
+            acc[r][t] = _mm256_mul_ps(c, _mm256_maskload_ps(o + r * ldo + 8 * t, cm[t]));
     }
     for (size_t j = 0; j < bk; j++) {
         __m256 vv[4];
@@ -37,16 +40,18 @@ tile(int MR, size_t bq, size_t bk, const float *st, const float *v, size_t ldv, 
 }
 
 /* full 32 columns, unmasked */
-static inline __attribute__((always_inline)) void
-tile_full(int MR, size_t bq, size_t bk, const float *st, const float *v, size_t ldv, const float *corr,
-          float *o, size_t ldo)
+static inline __attribute__((always_inline)) void tile_full(int MR, size_t bq, size_t bk,
+                                                            const float *st, const float *v,
+                                                            size_t ldv, const float *corr, float *o,
+                                                            size_t ldo)
 {
     __m256 acc[3][4];
 #pragma GCC unroll 3
     for (int r = 0; r < MR; r++) {
         const __m256 c = _mm256_set1_ps(corr[r]);
 #pragma GCC unroll 4
-        for (int t = 0; t < 4; t++) acc[r][t] = _mm256_mul_ps(c, _mm256_loadu_ps(o + r * ldo + 8 * t));
+        for (int t = 0; t < 4; t++)
+            acc[r][t] = _mm256_mul_ps(c, _mm256_loadu_ps(o + r * ldo + 8 * t));
     }
     for (size_t j = 0; j < bk; j++) {
         __m256 vv[4];
@@ -70,7 +75,10 @@ static void row1_full(size_t bk, const float *st, const float *v, size_t ldv, fl
 {
     __m256 a[4], b[4];
     const __m256 c = _mm256_set1_ps(corr);
-    for (int t = 0; t < 4; t++) { a[t] = _mm256_mul_ps(c, _mm256_loadu_ps(o + 8 * t)); b[t] = _mm256_setzero_ps(); }
+    for (int t = 0; t < 4; t++) {
+        a[t] = _mm256_mul_ps(c, _mm256_loadu_ps(o + 8 * t));
+        b[t] = _mm256_setzero_ps();
+    }
     size_t j = 0;
     for (; j + 2 <= bk; j += 2) {
         const __m256 p0 = _mm256_broadcast_ss(st + j), p1 = _mm256_broadcast_ss(st + j + 1);
@@ -82,13 +90,15 @@ static void row1_full(size_t bk, const float *st, const float *v, size_t ldv, fl
     }
     if (j < bk) {
         const __m256 p0 = _mm256_broadcast_ss(st + j);
-        for (int t = 0; t < 4; t++) a[t] = _mm256_fmadd_ps(p0, _mm256_loadu_ps(v + j * ldv + 8 * t), a[t]);
+        for (int t = 0; t < 4; t++)
+            a[t] = _mm256_fmadd_ps(p0, _mm256_loadu_ps(v + j * ldv + 8 * t), a[t]);
     }
     for (int t = 0; t < 4; t++) _mm256_storeu_ps(o + 8 * t, _mm256_add_ps(a[t], b[t]));
 }
 
 /* one row, full 64 columns: each V row segment read whole in one pass (8 independent chains) */
-static void row1_full64(size_t bk, const float *st, const float *v, size_t ldv, float corr, float *o)
+static void row1_full64(size_t bk, const float *st, const float *v, size_t ldv, float corr,
+                        float *o)
 {
     __m256 a[8];
     const __m256 c = _mm256_set1_ps(corr);
@@ -96,15 +106,17 @@ static void row1_full64(size_t bk, const float *st, const float *v, size_t ldv, 
     for (size_t j = 0; j < bk; j++) {
         const __m256 p = _mm256_broadcast_ss(st + j);
 #pragma GCC unroll 8
-        for (int t = 0; t < 8; t++) a[t] = _mm256_fmadd_ps(p, _mm256_loadu_ps(v + j * ldv + 8 * t), a[t]);
+        for (int t = 0; t < 8; t++)
+            a[t] = _mm256_fmadd_ps(p, _mm256_loadu_ps(v + j * ldv + 8 * t), a[t]);
     }
     for (int t = 0; t < 8; t++) _mm256_storeu_ps(o + 8 * t, a[t]);
 }
 
-void sk_attn_pv_avx2(const struct sk_dsp *dsp, size_t bq, size_t bk, size_t dv, const float *st,
-                     const float *v, size_t ldv, const float *corr, float *o, size_t ldo)
+void sk_attn_pv_avx2(const struct sk_gemm_dsp *gemm, size_t bq, size_t bk, size_t dv,
+                     const float *st, const float *v, size_t ldv, const float *corr, float *o,
+                     size_t ldo)
 {
-    (void)dsp;
+    (void)gemm;
     size_t c64 = 0;
     if (bq == 1) /* a single row (decoder step): 64 columns per pass over V */
         for (; c64 + 64 <= dv; c64 += 64) row1_full64(bk, st, v + c64, ldv, corr[0], o + c64);
@@ -115,14 +127,22 @@ void sk_attn_pv_avx2(const struct sk_dsp *dsp, size_t bq, size_t bk, size_t dv, 
         size_t r = 0;
         if (nc == 32) {
             if (bq == 1) { row1_full(bk, st, vc, ldv, corr[0], oc); continue; }
-            for (; r + 3 <= bq; r += 3) tile_full(3, bq, bk, st + r, vc, ldv, corr + r, oc + r * ldo, ldo);
-            if (r + 2 <= bq) { tile_full(2, bq, bk, st + r, vc, ldv, corr + r, oc + r * ldo, ldo); r += 2; }
+            for (; r + 3 <= bq; r += 3)
+                tile_full(3, bq, bk, st + r, vc, ldv, corr + r, oc + r * ldo, ldo);
+            if (r + 2 <= bq) {
+                tile_full(2, bq, bk, st + r, vc, ldv, corr + r, oc + r * ldo, ldo);
+                r += 2;
+            }
             if (r < bq) tile_full(1, bq, bk, st + r, vc, ldv, corr + r, oc + r * ldo, ldo);
         } else {
             __m256i cm[4];
-            for (int t = 0; t < 4; t++) cm[t] = sk_attn_tail8_avx2(nc > 8u * t ? nc - 8u * t : 0);
-            for (; r + 3 <= bq; r += 3) tile(3, bq, bk, st + r, vc, ldv, corr + r, oc + r * ldo, ldo, cm);
-            if (r + 2 <= bq) { tile(2, bq, bk, st + r, vc, ldv, corr + r, oc + r * ldo, ldo, cm); r += 2; }
+            for (int t = 0; t < 4; t++) cm[t] = sk_tail8_avx2(nc > 8u * t ? nc - 8u * t : 0);
+            for (; r + 3 <= bq; r += 3)
+                tile(3, bq, bk, st + r, vc, ldv, corr + r, oc + r * ldo, ldo, cm);
+            if (r + 2 <= bq) {
+                tile(2, bq, bk, st + r, vc, ldv, corr + r, oc + r * ldo, ldo, cm);
+                r += 2;
+            }
             if (r < bq) tile(1, bq, bk, st + r, vc, ldv, corr + r, oc + r * ldo, ldo, cm);
         }
     }

@@ -1,0 +1,315 @@
+/* Slot-level checks: the ISA tables are stepped tier by tier (scalar, then AVX2, AVX-512 on x86;
+ * NEON on aarch64) and every math and attention slot of sk_dsp_for(isa) that differs from the
+ * tier below is called on the same data as the scalar slot and compared (the public-API tests of
+ * the other families stay as they are). With --bench, the cycles per call of each such slot and of
+ * its scalar slot (TSC ticks on x86-64, the virtual counter on aarch64, ns elsewhere). */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "checkasm.h"
+#include "dsp.h"
+
+#if defined(__x86_64__)
+#include <x86intrin.h>
+static uint64_t ticks(void) { return __rdtsc(); }
+#define TICKS "cycles"
+#elif defined(__aarch64__)
+static uint64_t ticks(void)
+{
+    uint64_t t;
+    __asm__ volatile("mrs %0, cntvct_el0" : "=r"(t));
+    return t;
+}
+#define TICKS "ticks"
+#else
+static uint64_t ticks(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+#define TICKS "ns"
+#endif
+
+/* The table a tier upgrades: x86 AVX-512 over AVX2, every other ISA over scalar. */
+static const sk_dsp *tier_below(sk_isa isa)
+{
+    if (isa == SK_ISA_AVX512 && sk_dsp_for(SK_ISA_AVX2)) return sk_dsp_for(SK_ISA_AVX2);
+    return sk_dsp_for(SK_ISA_SCALAR);
+}
+
+/* 1 when a and b agree within rtol relative or atol absolute (NaN matches NaN only). */
+static int close_to(float a, float b, float rtol, float atol)
+{
+    if (isnan(a) || isnan(b)) return isnan(a) && isnan(b);
+    if (a == b) return 1;
+    return fabsf(a - b) <= atol + rtol * fabsf(b);
+}
+
+static int close_all(const float *a, const float *b, size_t n, float rtol, float atol,
+                     const char *what)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!close_to(a[i], b[i], rtol, atol))
+            return ck_fail("%s[%zu]: %.9g, scalar %.9g", what, i, a[i], b[i]);
+    return 1;
+}
+
+/* --bench: cycles per call of fn(arg), the median of 5 runs of reps calls */
+static void bench(const char *slot, const char *isa, void (*fn)(void *), void *arg, int reps)
+{
+    uint64_t best[5];
+    for (int k = 0; k < 5; k++) {
+        const uint64_t t0 = ticks();
+        for (int i = 0; i < reps; i++) fn(arg);
+        best[k] = (ticks() - t0) / (uint64_t)reps;
+    }
+    for (int i = 1; i < 5; i++) /* insertion sort of five */
+        for (int j = i; j > 0 && best[j] < best[j - 1]; j--) {
+            const uint64_t t = best[j];
+            best[j] = best[j - 1];
+            best[j - 1] = t;
+        }
+    printf("  bench %-26s %-7s %10llu %s/call\n", slot, isa, (unsigned long long)best[2], TICKS);
+}
+
+static int g_bench;
+
+/* --- math slots --- */
+typedef struct math_arg {
+    const sk_math_dsp *d;
+    int slot;
+    size_t n, rows;
+    const float *x;
+    float *y;
+    const sk_mask *mask;
+    float r;
+} math_arg;
+
+enum { S_EXP, S_MAX, S_EXPSUM, S_SMM, S_SOFTMAX, S_SMSOFTMAX };
+static const char *const math_names[] = { "exp",     "max",     "expsum",
+                                          "scale_mask_max", "softmax", "scale_mask_softmax" };
+
+static void math_call(void *p)
+{
+    math_arg *a = p;
+    switch (a->slot) {
+    case S_EXP: a->d->exp(a->n, a->x, a->y); break;
+    case S_MAX: a->r = a->d->max(a->n, a->x); break;
+    case S_EXPSUM: a->r = a->d->expsum(a->n, a->x, 0.f, a->y); break;
+    case S_SMM: a->r = a->d->scale_mask_max(a->n, 0.125f, a->x, a->mask, 1, a->y); break;
+    case S_SOFTMAX: a->d->softmax(a->rows, a->n, a->x, a->n, a->y, a->n); break;
+    default:
+        a->d->scale_mask_softmax(a->rows, a->n, 0.125f, a->x, a->n, a->mask, a->y, a->n);
+        break;
+    }
+}
+
+static int math_slot_changed(const sk_math_dsp *d, const sk_math_dsp *b, int slot)
+{
+    switch (slot) {
+    case S_EXP: return d->exp != b->exp;
+    case S_MAX: return d->max != b->max;
+    case S_EXPSUM: return d->expsum != b->expsum;
+    case S_SMM: return d->scale_mask_max != b->scale_mask_max;
+    case S_SOFTMAX: return d->softmax != b->softmax;
+    default: return d->scale_mask_softmax != b->scale_mask_softmax;
+    }
+}
+
+static void check_math(const sk_math_dsp *d, const sk_math_dsp *ref, const sk_math_dsp *below)
+{
+    enum { MAXN = 1100, ROWS = 3 };
+    float *x = ck_buf_alloc(ROWS * MAXN), *y = ck_buf_alloc(ROWS * MAXN);
+    float *yr = ck_buf_alloc(ROWS * MAXN);
+    uint8_t keys[MAXN];
+    static const size_t sizes[] = { 1, 3, 7, 8, 9, 15, 16, 17, 31, 33, 64, 100, 513, 1031 };
+    for (int slot = S_EXP; slot <= S_SMSOFTMAX; slot++) {
+        if (!math_slot_changed(d, below, slot)) continue;
+        for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
+            const size_t n = sizes[si], rows = slot >= S_SOFTMAX ? ROWS : 1;
+            ck_func("slot %s n=%zu", math_names[slot], n);
+            const float lo = slot == S_EXP ? -100.f : slot == S_EXPSUM ? -30.f : -8.f;
+            const float hi = slot == S_EXP ? 90.f : slot == S_EXPSUM ? 0.f : 8.f;
+            ck_fill(x, rows * n, lo, hi);
+            if (n > 4 && slot == S_MAX) x[ck_rand_u32((uint32_t)n)] = -INFINITY;
+            for (size_t c = 0; c < n; c++) keys[c] = ck_rand_u32(4) != 0;
+            const sk_mask km = { SK_MASK_KEYS, keys, 0, 0 };
+            math_arg a = { d, slot, n, rows, x, y, &km, 0.f };
+            math_arg b = { ref, slot, n, rows, x, yr, &km, 0.f };
+            math_call(&a);
+            math_call(&b);
+            const size_t ny = slot == S_MAX ? 0 : rows * n;
+            switch (slot) {
+            case S_EXP: /* <= 1 ulp where normal; below FLT_MIN a flush to 0 */
+                for (size_t i = 0; i < n; i++)
+                    if (!(ck_ulp_diff(y[i], yr[i]) <= 1 || (yr[i] < 0x1p-126f && y[i] == 0.f))) {
+                        ck_fail("exp(%.9g) = %.9g, scalar %.9g", x[i], y[i], yr[i]);
+                        break;
+                    }
+                break;
+            case S_MAX: ck_check(a.r == b.r, "max %.9g, scalar %.9g", a.r, b.r); break;
+            case S_EXPSUM:
+                close_all(y, yr, ny, 1e-6f, 1e-30f, "expsum y");
+                ck_check(close_to(a.r, b.r, 1e-5f, 0.f), "expsum %.9g, scalar %.9g", a.r, b.r);
+                break;
+            case S_SMM:
+                close_all(y, yr, ny, 2e-7f, 0.f, "scale_mask_max y");
+                ck_check(close_to(a.r, b.r, 2e-7f, 0.f), "max %.9g, scalar %.9g", a.r, b.r);
+                break;
+            default: close_all(y, yr, ny, 1e-5f, 1e-9f, math_names[slot]); break;
+            }
+            ck_buf_check(y, "y");
+        }
+        if (g_bench) {
+            const size_t n = 1024, rows = slot >= S_SOFTMAX ? ROWS : 1;
+            ck_fill(x, rows * n, slot == S_EXPSUM ? -30.f : -8.f, slot == S_EXPSUM ? 0.f : 8.f);
+            for (size_t c = 0; c < n; c++) keys[c] = 1;
+            const sk_mask km = { SK_MASK_KEYS, keys, 0, 0 };
+            math_arg a = { d, slot, n, rows, x, y, &km, 0.f };
+            math_arg b = { ref, slot, n, rows, x, yr, &km, 0.f };
+            char name[48];
+            snprintf(name, sizeof name, "%s/%zux%zu", math_names[slot], rows, n);
+            bench(name, "scalar", math_call, &b, 200);
+            bench(name, sk_isa_name(ck_isa()), math_call, &a, 200);
+        }
+    }
+    ck_buf_free(x);
+    ck_buf_free(y);
+    ck_buf_free(yr);
+}
+
+/* --- attention tile slots --- */
+enum { BQ = SK_ATTN_BQ, BK = 64, DK = 72 };
+
+typedef struct tile_arg {
+    const sk_dsp *t;
+    int slot;
+    size_t bq, bk, d;
+    const float *k, *q, *v, *qt, *st0, *corr;
+    float *st, *m, *l, *c, *o, *qtout;
+} tile_arg;
+
+enum { T_PACK, T_SCORE, T_ONLINE, T_PV };
+static const char *const tile_names[] = { "attn.pack_q", "attn.score", "attn.online", "attn.pv" };
+
+static void tile_call(void *p)
+{
+    tile_arg *a = p;
+    const sk_attn_dsp *d = &a->t->attn;
+    switch (a->slot) {
+    case T_PACK: d->pack_q(a->bq, a->d, a->q, DK, a->qtout); break;
+    case T_SCORE:
+        d->score(&a->t->gemm, a->bk, a->bq, a->d, 0.125f, a->k, DK, a->q, DK, a->qt, a->st);
+        break;
+    case T_ONLINE:
+        memcpy(a->st, a->st0, a->bk * a->bq * sizeof(float));
+        d->online(&a->t->math, a->bk, a->bq, a->st, a->m, a->l, a->c);
+        break;
+    default: d->pv(&a->t->gemm, a->bq, a->bk, a->d, a->st0, a->v, DK, a->corr, a->o, DK); break;
+    }
+}
+
+static int tile_slot_changed(const sk_attn_dsp *d, const sk_attn_dsp *b, int slot)
+{
+    switch (slot) {
+    case T_PACK: return d->pack_q != b->pack_q;
+    case T_SCORE: return d->score != b->score;
+    case T_ONLINE: return d->online != b->online;
+    default: return d->pv != b->pv;
+    }
+}
+
+static void check_tiles(const sk_dsp *t, const sk_dsp *ref, const sk_dsp *below)
+{
+    float *k = ck_buf_alloc(BK * DK), *q = ck_buf_alloc(BQ * DK), *v = ck_buf_alloc(BK * DK);
+    float *qt = ck_buf_alloc(BQ * DK), *qt2 = ck_buf_alloc(BQ * DK);
+    float *st0 = ck_buf_alloc(BK * BQ), *st = ck_buf_alloc(BK * BQ), *st2 = ck_buf_alloc(BK * BQ);
+    float *o = ck_buf_alloc(BQ * DK), *o2 = ck_buf_alloc(BQ * DK);
+    float m[BQ], m2[BQ], l[BQ], l2[BQ], c[BQ], c2[BQ], corr[BQ];
+    static const size_t bqs[] = { 1, 3, 8, 17, 32 }, bks[] = { 1, 5, 16, 33, 64 };
+    static const size_t ds[] = { 1, 7, 8, 16, 33, 64, 72 };
+    for (int slot = T_PACK; slot <= T_PV; slot++) {
+        if (!tile_slot_changed(&t->attn, &below->attn, slot)) continue;
+        if (slot == T_PACK && !t->attn.pack_q) continue;
+        for (size_t a0 = 0; a0 < 5; a0++)
+            for (size_t b0 = 0; b0 < 5; b0++)
+                for (size_t c0 = 0; c0 < 7; c0++) {
+                    const size_t bq = bqs[a0], bk = bks[b0], d = ds[c0];
+                    if (slot != T_PV && slot != T_SCORE && c0) continue;
+                    ck_func("slot %s bq=%zu bk=%zu d=%zu", tile_names[slot], bq, bk, d);
+                    ck_fill(k, BK * DK, -1.f, 1.f);
+                    ck_fill(q, BQ * DK, -1.f, 1.f);
+                    ck_fill(v, BK * DK, -1.f, 1.f);
+                    ck_fill(st0, BK * BQ, slot == T_PV ? 0.f : -4.f, slot == T_PV ? 1.f : 4.f);
+                    for (size_t i = 0; i < bk * bq; i++) /* masked scores; P: zero weights */
+                        if (ck_rand_u32(5) == 0) st0[i] = slot == T_PV ? 0.f : -INFINITY;
+                    ck_fill(o, BQ * DK, -1.f, 1.f);
+                    memcpy(o2, o, BQ * DK * sizeof(float));
+                    for (size_t r = 0; r < bq; r++) {
+                        m[r] = m2[r] = r % 4 == 3 ? -INFINITY : ck_randf(-2.f, 2.f);
+                        l[r] = l2[r] = m[r] == -INFINITY ? 0.f : ck_randf(0.5f, 4.f);
+                        corr[r] = ck_randf(0.f, 1.f);
+                    }
+                    if (t->attn.pack_q) t->attn.pack_q(bq, d, q, DK, qt);
+                    tile_arg a = { t, slot, bq, bk, d, k, q, v, qt, st0, corr,
+                                   st, m, l, c, o, qt };
+                    tile_arg b = { ref, slot, bq, bk, d, k, q, v, qt, st0, corr,
+                                   st2, m2, l2, c2, o2, qt2 };
+                    if (slot == T_PACK) { /* the scalar table has no pack_q: the layout */
+                        for (size_t r = 0; r < bq; r++)
+                            for (size_t p = 0; p < d; p++)
+                                if (qt[p * bq + r] != q[r * DK + p]) {
+                                    ck_fail("qt[%zu][%zu]", p, r);
+                                    p = d, r = bq;
+                                }
+                        ck_buf_check(qt, "qt");
+                        continue;
+                    }
+                    tile_call(&a);
+                    tile_call(&b);
+                    if (slot == T_SCORE) {
+                        close_all(st, st2, bk * bq, 1e-5f, 1e-6f * (float)d, "st");
+                    } else if (slot == T_ONLINE) {
+                        close_all(st, st2, bk * bq, 1e-6f, 1e-30f, "st");
+                        close_all(m, m2, bq, 0.f, 0.f, "m");
+                        close_all(l, l2, bq, 1e-5f, 0.f, "l");
+                        close_all(c, c2, bq, 1e-6f, 1e-30f, "corr");
+                    } else {
+                        for (size_t r = 0; r < bq; r++)
+                            close_all(o + r * DK, o2 + r * DK, d, 1e-5f, 1e-5f * (float)bk, "o");
+                    }
+                    ck_buf_check(st, "st");
+                    ck_buf_check(o, "o");
+                }
+        if (g_bench) {
+            const size_t bq = slot == T_PV || slot == T_SCORE ? BQ : 1, bk = BK, d = 64;
+            for (size_t r = 0; r < bq; r++) m[r] = m2[r] = 4.f, l[r] = l2[r] = 1.f;
+            if (t->attn.pack_q) t->attn.pack_q(bq, d, q, DK, qt);
+            tile_arg a = { t, slot, bq, bk, d, k, q, v, qt, st0, corr, st, m, l, c, o, qt2 };
+            tile_arg b = { ref, slot, bq, bk, d, k, q, v, qt, st0, corr, st2, m2, l2, c2, o2, qt2 };
+            char name[48];
+            snprintf(name, sizeof name, "%s/%zux%zux%zu", tile_names[slot], bq, bk, d);
+            if (slot != T_PACK) bench(name, "scalar", tile_call, &b, 500);
+            bench(name, sk_isa_name(ck_isa()), tile_call, &a, 500);
+        }
+    }
+    float *bufs[] = { k, q, v, qt, qt2, st0, st, st2, o, o2 };
+    for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) ck_buf_free(bufs[i]);
+}
+
+void ck_test_slots(void)
+{
+    const sk_isa isa = ck_isa();
+    g_bench = ck_bench();
+    if (isa == SK_ISA_SCALAR) return; /* the reference itself */
+    const sk_dsp *t = sk_dsp_for(isa), *ref = sk_dsp_for(SK_ISA_SCALAR), *below = tier_below(isa);
+    if (!t || !ref || !below) {
+        ck_fail("no table for %s", sk_isa_name(isa));
+        return;
+    }
+    check_math(&t->math, &ref->math, &below->math);
+    check_tiles(t, ref, below);
+}
