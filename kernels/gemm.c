@@ -250,10 +250,12 @@ static void gemm_blocked(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t 
     const size_t MR = d->mr, NR = d->nr, MC = d->mc, NC = d->nc;
     const size_t nkb = cdiv(k, d->kc), KC = cdiv(k, nkb); /* equal k blocks: no tiny last one */
     const int one_ic = m <= MC;                  /* B panels packed one at a time, right before use */
+    /* B's rows at a stride the kernels do not read in place (the table's b_alias) */
+    const int b_alias = d->b_alias && ldb % d->b_alias == 0;
     /* NN with one MC block: B read in place when the kernels copy its panels as they go (ukr_cp),
        or with few rows or a B that stays in L1, unless its row stride is a multiple of 4 KiB (the
        kernel walks kc rows of B: all in one L1 set) */
-    const int direct_b = one_ic && !tb && ldb % 1024 != 0 && (m <= 4 * MR || k * n <= 8192 || d->ukr_cp[0]);
+    const int direct_b = one_ic && !tb && !b_alias && (m <= 4 * MR || k * n <= 8192 || d->ukr_cp[0]);
     /* A read in place when its packing would not pay (m is one block, or few NR strips reuse each
        A block), the kernels allow it (ukr_r) and the rows the kernel walks do not pile up in one
        L1 set (a row stride that is a multiple of 4 KiB maps every row to the same set: fine for up
@@ -268,7 +270,7 @@ static void gemm_blocked(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t 
     const size_t b_sz = (whole_b ? cdiv(ncap, NR) * NR : NR) * KC;
     /* NN over several MC blocks: the whole B block is packed by the first MC block's first row
        block (copy-while-computing, ukr_cp), not in a pass of its own */
-    const int fuse_b = whole_b && !tb && d->ukr_cp[0] && ldb % 1024 != 0;
+    const int fuse_b = whole_b && !tb && d->ukr_cp[0] && !b_alias;
     float *abuf = buf_get(a_sz + b_sz);
     if (!abuf) { /* no memory for packing: the unpacked reference path */
         if (bias) put_bias(m, n, bias, c, ldc);

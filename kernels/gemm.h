@@ -62,6 +62,8 @@ typedef struct sk_gemm_dsp {
                                            (the first row block of an in-place B panel); NULL: none */
     unsigned rows_nr, mr_t;             /* lanes and rows of ukr_t: NT path for m <= rows_nr */
     unsigned mr, nr;                    /* register tile */
+    unsigned b_alias;                   /* NN: B row strides that are multiples of this many floats are
+                                           packed in a pass of their own, not read in place (0: any) */
     unsigned mc, kc, nc;                /* cache blocks: A block mc x kc (L2), B block kc x nc (L3),
                                            B micro-panel kc x nr (L1) */
 } sk_gemm_dsp;

@@ -365,6 +365,7 @@ void sk_gemm_init_neon(sk_gemm_dsp *d)
     d->gemv_n = gemv_n;
     d->gemv_t = gemv_t;
     d->mr = MR;
+    d->b_alias = 1024; /* 4 KiB: the kernel's kc rows of B in a few L1 sets */
     d->nr = NR;
     /* typical Arm cores: L1d 64 KiB (B micro-panel KC x 12 = 12 KiB), L2 1 MiB (A block 128 KiB) */
     d->kc = 256;

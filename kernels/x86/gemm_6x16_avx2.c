@@ -8,10 +8,11 @@
 
 #define MR 6
 #define NR 16
+#define PF_ROWS 24 /* prefetch distance of an in-place B, rows */
 
 /* r x 16 tile: A(i,p) = a[p*csa + i] (ROWS: a[i*csa + p]), B(p, 0..15) = b[p*rsb + 0..15].
    CP: B read in place is also copied to the packed panel bp[p*16 + 0..15] (the stores ride along
-   with the FMAs) and the next panel, b + 16, is prefetched. */
+   with the FMAs). */
 static inline __attribute__((always_inline)) void
 ukr_body(const int R, const int ROWS, const int CP, size_t k, const float *a, size_t csa, const float *b,
          size_t rsb, float *c, size_t ldc, float alpha, float beta, float *bp)
@@ -24,15 +25,16 @@ ukr_body(const int R, const int ROWS, const int CP, size_t k, const float *a, si
 #pragma GCC unroll 6
     for (int i = 0; i < R; i++)
         if (!ROWS) _mm_prefetch((const char *)(c + i * ldc), _MM_HINT_T0);
-#define LOOP(CSA, RSB, K)                                                                          \
+#define LOOP(CSA, RSB, K, PF)                                                                          \
     _Pragma("GCC unroll 4") for (size_t p = 0; p < (K); p++) {                                     \
         const __m256 b0 = _mm256_loadu_ps(b), b1 = _mm256_loadu_ps(b + 8);                         \
         if (CP) {                                                                                  \
             _mm256_storeu_ps(bp, b0);                                                              \
             _mm256_storeu_ps(bp + 8, b1);                                                          \
-            _mm_prefetch((const char *)(b + NR), _MM_HINT_T0);                                     \
             bp += NR;                                                                              \
         }                                                                                          \
+        if (PF) /* B in place: its row PF_ROWS ahead into L2 */                                    \
+            _mm_prefetch((const char *)(b + pfd), _MM_HINT_T1);                                    \
         _Pragma("GCC unroll 6") for (int i = 0; i < R; i++) {                                      \
             const __m256 ai = _mm256_broadcast_ss(ROWS ? a + i * csa : a + i);                     \
             c0[i] = _mm256_fmadd_ps(ai, b0, c0[i]);                                                \
@@ -41,20 +43,26 @@ ukr_body(const int R, const int ROWS, const int CP, size_t k, const float *a, si
         a += (CSA);                                                                                \
         b += (RSB);                                                                                \
     }
+    /* B read in place (rsb != NR) comes from L2 or L3 at a stride the hardware prefetchers do not
+       follow (one or two lines per row, rows 4 KiB or more apart): each row is prefetched PF_ROWS
+       rows ahead, into L2 (in L1 the rows of a 4 KiB-multiple stride share one set) */
+    const size_t pfd = PF_ROWS * rsb;
     if (ROWS && !CP && rsb == NR) { /* A(i,p) = a[i*csa + p], B packed: immediate offsets */
         if (k == 64) /* the attention head size: a constant trip count */
-            LOOP(1, NR, 64)
+            LOOP(1, NR, 64, 0)
         else
-            LOOP(1, NR, k)
+            LOOP(1, NR, k, 0)
     } else if (ROWS) {
         if (k == 64)
-            LOOP(1, rsb, 64)
+            LOOP(1, rsb, 64, 1)
         else
-            LOOP(1, rsb, k)
+            LOOP(1, rsb, k, 1)
     } else if (!CP && csa == MR && rsb == NR) { /* both packed: constant strides, immediate offsets */
-        LOOP(MR, NR, k)
+        LOOP(MR, NR, k, 0)
+    } else if (rsb == NR) {
+        LOOP(csa, NR, k, 0)
     } else {
-        LOOP(csa, rsb, k)
+        LOOP(csa, rsb, k, 1)
     }
 #undef LOOP
     const __m256 va = _mm256_set1_ps(alpha);

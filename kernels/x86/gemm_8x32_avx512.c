@@ -15,10 +15,11 @@
 #define SK_GEMM_ALIGN64 __attribute__((aligned(64)))
 #define MR_T 16 /* rows of B per transposed tile */
 #define NR 32
+#define PF_ROWS 24 /* prefetch distance of an in-place B, rows (~200 cycles at 8 rows per tile) */
 
 /* r x 16*NV tile: A(i,p) = a[p*csa + i] (ROWS: a[i*csa + p]), B(p, 0..16*NV-1) = b[p*rsb + ...].
    CP: B read in place is also copied to the packed panel bp[p*32 + ...] (the stores ride along with
-   the FMAs) and the next panel, b + 32, is prefetched. */
+   the FMAs). */
 static inline __attribute__((always_inline)) void
 ukr_body_cp(const int R, const int NV, const int ROWS, const int CP, size_t k, const float *a, size_t csa,
             const float *b, size_t rsb, float *c, size_t ldc, float alpha, float beta, float *bp)
@@ -31,15 +32,17 @@ ukr_body_cp(const int R, const int NV, const int ROWS, const int CP, size_t k, c
         _mm_prefetch((const char *)(c + i * ldc), _MM_HINT_T0);
         if (NV > 1) _mm_prefetch((const char *)(c + i * ldc + 16), _MM_HINT_T0);
     }
-#define LOOP(CSA, RSB)                                                                             \
+#define LOOP(CSA, RSB, PF)                                                                             \
     _Pragma("GCC unroll 2") for (size_t p = 0; p < k; p++) {                                       \
         const __m512 b0 = _mm512_loadu_ps(b), b1 = NV > 1 ? _mm512_loadu_ps(b + 16) : b0;          \
         if (CP) {                                                                                  \
             _mm512_storeu_ps(bp, b0);                                                              \
             _mm512_storeu_ps(bp + 16, b1);                                                         \
-            _mm_prefetch((const char *)(b + NR), _MM_HINT_T0);                                     \
-            _mm_prefetch((const char *)(b + NR + 16), _MM_HINT_T0);                                \
             bp += NR;                                                                              \
+        }                                                                                          \
+        if (PF) { /* B in place: its row PF_ROWS ahead into L2 */                                  \
+            _mm_prefetch((const char *)(b + pfd), _MM_HINT_T1);                                    \
+            _mm_prefetch((const char *)(b + pfd + 16), _MM_HINT_T1);                               \
         }                                                                                          \
         _Pragma("GCC unroll 8") for (int i = 0; i < R; i++) {                                      \
             const __m512 ai = _mm512_set1_ps(ROWS ? a[i * csa] : a[i]);                                                \
@@ -49,12 +52,20 @@ ukr_body_cp(const int R, const int NV, const int ROWS, const int CP, size_t k, c
         a += (CSA);                                                                                \
         b += (RSB);                                                                                \
     }
-    if (ROWS) { /* A(i,p) = a[i*csa + p] */
-        LOOP(1, rsb)
+    /* B read in place (rsb != NR) comes from L2 or L3 at a stride the hardware prefetchers do not
+       follow (a few lines per row, rows 4 KiB or more apart): each row is prefetched PF_ROWS rows
+       ahead, into L2 (in L1 the rows of a 4 KiB-multiple stride share one set) */
+    const size_t pfd = PF_ROWS * rsb;
+    if (ROWS && rsb == NR) { /* A(i,p) = a[i*csa + p] */
+        LOOP(1, NR, 0)
+    } else if (ROWS) {
+        LOOP(1, rsb, 1)
     } else if (!CP && csa == MR && rsb == NR) { /* both packed: constant strides, immediate offsets */
-        LOOP(MR, NR)
+        LOOP(MR, NR, 0)
+    } else if (rsb == NR) {
+        LOOP(csa, NR, 0)
     } else {
-        LOOP(csa, rsb)
+        LOOP(csa, rsb, 1)
     }
 #undef LOOP
     const __m512 va = _mm512_set1_ps(alpha);
