@@ -146,8 +146,9 @@ void run_onednn(benchmark::State &st, bool nt, Shape s)
 void run_libxsmm(benchmark::State &st, Shape s)
 {
     Operands o(s);
-    const libxsmm_blasint m = (libxsmm_blasint)s.n, n = (libxsmm_blasint)s.m, k = (libxsmm_blasint)s.k;
-    const libxsmm_blasint lda = m, ldb = k, ldc = m;
+    using bi = libxsmm_blasint;
+    const bi m = (bi)s.n, n = (bi)s.m, k = (bi)s.k;
+    const bi lda = m, ldb = k, ldc = m;
     const float alpha = 1.f, beta = 0.f;
     const int flags = LIBXSMM_GEMM_FLAG_NONE;
     const libxsmm_smmfunction f = libxsmm_smmdispatch(m, n, k, &lda, &ldb, &ldc, &alpha, &beta,
@@ -161,8 +162,9 @@ void run_libxsmm(benchmark::State &st, Shape s)
 #endif
 
 #ifdef SK_BENCH_HAVE_XNNPACK
-// A fully-connected operator: x (m x k) times weights (k x n, NN: XNN_FLAG_TRANSPOSE_WEIGHTS; n x k,
-// NT: its native layout), packed once when the operator is created; no bias, no clamping.
+// A fully-connected operator: x (m x k) times weights (k x n with XNN_FLAG_TRANSPOSE_WEIGHTS for
+// NN; n x k, its native layout, for NT), packed once when the operator is created; no bias, no
+// clamping.
 void run_xnnpack(benchmark::State &st, bool nt, Shape s)
 {
     static const bool ok = xnn_initialize(nullptr) == xnn_status_success;
@@ -210,7 +212,7 @@ __attribute__((target("avx512f"))) float fma_chains_avx512(size_t iters, float x
         for (int i = 0; i < 12; i++) c[i] = _mm512_fmadd_ps(c[i], x, y);
     __m512 s = c[0];
     for (int i = 1; i < 12; i++) s = _mm512_add_ps(s, c[i]);
-    return _mm512_reduce_add_ps(s);
+    return _mm512_cvtss_f32(s);
 }
 
 void run_peak(benchmark::State &st, int width, Shape s)

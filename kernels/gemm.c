@@ -255,12 +255,13 @@ static void gemm_blocked(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t 
     /* NN with one MC block: B read in place when the kernels copy its panels as they go (ukr_cp),
        or with few rows or a B that stays in L1, unless its row stride is a multiple of 4 KiB (the
        kernel walks kc rows of B: all in one L1 set) */
-    const int direct_b = one_ic && !tb && !b_alias && (m <= 4 * MR || k * n <= 8192 || d->ukr_cp[0]);
+    const int direct_b =
+        one_ic && !tb && !b_alias && (m <= 4 * MR || k * n <= d->b_small || d->ukr_cp[0]);
     /* A read in place when its packing would not pay (m is one block, or few NR strips reuse each
        A block), the kernels allow it (ukr_r) and the rows the kernel walks do not pile up in one
        L1 set (a row stride that is a multiple of 4 KiB maps every row to the same set: fine for up
        to 8 rows of A walked side by side, not for the kc rows of a transposed A) */
-    const int alias_ok = lda % 1024 != 0 || (!ta && MR <= 8);
+    const int alias_ok = lda % d->set_stride != 0 || (!ta && MR <= d->set_rows);
     const int direct_a = (one_ic || n <= 4 * NR) && d->ukr_r[0] && alias_ok;
     const size_t mcap = one_ic ? m : MC, ncap = n < NC ? n : NC;
     const size_t a_sz = direct_a ? 0 : cdiv(mcap, MR) * MR * KC;
@@ -322,7 +323,8 @@ static void gemm_blocked(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t 
                 /* an in-place B panel is copied by the first row block's kernel for the others when
                    at least two others reuse it and it would not stay in L1 (B over 16 KiB, or rows
                    at a multiple of 2 KiB: a few L1 sets) */
-                const int copy_b = direct_b && d->ukr_cp[0] && nrb >= 3 && (k * n > 4096 || ldb % 512 == 0);
+                const int copy_b = direct_b && d->ukr_cp[0] && nrb >= 3 &&
+                                   (k * n > d->cp_min || ldb % d->cp_stride == 0);
                 for (size_t q = 0, r0 = 0; q < nrb; q++) { /* the row blocks, decided once */
                     const size_t r = full ? (q < big ? MR : rest) : rlo + (q < big);
                     const float *ap = abuf + q * MR * kc;
@@ -400,6 +402,13 @@ static void gemm_blocked(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t 
     }
 }
 
+/* Rows of B per transposed tile: the kernel walks them side by side, at most set_rows when they
+   share an L1 set. */
+static size_t nt_rows_mr(const sk_gemm_dsp *d, size_t ldb)
+{
+    return ldb % d->set_stride == 0 && d->mr_t > d->set_rows ? d->set_rows : d->mr_t;
+}
+
 /* op(B) = B^T with m <= rows_nr: C^T = B op(A)^T. op(A)^T is packed (kc x W, W = rows_nr, zero
    columns past m), the rows of B are the kernel's broadcast operand, read in place (no
    transposition of B), and the kernel writes each r x W tile of C^T into C transposed. 0 if no
@@ -409,9 +418,7 @@ static int gemm_nt_rows(const sk_gemm_dsp *d, sk_trans ta, size_t m, size_t n, s
                         const float *bias, float *c, size_t ldc)
 {
     const size_t W = d->rows_nr, nkb = cdiv(k, d->kc), KC = cdiv(k, nkb);
-    /* the kernel walks MR rows of B side by side: at most 8 when they share an L1 set (row
-       stride a multiple of 4 KiB; 8 ways on Zen 4, 12 on Zen 5) */
-    const size_t MR = ldb % 1024 == 0 && d->mr_t > 8 ? 8 : d->mr_t;
+    const size_t MR = nt_rows_mr(d, ldb);
     float *at = buf_get(W * KC);
     if (!at) return 0;
     for (size_t pc = 0; pc < k; pc += KC) {
@@ -459,7 +466,7 @@ static void gemm_row(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t n, s
 
 void sk_gemm_dsp_init(sk_gemm_dsp *d, sk_isa isa)
 {
-    *d = (sk_gemm_dsp){ .sgemm = sk_sgemm_ref };
+    *d = (sk_gemm_dsp){ .sgemm = sk_sgemm_ref, .set_stride = 1024, .set_rows = 8 };
 #if SK_HAVE_AVX2
     if (isa < SK_ISA_AVX2 || isa == SK_ISA_NEON) return;
     sk_gemm_init_avx2(d);
@@ -624,7 +631,7 @@ void sk_gemm_run_bias_tp(const sk_threadpool *tp, const sk_gemm_dsp *d, sk_trans
         j.cu = GEMV_GROUP, j.cn = n / GEMV_GROUP;
         break;
     case PATH_NT_ROWS:
-        j.cu = ldb % 1024 == 0 && d->mr_t > 8 ? 8 : d->mr_t; /* as gemm_nt_rows */
+        j.cu = nt_rows_mr(d, ldb); /* as gemm_nt_rows */
         j.cn = n / j.cu;
         break;
     case PATH_BLOCKED:

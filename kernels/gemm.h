@@ -62,8 +62,15 @@ typedef struct sk_gemm_dsp {
                                            (the first row block of an in-place B panel); NULL: none */
     unsigned rows_nr, mr_t;             /* lanes and rows of ukr_t: NT path for m <= rows_nr */
     unsigned mr, nr;                    /* register tile */
-    unsigned b_alias;                   /* NN: B row strides that are multiples of this many floats are
-                                           packed in a pass of their own, not read in place (0: any) */
+    /* planner thresholds (floats, rows):
+       set_stride  row strides that are multiples of this map every row to one L1 set (4 KiB)
+       set_rows    rows at such a stride, walked side by side, that stay in L1
+       b_alias     NN: B row strides that are multiples of this are packed in a pass of their own,
+                   not read in place by the kernels (0: any stride)
+       b_small     NN with one MC block: B of k x n up to this is read in place
+       cp_min, cp_stride  an in-place B panel is copied for the later row blocks when k x n
+                   exceeds cp_min or ldb is a multiple of cp_stride */
+    unsigned set_stride, set_rows, b_alias, b_small, cp_min, cp_stride;
     unsigned mc, kc, nc;                /* cache blocks: A block mc x kc (L2), B block kc x nc (L3),
                                            B micro-panel kc x nr (L1) */
 } sk_gemm_dsp;

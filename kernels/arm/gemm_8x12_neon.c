@@ -365,7 +365,16 @@ void sk_gemm_init_neon(sk_gemm_dsp *d)
     d->gemv_n = gemv_n;
     d->gemv_t = gemv_t;
     d->mr = MR;
-    d->b_alias = 1024; /* 4 KiB: the kernel's kc rows of B in a few L1 sets */
+    /* planner: rows at 4 KiB strides share an L1 set, 8 such rows walked side by side stay in
+       L1; B at such strides packed row by row (its kernels read kc rows of one set, unprefetched);
+       B up to 32 KiB read in place; an in-place panel copied past 16 KiB of B or at 2 KiB
+       strides */
+    d->set_stride = 1024;
+    d->set_rows = 8;
+    d->b_alias = 1024;
+    d->b_small = 8192;
+    d->cp_min = 4096;
+    d->cp_stride = 512;
     d->nr = NR;
     /* typical Arm cores: L1d 64 KiB (B micro-panel KC x 12 = 12 KiB), L2 1 MiB (A block 128 KiB) */
     d->kc = 256;

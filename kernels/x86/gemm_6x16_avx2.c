@@ -25,7 +25,7 @@ ukr_body(const int R, const int ROWS, const int CP, size_t k, const float *a, si
 #pragma GCC unroll 6
     for (int i = 0; i < R; i++)
         if (!ROWS) _mm_prefetch((const char *)(c + i * ldc), _MM_HINT_T0);
-#define LOOP(CSA, RSB, K, PF)                                                                          \
+#define LOOP(CSA, RSB, K, PF)                                                                      \
     _Pragma("GCC unroll 4") for (size_t p = 0; p < (K); p++) {                                     \
         const __m256 b0 = _mm256_loadu_ps(b), b1 = _mm256_loadu_ps(b + 8);                         \
         if (CP) {                                                                                  \
@@ -478,6 +478,16 @@ void sk_gemm_init_avx2(sk_gemm_dsp *d)
     d->gemv_t = gemv_t;
     d->pack_bt = pack_bt;
     d->pack_an = pack_a6;
+    /* planner: rows at 4 KiB strides share an L1 set, 8 such rows walked side by side stay in
+       L1 (8 ways on Zen 4, 12 on Zen 5 and Golden Cove); B read in place at any stride (the
+       kernels prefetch its rows into L2); B up to 32 KiB read in place; an in-place panel copied
+       for the later row blocks past 16 KiB of B or at 2 KiB strides */
+    d->set_stride = 1024;
+    d->set_rows = 8;
+    d->b_alias = 0;
+    d->b_small = 8192;
+    d->cp_min = 4096;
+    d->cp_stride = 512;
     d->mr = MR;
     d->mr_t = MR;
     d->nr = NR;

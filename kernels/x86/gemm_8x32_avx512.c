@@ -32,7 +32,7 @@ ukr_body_cp(const int R, const int NV, const int ROWS, const int CP, size_t k, c
         _mm_prefetch((const char *)(c + i * ldc), _MM_HINT_T0);
         if (NV > 1) _mm_prefetch((const char *)(c + i * ldc + 16), _MM_HINT_T0);
     }
-#define LOOP(CSA, RSB, PF)                                                                             \
+#define LOOP(CSA, RSB, PF)                                                                         \
     _Pragma("GCC unroll 2") for (size_t p = 0; p < k; p++) {                                       \
         const __m512 b0 = _mm512_loadu_ps(b), b1 = NV > 1 ? _mm512_loadu_ps(b + 16) : b0;          \
         if (CP) {                                                                                  \
@@ -363,6 +363,16 @@ void sk_gemm_init_avx512(sk_gemm_dsp *d)
     d->pack_an = d->pack_bt;
     for (int i = 0; i < SK_GEMM_MR_MAX; i++) d->ukr_rcp[i] = i < MR ? ukr_rcp[i] : NULL;
     d->rows_nr = 16;
+    /* planner: rows at 4 KiB strides share an L1 set, 8 such rows walked side by side stay in
+       L1 (8 ways on Zen 4, 12 on Zen 5 and Golden Cove); B read in place at any stride (the
+       kernels prefetch its rows into L2); B up to 32 KiB read in place; an in-place panel copied
+       for the later row blocks past 16 KiB of B or at 2 KiB strides */
+    d->set_stride = 1024;
+    d->set_rows = 8;
+    d->b_alias = 0;
+    d->b_small = 8192;
+    d->cp_min = 4096;
+    d->cp_stride = 512;
     d->mr = MR;
     d->mr_t = MR_T;
     d->nr = NR;

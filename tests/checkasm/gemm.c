@@ -388,6 +388,17 @@ void ck_test_gemm(void)
                  2048 - (t >> 1 ? 1 : 5), 2048 - (t & 1 ? 5 : 1100), 0);
     }
 
+    /* Projections x @ W with few rows and W's row stride a multiple of 4 KiB: B read in place by
+       the kernels (prefetched ahead, copied for the later row blocks) over one and two k blocks,
+       row counts of one, two and three row blocks of every table, panels past the last full one. */
+    static const size_t proj_m[] = { 2, 4, 9, 16, 17, 24, 25 };
+    for (size_t i = 0; i < sizeof proj_m / sizeof *proj_m; i++) {
+        if (ck_quick() && i % 2) continue;
+        const size_t n = 100 + 13 * i, k = i % 2 ? 300 : 64;
+        run_case(SK_NOTRANS, SK_NOTRANS, proj_m[i], n, k, 1.f, g_beta[i % 3], rand_pad(), 1024 - n, 0);
+        run_case(SK_NOTRANS, SK_NOTRANS, proj_m[i], 1024, k, -0.5f, g_beta[(i + 1) % 3], 0, 1024, 0);
+    }
+
     /* k = 1, 2, 3 with alpha and beta outside {0, 1}: the roundings of the epilogue count as much
        as the sum's (the bound's + 4); m = 43, n = 1, k = 1, ta = T was over 2 k 2^-24. */
     for (size_t k = 1; k <= 3; k++)
