@@ -199,34 +199,65 @@ ukr_t_regs(const int R, size_t k, const float *a, size_t rsa, const float *b, si
     ukr_t_half(R, x1, 8, w, c, ldc, wide, alpha, beta);
 }
 
+/* One signature for the four layouts: s is the stride between k steps of a packed panel or A^T
+   (csa), or between the rows of A (rsa) for the _r kernels. */
+typedef void (*tile_fn)(size_t k, const float *a, size_t s, const float *b, size_t rsb, float *c,
+                        size_t ldc, float alpha, float beta, float *bp);
+
 #define UKR(R)                                                                                     \
-    static void ukr_##R##x16(size_t k, const float *a, size_t csa, const float *b, size_t rsb,   \
-                             float *c, size_t ldc, float alpha, float beta)                       \
+    static void ukr_##R(size_t k, const float *a, size_t s, const float *b, size_t rsb, float *c, \
+                        size_t ldc, float alpha, float beta, float *bp)                            \
     {                                                                                              \
-        ukr_body(R, 0, 0, k, a, csa, b, rsb, c, ldc, alpha, beta, NULL);                          \
+        ukr_body(R, 0, 0, k, a, s, b, rsb, c, ldc, alpha, beta, bp);                                  \
     }                                                                                              \
-    static void ukr_r_##R##x16(size_t k, const float *a, size_t rsa, const float *b, size_t rsb,  \
-                               float *c, size_t ldc, float alpha, float beta)                     \
+    static void ukr_r_##R(size_t k, const float *a, size_t s, const float *b, size_t rsb,          \
+                          float *c, size_t ldc, float alpha, float beta, float *bp)                \
     {                                                                                              \
-        ukr_body(R, 1, 0, k, a, rsa, b, rsb, c, ldc, alpha, beta, NULL);                          \
+        ukr_body(R, 1, 0, k, a, s, b, rsb, c, ldc, alpha, beta, bp);                                  \
     }                                                                                              \
-    static void ukr_cp_##R##x16(size_t k, const float *a, size_t csa, const float *b, size_t rsb, \
-                                float *c, size_t ldc, float alpha, float beta, float *bp)         \
+    static void ukr_cp_##R(size_t k, const float *a, size_t s, const float *b, size_t rsb,         \
+                           float *c, size_t ldc, float alpha, float beta, float *bp)               \
     {                                                                                              \
-        ukr_body(R, 0, 1, k, a, csa, b, rsb, c, ldc, alpha, beta, bp);                            \
+        ukr_body(R, 0, 1, k, a, s, b, rsb, c, ldc, alpha, beta, bp);                                  \
     }                                                                                              \
-    static void ukr_rcp_##R##x16(size_t k, const float *a, size_t rsa, const float *b, size_t rsb,\
-                                 float *c, size_t ldc, float alpha, float beta, float *bp)        \
+    static void ukr_rcp_##R(size_t k, const float *a, size_t s, const float *b, size_t rsb,        \
+                            float *c, size_t ldc, float alpha, float beta, float *bp)              \
     {                                                                                              \
-        ukr_body(R, 1, 1, k, a, rsa, b, rsb, c, ldc, alpha, beta, bp);                            \
-    }                                                                                              \
-    static void ukr_t_##R##x16(size_t k, const float *a, size_t rsa, const float *b, size_t rsb,  \
-                               size_t w, float *c, size_t ldc, size_t room, float alpha,          \
-                               float beta)                                                        \
+        ukr_body(R, 1, 1, k, a, s, b, rsb, c, ldc, alpha, beta, bp);                                  \
+    }
+#define UKRT(R)                                                                                    \
+    static void ukr_t_##R(size_t k, const float *a, size_t rsa, const float *b, size_t rsb,        \
+                          size_t w, float *c, size_t ldc, size_t room, float alpha, float beta)    \
     {                                                                                              \
-        ukr_t_regs(R, k, a, rsa, b, rsb, w, c, ldc, room, alpha, beta);                            \
+        ukr_t_regs(R, k, a, rsa, b, rsb, w, c, ldc, room, alpha, beta);                                 \
     }
 UKR(1) UKR(2) UKR(3) UKR(4) UKR(5) UKR(6)
+UKRT(1) UKRT(2) UKRT(3) UKRT(4) UKRT(5) UKRT(6)
+
+/* The micro-kernel (see sk_gemm_ukr_fn): the r-row kernel of the layout, copying B or not. */
+static void ukr(size_t r, size_t k, const float *a, size_t rsa, size_t csa, const float *b,
+                size_t rsb, float *c, size_t ldc, float alpha, float beta, float *bp)
+{
+    static const tile_fn tab[4][MR] = {
+        { ukr_1, ukr_2, ukr_3, ukr_4, ukr_5, ukr_6 },
+        { ukr_r_1, ukr_r_2, ukr_r_3, ukr_r_4, ukr_r_5, ukr_r_6 },
+        { ukr_cp_1, ukr_cp_2, ukr_cp_3, ukr_cp_4, ukr_cp_5, ukr_cp_6 },
+        { ukr_rcp_1, ukr_rcp_2, ukr_rcp_3, ukr_rcp_4, ukr_rcp_5, ukr_rcp_6 },
+    };
+    const int rows = csa == 1; /* rows of A in place: their stride is rsa */
+    tab[(bp ? 2 : 0) + rows][r - 1](k, a, rows ? rsa : csa, b, rsb, c, ldc, alpha, beta, bp);
+}
+
+typedef void (*tile_t_fn)(size_t k, const float *a, size_t rsa, const float *b, size_t rsb,
+                          size_t w, float *c, size_t ldc, size_t room, float alpha, float beta);
+
+/* The transposed tile (see sk_gemm_ukr_t_fn): the r-row kernel. */
+static void ukr_t(size_t r, size_t k, const float *a, size_t rsa, const float *b, size_t rsb,
+                  size_t w, float *c, size_t ldc, size_t room, float alpha, float beta)
+{
+    static const tile_t_fn tab[6] = { ukr_t_1, ukr_t_2, ukr_t_3, ukr_t_4, ukr_t_5, ukr_t_6 };
+    tab[r - 1](k, a, rsa, b, rsb, w, c, ldc, room, alpha, beta);
+}
 
 static inline __m256 finish(__m256 s, float alpha, float beta, __m256 cold)
 {
@@ -411,7 +442,7 @@ pack_bt_body(const int G, size_t nr, size_t kc, const float *b, size_t ldb, floa
 
 static void pack_bt(size_t nr, size_t kc, const float *b, size_t ldb, float *dst, size_t ld)
 {
-    if (nr == 8 && ld == 8) /* also the AVX-512 table's 8-row A panels (pack_an) */
+    if (nr == 8 && ld == 8) /* also the AVX-512 table's 8-row A panels */
         pack_bt_body(1, nr, kc, b, ldb, dst, ld);
     else if (nr == 16 && ld == 16)
         pack_bt_body(2, nr, kc, b, ldb, dst, ld);
@@ -421,7 +452,7 @@ static void pack_bt(size_t nr, size_t kc, const float *b, size_t ldb, float *dst
         pack_bt_body(0, nr, kc, b, ldb, dst, ld);
 }
 
-/* A micro-panel of 6 rows (see pack_an in gemm.h): dst[p*6 + i] = a[i*lda + p]. Four values of k at
+/* A micro-panel of 6 rows: dst[p*6 + i] = a[i*lda + p]. Four values of k at
    a time: the 128-bit lanes of four vectors hold rows q and q + 4 (rows 6, 7 zero), a 4 x 4
    transpose within the lanes makes vector e = [rows 0..3 | rows 4, 5, 0, 0] of column p + e, and
    eight-wide stores 6 floats apart write the column (the next store covers the two zeros; the
@@ -457,35 +488,31 @@ static void pack_a6(size_t r, size_t kc, const float *a, size_t lda, float *dst,
         for (int i = 0; i < 6; i++) dst[6 * p + i] = a[i * lda + p];
 }
 
+/* The transposing pack (see sk_gemm_pack_fn): 6-row A panels, and B^T panels or any other
+   width through 8-row groups. */
+static void pack_t(size_t w, size_t kc, const float *src, size_t lds, float *dst, size_t ld)
+{
+    if (w == MR && ld == MR)
+        pack_a6(w, kc, src, lds, dst, ld);
+    else
+        pack_bt(w, kc, src, lds, dst, ld);
+}
+
 void sk_gemm_init_avx2(sk_gemm_dsp *d)
 {
-    static const sk_gemm_ukr_fn ukr[MR] = { ukr_1x16, ukr_2x16, ukr_3x16, ukr_4x16, ukr_5x16, ukr_6x16 };
-    static const sk_gemm_ukr_fn ukr_r[MR] = { ukr_r_1x16, ukr_r_2x16, ukr_r_3x16,
-                                              ukr_r_4x16, ukr_r_5x16, ukr_r_6x16 };
-    static const sk_gemm_ukr_t_fn ukr_t[MR] = { ukr_t_1x16, ukr_t_2x16, ukr_t_3x16,
-                                                ukr_t_4x16, ukr_t_5x16, ukr_t_6x16 };
-    for (int i = 0; i < SK_GEMM_MR_MAX; i++) d->ukr[i] = i < MR ? ukr[i] : NULL;
-    for (int i = 0; i < SK_GEMM_MR_MAX; i++) d->ukr_r[i] = i < MR ? ukr_r[i] : NULL;
-    for (int i = 0; i < SK_GEMM_MR_MAX; i++) d->ukr_t[i] = i < MR ? ukr_t[i] : NULL;
-    static const sk_gemm_ukr_cp_fn ukr_cp[MR] = { ukr_cp_1x16, ukr_cp_2x16, ukr_cp_3x16,
-                                                  ukr_cp_4x16, ukr_cp_5x16, ukr_cp_6x16 };
-    static const sk_gemm_ukr_cp_fn ukr_rcp[MR] = { ukr_rcp_1x16, ukr_rcp_2x16, ukr_rcp_3x16,
-                                                   ukr_rcp_4x16, ukr_rcp_5x16, ukr_rcp_6x16 };
-    for (int i = 0; i < SK_GEMM_MR_MAX; i++) d->ukr_cp[i] = i < MR ? ukr_cp[i] : NULL;
-    for (int i = 0; i < SK_GEMM_MR_MAX; i++) d->ukr_rcp[i] = i < MR ? ukr_rcp[i] : NULL;
-    d->rows_nr = 16;
+    d->ukr = ukr;
+    d->ukr_t = ukr_t;
     d->gemv_n = gemv_n;
     d->gemv_t = gemv_t;
-    d->pack_bt = pack_bt;
-    d->pack_an = pack_a6;
+    d->pack_t = pack_t;
+    d->rows_nr = 16;
     /* planner: rows at 4 KiB strides share an L1 set, 8 such rows walked side by side stay in
        L1 (8 ways on Zen 4, 12 on Zen 5 and Golden Cove); B read in place at any stride (the
-       kernels prefetch its rows into L2); B up to 32 KiB read in place; an in-place panel copied
-       for the later row blocks past 16 KiB of B or at 2 KiB strides */
+       kernels prefetch its rows into L2); an in-place panel copied for the later row blocks past
+       16 KiB of B or at 2 KiB strides */
     d->set_stride = 1024;
     d->set_rows = 8;
     d->b_alias = 0;
-    d->b_small = 8192;
     d->cp_min = 4096;
     d->cp_stride = 512;
     d->mr = MR;

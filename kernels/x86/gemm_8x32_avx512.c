@@ -95,13 +95,6 @@ ukr_body_cp(const int R, const int NV, const int ROWS, const int CP, size_t k, c
     }
 }
 
-static inline __attribute__((always_inline)) void
-ukr_body(const int R, const int NV, const int ROWS, size_t k, const float *a, size_t csa, const float *b,
-         size_t rsb, float *c, size_t ldc, float alpha, float beta)
-{
-    ukr_body_cp(R, NV, ROWS, 0, k, a, csa, b, rsb, c, ldc, alpha, beta, NULL);
-}
-
 /* Transposed r x 16 tile (see sk_gemm_ukr_t_fn): row q of the accumulators = row q of B times the
    16 columns of packed op(A)^T; a 16 x 16 in-register transpose (rows >= r zero) turns lane i into
    the r contiguous values of C row i. */
@@ -163,29 +156,34 @@ ukr_t_body(const int R, size_t k, const float *a, size_t rsa, const float *b, si
     }
 }
 
+/* One signature for the four layouts: s is the stride between k steps of a packed panel or A^T
+   (csa), or between the rows of A (rsa) for the _r kernels. */
+typedef void (*tile_fn)(size_t k, const float *a, size_t s, const float *b, size_t rsb, float *c,
+                        size_t ldc, float alpha, float beta, float *bp);
+
 #define UKR(R)                                                                                     \
-    static void ukr_##R##x32(size_t k, const float *a, size_t csa, const float *b, size_t rsb,   \
-                             float *c, size_t ldc, float alpha, float beta)                       \
+    static void ukr_##R(size_t k, const float *a, size_t s, const float *b, size_t rsb, float *c, \
+                        size_t ldc, float alpha, float beta, float *bp)                            \
     {                                                                                              \
-        ukr_body(R, 2, 0, k, a, csa, b, rsb, c, ldc, alpha, beta);                                \
+        ukr_body_cp(R, 2, 0, 0, k, a, s, b, rsb, c, ldc, alpha, beta, bp);                                   \
     }                                                                                              \
-    static void ukr_r_##R##x32(size_t k, const float *a, size_t rsa, const float *b, size_t rsb,  \
-                               float *c, size_t ldc, float alpha, float beta)                     \
+    static void ukr_r_##R(size_t k, const float *a, size_t s, const float *b, size_t rsb,          \
+                          float *c, size_t ldc, float alpha, float beta, float *bp)                \
     {                                                                                              \
-        ukr_body(R, 2, 1, k, a, rsa, b, rsb, c, ldc, alpha, beta);                                \
+        ukr_body_cp(R, 2, 1, 0, k, a, s, b, rsb, c, ldc, alpha, beta, bp);                                   \
     }                                                                                              \
-    static void ukr_cp_##R##x32(size_t k, const float *a, size_t csa, const float *b, size_t rsb, \
-                                float *c, size_t ldc, float alpha, float beta, float *bp)         \
+    static void ukr_cp_##R(size_t k, const float *a, size_t s, const float *b, size_t rsb,         \
+                           float *c, size_t ldc, float alpha, float beta, float *bp)               \
     {                                                                                              \
-        ukr_body_cp(R, 2, 0, 1, k, a, csa, b, rsb, c, ldc, alpha, beta, bp);                      \
+        ukr_body_cp(R, 2, 0, 1, k, a, s, b, rsb, c, ldc, alpha, beta, bp);                                   \
     }                                                                                              \
-    static void ukr_rcp_##R##x32(size_t k, const float *a, size_t rsa, const float *b, size_t rsb,\
-                                 float *c, size_t ldc, float alpha, float beta, float *bp)        \
+    static void ukr_rcp_##R(size_t k, const float *a, size_t s, const float *b, size_t rsb,        \
+                            float *c, size_t ldc, float alpha, float beta, float *bp)              \
     {                                                                                              \
-        ukr_body_cp(R, 2, 1, 1, k, a, rsa, b, rsb, c, ldc, alpha, beta, bp);                      \
+        ukr_body_cp(R, 2, 1, 1, k, a, s, b, rsb, c, ldc, alpha, beta, bp);                                   \
     }
 #define UKRT(R)                                                                                    \
-    static void ukr_t_##R##x16(size_t k, const float *a, size_t rsa, const float *b, size_t rsb,  \
+    static void ukr_t_##R(size_t k, const float *a, size_t rsa, const float *b, size_t rsb,  \
                                size_t w, float *c, size_t ldc, size_t room, float alpha,          \
                                float beta)                                                        \
     {                                                                                              \
@@ -195,6 +193,31 @@ ukr_t_body(const int R, size_t k, const float *a, size_t rsa, const float *b, si
 UKR(1) UKR(2) UKR(3) UKR(4) UKR(5) UKR(6) UKR(7) UKR(8)
 UKRT(1) UKRT(2) UKRT(3) UKRT(4) UKRT(5) UKRT(6) UKRT(7) UKRT(8) UKRT(9) UKRT(10) UKRT(11) UKRT(12)
 UKRT(13) UKRT(14) UKRT(15) UKRT(16)
+
+/* The micro-kernel (see sk_gemm_ukr_fn): the r-row kernel of the layout, copying B or not. */
+static void ukr(size_t r, size_t k, const float *a, size_t rsa, size_t csa, const float *b,
+                size_t rsb, float *c, size_t ldc, float alpha, float beta, float *bp)
+{
+    static const tile_fn tab[4][MR] = {
+        { ukr_1, ukr_2, ukr_3, ukr_4, ukr_5, ukr_6, ukr_7, ukr_8 },
+        { ukr_r_1, ukr_r_2, ukr_r_3, ukr_r_4, ukr_r_5, ukr_r_6, ukr_r_7, ukr_r_8 },
+        { ukr_cp_1, ukr_cp_2, ukr_cp_3, ukr_cp_4, ukr_cp_5, ukr_cp_6, ukr_cp_7, ukr_cp_8 },
+        { ukr_rcp_1, ukr_rcp_2, ukr_rcp_3, ukr_rcp_4, ukr_rcp_5, ukr_rcp_6, ukr_rcp_7, ukr_rcp_8 },
+    };
+    const int rows = csa == 1; /* rows of A in place: their stride is rsa */
+    tab[(bp ? 2 : 0) + rows][r - 1](k, a, rows ? rsa : csa, b, rsb, c, ldc, alpha, beta, bp);
+}
+
+typedef void (*tile_t_fn)(size_t k, const float *a, size_t rsa, const float *b, size_t rsb,
+                          size_t w, float *c, size_t ldc, size_t room, float alpha, float beta);
+
+/* The transposed tile (see sk_gemm_ukr_t_fn): the r-row kernel. */
+static void ukr_t(size_t r, size_t k, const float *a, size_t rsa, const float *b, size_t rsb,
+                  size_t w, float *c, size_t ldc, size_t room, float alpha, float beta)
+{
+    static const tile_t_fn tab[16] = { ukr_t_1, ukr_t_2, ukr_t_3, ukr_t_4, ukr_t_5, ukr_t_6, ukr_t_7, ukr_t_8, ukr_t_9, ukr_t_10, ukr_t_11, ukr_t_12, ukr_t_13, ukr_t_14, ukr_t_15, ukr_t_16 };
+    tab[r - 1](k, a, rsa, b, rsb, w, c, ldc, room, alpha, beta);
+}
 
 static inline __mmask16 tail16(size_t n) { return (__mmask16)((1u << n) - 1u); } /* n <= 16 */
 
@@ -340,37 +363,19 @@ static void gemv_t(size_t n, size_t k, float alpha, const float *a, const float 
 
 void sk_gemm_init_avx512(sk_gemm_dsp *d)
 {
-    static const sk_gemm_ukr_fn ukr[MR] = { ukr_1x32, ukr_2x32, ukr_3x32, ukr_4x32,
-                                            ukr_5x32, ukr_6x32, ukr_7x32, ukr_8x32 };
-    static const sk_gemm_ukr_fn ukr_r[MR] = { ukr_r_1x32, ukr_r_2x32, ukr_r_3x32, ukr_r_4x32,
-                                              ukr_r_5x32, ukr_r_6x32, ukr_r_7x32, ukr_r_8x32 };
-    static const sk_gemm_ukr_t_fn ukr_t[MR_T] = {
-        ukr_t_1x16, ukr_t_2x16, ukr_t_3x16, ukr_t_4x16, ukr_t_5x16, ukr_t_6x16, ukr_t_7x16,
-        ukr_t_8x16, ukr_t_9x16, ukr_t_10x16, ukr_t_11x16, ukr_t_12x16, ukr_t_13x16, ukr_t_14x16,
-        ukr_t_15x16, ukr_t_16x16 };
-    for (int i = 0; i < SK_GEMM_MR_MAX; i++) d->ukr[i] = i < MR ? ukr[i] : NULL;
+    d->ukr = ukr;
+    d->ukr_t = ukr_t;
     d->gemv_n = gemv_n;
     d->gemv_t = gemv_t;
-    for (int i = 0; i < SK_GEMM_MR_MAX; i++) d->ukr_r[i] = i < MR ? ukr_r[i] : NULL;
-    for (int i = 0; i < SK_GEMM_MR_MAX; i++) d->ukr_t[i] = i < MR_T ? ukr_t[i] : NULL;
-    static const sk_gemm_ukr_cp_fn ukr_cp[MR] = { ukr_cp_1x32, ukr_cp_2x32, ukr_cp_3x32, ukr_cp_4x32,
-                                                  ukr_cp_5x32, ukr_cp_6x32, ukr_cp_7x32, ukr_cp_8x32 };
-    static const sk_gemm_ukr_cp_fn ukr_rcp[MR] = { ukr_rcp_1x32, ukr_rcp_2x32, ukr_rcp_3x32, ukr_rcp_4x32,
-                                                   ukr_rcp_5x32, ukr_rcp_6x32, ukr_rcp_7x32, ukr_rcp_8x32 };
-    for (int i = 0; i < SK_GEMM_MR_MAX; i++) d->ukr_cp[i] = i < MR ? ukr_cp[i] : NULL;
-    /* the 8-row A panel of op(A) = A is the transposing B pack with nr = ld = 8 (dst[p*8 + i] =
-       a[i*lda + p]): the AVX2 table's pack_bt, set before this upgrade */
-    d->pack_an = d->pack_bt;
-    for (int i = 0; i < SK_GEMM_MR_MAX; i++) d->ukr_rcp[i] = i < MR ? ukr_rcp[i] : NULL;
+    /* pack_t: the AVX2 table's, set before this upgrade (its 8-row groups cover these panels) */
     d->rows_nr = 16;
     /* planner: rows at 4 KiB strides share an L1 set, 8 such rows walked side by side stay in
        L1 (8 ways on Zen 4, 12 on Zen 5 and Golden Cove); B read in place at any stride (the
-       kernels prefetch its rows into L2); B up to 32 KiB read in place; an in-place panel copied
-       for the later row blocks past 16 KiB of B or at 2 KiB strides */
+       kernels prefetch its rows into L2); an in-place panel copied for the later row blocks past
+       16 KiB of B or at 2 KiB strides */
     d->set_stride = 1024;
     d->set_rows = 8;
     d->b_alias = 0;
-    d->b_small = 8192;
     d->cp_min = 4096;
     d->cp_stride = 512;
     d->mr = MR;
