@@ -284,8 +284,8 @@ static void gemm_blocked(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t 
                     if (fuse_b && ic == 0) { /* this panel's first use: copy it as it is read */
                         if (nr == NR) {
                             if (bj) put_bias(rb[0].r, nr, bj, cj + rb[0].coff, ldc);
-                            ukr(rb[0].r, kc, rb[0].a, rsa, csa, bsrc + jr, ldb, cj + rb[0].coff, ldc,
-                                alpha, be, bbuf + jr * kc);
+                            ukr(rb[0].r, kc, rb[0].a, rsa, csa, bsrc + jr, ldb,
+                                cj + rb[0].coff, ldc, alpha, be, bbuf + jr * kc);
                             q = 1;
                         } else {
                             pack_b(d, tb, nr, kc, bsrc + jr, ldb, bbuf + jr * kc, NR);
@@ -310,12 +310,13 @@ static void gemm_blocked(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t 
                     if (SK_LIKELY(nr == NR)) {
                         for (; q < nrb; q++) {
                             if (bj) put_bias(rb[q].r, nr, bj, cj + rb[q].coff, ldc);
-                            ukr(rb[q].r, kc, rb[q].a, rsa, csa, bp, rsb, cj + rb[q].coff, ldc, alpha,
-                                be, NULL);
+                            ukr(rb[q].r, kc, rb[q].a, rsa, csa, bp, rsb, cj + rb[q].coff, ldc,
+                                alpha, be, NULL);
                         }
                     } else {
                         for (; q < nrb; q++) {
-                            ukr(rb[q].r, kc, rb[q].a, rsa, csa, bp, rsb, tile, NR, alpha, 0.f, NULL);
+                            ukr(rb[q].r, kc, rb[q].a, rsa, csa, bp, rsb, tile, NR, alpha, 0.f,
+                                NULL);
                             if (bj) put_bias(rb[q].r, nr, bj, cj + rb[q].coff, ldc);
                             merge_tile(rb[q].r, nr, tile, NR, be, cj + rb[q].coff, ldc);
                         }
@@ -390,8 +391,11 @@ static void gemm_row(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t n, s
 
 void sk_gemm_dsp_init(sk_gemm_dsp *d, sk_isa isa)
 {
-    *d = (sk_gemm_dsp){ .sgemm = sk_sgemm_ref, .pack_t = pack_t_ref, .set_stride = 1024,
-                        .set_rows = 8 };
+    /* the scalar table: the framework with the portable micro-kernel and small blocks (every
+       block edge within reach of small tests), no matrix-vector or transposed-tile kernels */
+    *d = (sk_gemm_dsp){ .sgemm = sk_sgemm_ref, .ukr = sk_gemm_ukr_ref, .pack_t = pack_t_ref,
+                        .mr = SK_GEMM_REF_MR, .nr = SK_GEMM_REF_NR, .mc = 32, .kc = 64, .nc = 256,
+                        .set_stride = 1024, .set_rows = 8, .cp_min = 4096, .cp_stride = 512 };
 #if SK_HAVE_AVX2
     if (isa < SK_ISA_AVX2 || isa == SK_ISA_NEON) return;
     sk_gemm_init_avx2(d);

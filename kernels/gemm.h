@@ -20,8 +20,8 @@ typedef void (*sk_sgemm_fn)(sk_trans ta, sk_trans tb, size_t m, size_t n, size_t
  *   C[i][j] = alpha * sum_p A(i,p) B(p,j) + beta * C[i][j]   (beta == 0: C not read)
  * with A(i,p) = a[i*rsa + p*csa]: a packed micro-panel (rsa = 1, csa = mr), the rows of A in place
  * (rsa = lda, csa = 1) or op(A) = A^T in place (rsa = 1, csa = lda); B(p,j) = b[p*rsb + j] with
- * j < NR read whole: a packed micro-panel (rsb = NR) or B in place. bp non-NULL (B in place): the NR
- * columns of B it reads are also stored to the packed micro-panel bp[p*NR + j], which the row
+ * j < NR read whole: a packed micro-panel (rsb = NR) or B in place. bp non-NULL (B in place): the
+ * NR columns of B it reads are also stored to the packed micro-panel bp[p*NR + j], which the row
  * blocks after it read from L1. k >= 1. The per-row-count and per-layout specialisations are the
  * ISA file's business. */
 typedef void (*sk_gemm_ukr_fn)(size_t r, size_t k, const float *a, size_t rsa, size_t csa,
@@ -82,6 +82,13 @@ void sk_gemm_init_neon(sk_gemm_dsp *d);
 void sk_sgemm_ref(sk_trans ta, sk_trans tb, size_t m, size_t n, size_t k, float alpha,
                   const float *a, size_t lda, const float *b, size_t ldb, float beta,
                   float *c, size_t ldc);
+
+/* The scalar table's micro-kernel (kernels/scalar/gemm_ref.c): an r x SK_GEMM_REF_NR tile,
+ * r <= SK_GEMM_REF_MR, each element a float sum over p in order. */
+#define SK_GEMM_REF_MR 4
+#define SK_GEMM_REF_NR 8
+void sk_gemm_ukr_ref(size_t r, size_t k, const float *a, size_t rsa, size_t csa, const float *b,
+                     size_t rsb, float *c, size_t ldc, float alpha, float beta, float *bp);
 
 /* Unchecked GEMM through table d (same semantics as sk_sgemm); for other families (attention).
  * Any sizes (m, n or k may be 0); never allocates on small shapes after a thread's first call. */

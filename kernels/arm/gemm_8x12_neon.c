@@ -260,7 +260,7 @@ typedef void (*tile_fn)(size_t k, const float *a, size_t s, const float *b, size
     static void ukr_r_##R(size_t k, const float *a, size_t s, const float *b, size_t rsb,          \
                           float *c, size_t ldc, float alpha, float beta, float *bp)                \
     {                                                                                              \
-        ukr_r_body(R, 0, k, a, s, b, rsb, c, ldc, alpha, beta, bp);                                  \
+        ukr_r_body(R, 0, k, a, s, b, rsb, c, ldc, alpha, beta, bp);                                \
     }                                                                                              \
     static void ukr_cp_##R(size_t k, const float *a, size_t s, const float *b, size_t rsb,         \
                            float *c, size_t ldc, float alpha, float beta, float *bp)               \
@@ -270,7 +270,7 @@ typedef void (*tile_fn)(size_t k, const float *a, size_t s, const float *b, size
     static void ukr_rcp_##R(size_t k, const float *a, size_t s, const float *b, size_t rsb,        \
                             float *c, size_t ldc, float alpha, float beta, float *bp)              \
     {                                                                                              \
-        ukr_r_body(R, 1, k, a, s, b, rsb, c, ldc, alpha, beta, bp);                                  \
+        ukr_r_body(R, 1, k, a, s, b, rsb, c, ldc, alpha, beta, bp);                                \
     }
 UKR(1) UKR(2) UKR(3) UKR(4) UKR(5) UKR(6) UKR(7) UKR(8)
 #undef UKR
@@ -279,7 +279,7 @@ UKR(1) UKR(2) UKR(3) UKR(4) UKR(5) UKR(6) UKR(7) UKR(8)
     static void ukr_t_##R(size_t k, const float *a, size_t rsa, const float *b, size_t rsb,        \
                           size_t w, float *c, size_t ldc, size_t room, float alpha, float beta)    \
     {                                                                                              \
-        ukr_t_body(R, k, a, rsa, b, rsb, w, c, ldc, room, alpha, beta);                                 \
+        ukr_t_body(R, k, a, rsa, b, rsb, w, c, ldc, room, alpha, beta);                            \
     }
 UKRT(1) UKRT(2) UKRT(3) UKRT(4)
 #undef UKRT
@@ -384,8 +384,10 @@ static void pack_t(size_t w, size_t kc, const float *src, size_t lds, float *dst
             const float32x4x2_t t23 = vtrnq_f32(vld1q_f32(s2 + p), vld1q_f32(s3 + p));
             vst1q_f32(d, vcombine_f32(vget_low_f32(t01.val[0]), vget_low_f32(t23.val[0])));
             vst1q_f32(d + ld, vcombine_f32(vget_low_f32(t01.val[1]), vget_low_f32(t23.val[1])));
-            vst1q_f32(d + 2 * ld, vcombine_f32(vget_high_f32(t01.val[0]), vget_high_f32(t23.val[0])));
-            vst1q_f32(d + 3 * ld, vcombine_f32(vget_high_f32(t01.val[1]), vget_high_f32(t23.val[1])));
+            vst1q_f32(d + 2 * ld,
+                      vcombine_f32(vget_high_f32(t01.val[0]), vget_high_f32(t23.val[0])));
+            vst1q_f32(d + 3 * ld,
+                      vcombine_f32(vget_high_f32(t01.val[1]), vget_high_f32(t23.val[1])));
         }
         for (; p < kc; p++, d += ld) {
             d[0] = s0[p];

@@ -208,28 +208,28 @@ typedef void (*tile_fn)(size_t k, const float *a, size_t s, const float *b, size
     static void ukr_##R(size_t k, const float *a, size_t s, const float *b, size_t rsb, float *c, \
                         size_t ldc, float alpha, float beta, float *bp)                            \
     {                                                                                              \
-        ukr_body(R, 0, 0, k, a, s, b, rsb, c, ldc, alpha, beta, bp);                                  \
+        ukr_body(R, 0, 0, k, a, s, b, rsb, c, ldc, alpha, beta, bp);                               \
     }                                                                                              \
     static void ukr_r_##R(size_t k, const float *a, size_t s, const float *b, size_t rsb,          \
                           float *c, size_t ldc, float alpha, float beta, float *bp)                \
     {                                                                                              \
-        ukr_body(R, 1, 0, k, a, s, b, rsb, c, ldc, alpha, beta, bp);                                  \
+        ukr_body(R, 1, 0, k, a, s, b, rsb, c, ldc, alpha, beta, bp);                               \
     }                                                                                              \
     static void ukr_cp_##R(size_t k, const float *a, size_t s, const float *b, size_t rsb,         \
                            float *c, size_t ldc, float alpha, float beta, float *bp)               \
     {                                                                                              \
-        ukr_body(R, 0, 1, k, a, s, b, rsb, c, ldc, alpha, beta, bp);                                  \
+        ukr_body(R, 0, 1, k, a, s, b, rsb, c, ldc, alpha, beta, bp);                               \
     }                                                                                              \
     static void ukr_rcp_##R(size_t k, const float *a, size_t s, const float *b, size_t rsb,        \
                             float *c, size_t ldc, float alpha, float beta, float *bp)              \
     {                                                                                              \
-        ukr_body(R, 1, 1, k, a, s, b, rsb, c, ldc, alpha, beta, bp);                                  \
+        ukr_body(R, 1, 1, k, a, s, b, rsb, c, ldc, alpha, beta, bp);                               \
     }
 #define UKRT(R)                                                                                    \
     static void ukr_t_##R(size_t k, const float *a, size_t rsa, const float *b, size_t rsb,        \
                           size_t w, float *c, size_t ldc, size_t room, float alpha, float beta)    \
     {                                                                                              \
-        ukr_t_regs(R, k, a, rsa, b, rsb, w, c, ldc, room, alpha, beta);                                 \
+        ukr_t_regs(R, k, a, rsa, b, rsb, w, c, ldc, room, alpha, beta);                            \
     }
 UKR(1) UKR(2) UKR(3) UKR(4) UKR(5) UKR(6)
 UKRT(1) UKRT(2) UKRT(3) UKRT(4) UKRT(5) UKRT(6)

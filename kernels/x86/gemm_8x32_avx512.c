@@ -45,7 +45,7 @@ ukr_body_cp(const int R, const int NV, const int ROWS, const int CP, size_t k, c
             _mm_prefetch((const char *)(b + pfd + 16), _MM_HINT_T1);                               \
         }                                                                                          \
         _Pragma("GCC unroll 8") for (int i = 0; i < R; i++) {                                      \
-            const __m512 ai = _mm512_set1_ps(ROWS ? a[i * csa] : a[i]);                                                \
+            const __m512 ai = _mm512_set1_ps(ROWS ? a[i * csa] : a[i]);                            \
             c0[i] = _mm512_fmadd_ps(ai, b0, c0[i]);                                                \
             if (NV > 1) c1[i] = _mm512_fmadd_ps(ai, b1, c1[i]);                                    \
         }                                                                                          \
@@ -165,22 +165,22 @@ typedef void (*tile_fn)(size_t k, const float *a, size_t s, const float *b, size
     static void ukr_##R(size_t k, const float *a, size_t s, const float *b, size_t rsb, float *c, \
                         size_t ldc, float alpha, float beta, float *bp)                            \
     {                                                                                              \
-        ukr_body_cp(R, 2, 0, 0, k, a, s, b, rsb, c, ldc, alpha, beta, bp);                                   \
+        ukr_body_cp(R, 2, 0, 0, k, a, s, b, rsb, c, ldc, alpha, beta, bp);                         \
     }                                                                                              \
     static void ukr_r_##R(size_t k, const float *a, size_t s, const float *b, size_t rsb,          \
                           float *c, size_t ldc, float alpha, float beta, float *bp)                \
     {                                                                                              \
-        ukr_body_cp(R, 2, 1, 0, k, a, s, b, rsb, c, ldc, alpha, beta, bp);                                   \
+        ukr_body_cp(R, 2, 1, 0, k, a, s, b, rsb, c, ldc, alpha, beta, bp);                         \
     }                                                                                              \
     static void ukr_cp_##R(size_t k, const float *a, size_t s, const float *b, size_t rsb,         \
                            float *c, size_t ldc, float alpha, float beta, float *bp)               \
     {                                                                                              \
-        ukr_body_cp(R, 2, 0, 1, k, a, s, b, rsb, c, ldc, alpha, beta, bp);                                   \
+        ukr_body_cp(R, 2, 0, 1, k, a, s, b, rsb, c, ldc, alpha, beta, bp);                         \
     }                                                                                              \
     static void ukr_rcp_##R(size_t k, const float *a, size_t s, const float *b, size_t rsb,        \
                             float *c, size_t ldc, float alpha, float beta, float *bp)              \
     {                                                                                              \
-        ukr_body_cp(R, 2, 1, 1, k, a, s, b, rsb, c, ldc, alpha, beta, bp);                                   \
+        ukr_body_cp(R, 2, 1, 1, k, a, s, b, rsb, c, ldc, alpha, beta, bp);                         \
     }
 #define UKRT(R)                                                                                    \
     static void ukr_t_##R(size_t k, const float *a, size_t rsa, const float *b, size_t rsb,  \
@@ -215,7 +215,9 @@ typedef void (*tile_t_fn)(size_t k, const float *a, size_t rsa, const float *b, 
 static void ukr_t(size_t r, size_t k, const float *a, size_t rsa, const float *b, size_t rsb,
                   size_t w, float *c, size_t ldc, size_t room, float alpha, float beta)
 {
-    static const tile_t_fn tab[16] = { ukr_t_1, ukr_t_2, ukr_t_3, ukr_t_4, ukr_t_5, ukr_t_6, ukr_t_7, ukr_t_8, ukr_t_9, ukr_t_10, ukr_t_11, ukr_t_12, ukr_t_13, ukr_t_14, ukr_t_15, ukr_t_16 };
+    static const tile_t_fn tab[16] = { ukr_t_1,  ukr_t_2,  ukr_t_3,  ukr_t_4,  ukr_t_5,  ukr_t_6,
+                                       ukr_t_7,  ukr_t_8,  ukr_t_9,  ukr_t_10, ukr_t_11, ukr_t_12,
+                                       ukr_t_13, ukr_t_14, ukr_t_15, ukr_t_16 };
     tab[r - 1](k, a, rsa, b, rsb, w, c, ldc, room, alpha, beta);
 }
 
