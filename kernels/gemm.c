@@ -413,12 +413,13 @@ void sk_gemm_dsp_init(sk_gemm_dsp *d, sk_isa isa)
 
 /* The code path of a whole problem (m, n, k >= 1, alpha != 0): the reference without micro-kernels,
    the matrix-vector kernels for m == 1, the transposed tiles for NT with few rows, else blocked. */
-enum gemm_path { PATH_REF, PATH_ROW, PATH_NT_ROWS, PATH_BLOCKED };
+enum gemm_path { PATH_REF, PATH_ROW, PATH_DOT, PATH_NT_ROWS, PATH_BLOCKED };
 
-static enum gemm_path gemm_path_of(const sk_gemm_dsp *d, sk_trans tb, size_t m)
+static enum gemm_path gemm_path_of(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t m)
 {
     if (!d->ukr) return PATH_REF;
     if (m == 1 && d->gemv_n) return PATH_ROW;
+    if (tb && !ta && m <= d->dot_rows && d->dot) return PATH_DOT;
     if (tb && m <= d->rows_nr && d->ukr_t) return PATH_NT_ROWS;
     return PATH_BLOCKED;
 }
@@ -435,6 +436,10 @@ static void gemm_path_run(const sk_gemm_dsp *d, enum gemm_path path, sk_trans ta
         return;
     case PATH_ROW:
         gemm_row(d, ta, tb, n, k, alpha, a, lda, b, ldb, beta, bias, c);
+        return;
+    case PATH_DOT: /* C starts as the bias, the products are added */
+        if (bias) put_bias(m, n, bias, c, ldc);
+        d->dot(m, n, k, alpha, a, lda, b, ldb, bias ? 1.f : beta, c, ldc);
         return;
     case PATH_NT_ROWS:
         if (gemm_nt_rows(d, ta, m, n, k, alpha, a, lda, b, ldb, beta, bias, c, ldc)) return;
@@ -464,8 +469,8 @@ void sk_gemm_run_bias(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t m, 
         else scale_c(m, n, beta, c, ldc);
         return;
     }
-    gemm_path_run(d, gemm_path_of(d, tb, m), ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, bias, c,
-                  ldc);
+    gemm_path_run(d, gemm_path_of(d, ta, tb, m), ta, tb, m, n, k, alpha, a, lda, b, ldb, beta,
+                  bias, c, ldc);
 }
 
 void sk_gemm_run(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t m, size_t n, size_t k,
@@ -482,7 +487,7 @@ void sk_gemm_run(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t m, size_
  *            the end of an NC block and at n, stay where they are: the edge tiles merge through
  *            a stack tile), rows at multiples of MC (the same MC blocks, hence the same row
  *            blocks and kernels); k is never split.
- *   m == 1:  columns in groups of GEMV_GROUP (a multiple of every matrix-vector kernel's column
+ *   m == 1, dot: columns in groups of GEMV_GROUP (a multiple of every matrix-vector kernel's column
  *            group), the rest in the last task.
  *   NT, few rows: columns at multiples of the kernel's row count, at least one such group in the
  *            last task (the near-equal split of the last tiles is the call's).
@@ -546,17 +551,19 @@ void sk_gemm_run_bias_tp(const sk_threadpool *tp, const sk_gemm_dsp *d, sk_trans
         return;
     }
     GEMM_LD1();
-    gemm_job j = { .d = d, .path = gemm_path_of(d, tb, m), .ta = ta, .tb = tb, .m = m, .n = n,
+    gemm_job j = { .d = d, .path = gemm_path_of(d, ta, tb, m), .ta = ta, .tb = tb, .m = m, .n = n,
                    .k = k, .alpha = alpha, .beta = beta, .a = a, .b = b, .bias = bias, .c = c,
                    .lda = lda,
                    .ldb = ldb, .ldc = ldc, .ru = 1, .rn = 1, .cu = 1, .cn = 1, .upb = 0 };
     const double flops = 2.0 * (double)m * (double)n * (double)k;
-    size_t tasks = sk_tp_tasks(tp, flops, j.path == PATH_ROW ? TP_MIN_FLOPS_ROW : TP_MIN_FLOPS);
+    const int rowlike = j.path == PATH_ROW || j.path == PATH_DOT; /* memory-bound */
+    size_t tasks = sk_tp_tasks(tp, flops, rowlike ? TP_MIN_FLOPS_ROW : TP_MIN_FLOPS);
     switch (j.path) {
     case PATH_REF:
         j.ru = 1, j.rn = m;
         break;
     case PATH_ROW:
+    case PATH_DOT:
         j.cu = GEMV_GROUP, j.cn = n / GEMV_GROUP;
         break;
     case PATH_NT_ROWS:

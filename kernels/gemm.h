@@ -33,6 +33,13 @@ typedef void (*sk_gemm_ukr_fn)(size_t r, size_t k, const float *a, size_t rsa, s
 typedef void (*sk_gemv_fn)(size_t n, size_t k, float alpha, const float *a, const float *b,
                            size_t ldb, float beta, float *c);
 
+/* NT with a few rows of A in place (m <= dot_rows): dot products of contiguous rows,
+ *   C[i*ldc + j] = alpha * sum_p a[i*lda + p] b[j*ldb + p] + beta * C[i*ldc + j]
+ * for i < m, j < n (beta == 0: C not read). m, n, k >= 1. */
+typedef void (*sk_gemm_dot_fn)(size_t m, size_t n, size_t k, float alpha, const float *a,
+                               size_t lda, const float *b, size_t ldb, float beta, float *c,
+                               size_t ldc);
+
 /* Transposed-tile kernel for NT with few rows, C^T = B op(A)^T with the rows of B read in place:
  * for q < r (1 <= r <= mr_t) and i < w (w <= rows_nr),
  *   C[i*ldc + q] = alpha * sum_p a[q*rsa + p] b[p*rsb + i] + beta * C[i*ldc + q]
@@ -55,8 +62,10 @@ typedef struct sk_gemm_dsp {
     sk_gemm_ukr_fn ukr;                 /* the r x nr tile */
     sk_gemm_ukr_t_fn ukr_t;             /* the transposed tile; NULL: none */
     sk_gemv_fn gemv_n, gemv_t;          /* m == 1; NULL: the blocked path */
+    sk_gemm_dot_fn dot;                 /* NT, op(A) = A, 2 <= m <= dot_rows; NULL: none */
     sk_gemm_pack_fn pack_t;             /* the transposing pack */
     unsigned rows_nr, mr_t;             /* lanes and rows of ukr_t: NT path for m <= rows_nr */
+    unsigned dot_rows;                  /* rows of dot */
     unsigned mr, nr;                    /* register tile */
     /* planner thresholds (floats, rows):
        set_stride  row strides that are multiples of this map every row to one L1 set (4 KiB)

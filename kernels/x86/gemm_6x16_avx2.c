@@ -488,6 +488,66 @@ static void pack_a6(size_t r, size_t kc, const float *a, size_t lda, float *dst,
         for (int i = 0; i < 6; i++) dst[6 * p + i] = a[i * lda + p];
 }
 
+/* dot (see sk_gemm_dot_fn) for R rows of A (1..4): R x 2 accumulators, two rows of B at a time,
+   k in 8-lane steps (masked tail); A's R rows stay in L1 while B streams once. */
+static inline __attribute__((always_inline)) void
+dot_body(const int R, size_t n, size_t k, float alpha, const float *a, size_t lda, const float *b,
+         size_t ldb, float beta, float *c, size_t ldc)
+{
+    const size_t kt = k & 7;
+    const __m256i msk = tail_mask(kt);
+    for (size_t j = 0; j < n; j += 2) {
+        const size_t w = n - j < 2 ? n - j : 2;
+        const float *r0 = b + j * ldb, *r1 = w > 1 ? r0 + ldb : r0;
+        __m256 s[8]; /* s[2 i + q]: row i of A, row j + q of B */
+#pragma GCC unroll 8
+        for (int v = 0; v < 8; v++) s[v] = _mm256_setzero_ps();
+        size_t p = 0;
+        for (; p + 8 <= k; p += 8) {
+            const __m256 b0 = _mm256_loadu_ps(r0 + p), b1 = _mm256_loadu_ps(r1 + p);
+#pragma GCC unroll 4
+            for (int i = 0; i < R; i++) {
+                const __m256 ai = _mm256_loadu_ps(a + i * lda + p);
+                s[2 * i] = _mm256_fmadd_ps(ai, b0, s[2 * i]);
+                s[2 * i + 1] = _mm256_fmadd_ps(ai, b1, s[2 * i + 1]);
+            }
+        }
+        if (kt) {
+            const __m256 b0 = _mm256_maskload_ps(r0 + p, msk), b1 = _mm256_maskload_ps(r1 + p, msk);
+#pragma GCC unroll 4
+            for (int i = 0; i < R; i++) {
+                const __m256 ai = _mm256_maskload_ps(a + i * lda + p, msk);
+                s[2 * i] = _mm256_fmadd_ps(ai, b0, s[2 * i]);
+                s[2 * i + 1] = _mm256_fmadd_ps(ai, b1, s[2 * i + 1]);
+            }
+        }
+        /* lane v of the result = sum of s[v] */
+        const __m256 h03 = _mm256_hadd_ps(_mm256_hadd_ps(s[0], s[1]), _mm256_hadd_ps(s[2], s[3]));
+        const __m256 h47 = _mm256_hadd_ps(_mm256_hadd_ps(s[4], s[5]), _mm256_hadd_ps(s[6], s[7]));
+        const __m256 v = _mm256_mul_ps(_mm256_set1_ps(alpha),
+                                       _mm256_add_ps(_mm256_permute2f128_ps(h03, h47, 0x20),
+                                                     _mm256_permute2f128_ps(h03, h47, 0x31)));
+        float out[8];
+        _mm256_storeu_ps(out, v);
+        for (int i = 0; i < R; i++)
+            for (size_t q = 0; q < w; q++) {
+                float *cij = c + (size_t)i * ldc + j + q;
+                *cij = beta == 0.f ? out[2 * i + q] : out[2 * i + q] + beta * *cij;
+            }
+    }
+}
+
+static void dot(size_t m, size_t n, size_t k, float alpha, const float *a, size_t lda,
+                const float *b, size_t ldb, float beta, float *c, size_t ldc)
+{
+    switch (m) {
+    case 1: dot_body(1, n, k, alpha, a, lda, b, ldb, beta, c, ldc); break;
+    case 2: dot_body(2, n, k, alpha, a, lda, b, ldb, beta, c, ldc); break;
+    case 3: dot_body(3, n, k, alpha, a, lda, b, ldb, beta, c, ldc); break;
+    default: dot_body(4, n, k, alpha, a, lda, b, ldb, beta, c, ldc); break;
+    }
+}
+
 /* The transposing pack (see sk_gemm_pack_fn): 6-row A panels, and B^T panels or any other
    width through 8-row groups. */
 static void pack_t(size_t w, size_t kc, const float *src, size_t lds, float *dst, size_t ld)
@@ -504,6 +564,8 @@ void sk_gemm_init_avx2(sk_gemm_dsp *d)
     d->ukr_t = ukr_t;
     d->gemv_n = gemv_n;
     d->gemv_t = gemv_t;
+    d->dot = dot;
+    d->dot_rows = 4;
     d->pack_t = pack_t;
     d->rows_nr = 16;
     /* planner: rows at 4 KiB strides share an L1 set, 8 such rows walked side by side stay in

@@ -15,6 +15,7 @@
 #define SK_GEMM_ALIGN64 __attribute__((aligned(64)))
 #define MR_T 16 /* rows of B per transposed tile */
 #define NR 32
+#define DOT_ROWS 4 /* rows of A of the dot kernel */
 #define PF_ROWS 24 /* prefetch distance of an in-place B, rows (~200 cycles at 8 rows per tile) */
 
 /* r x 16*NV tile: A(i,p) = a[p*csa + i] (ROWS: a[i*csa + p]), B(p, 0..16*NV-1) = b[p*rsb + ...].
@@ -363,12 +364,90 @@ static void gemv_t(size_t n, size_t k, float alpha, const float *a, const float 
     }
 }
 
+/* Sum of each of 4 vectors, lane q = sum of v[q]. */
+static inline __m128 reduce4(const __m512 v[4])
+{
+    __m256 y[4];
+#pragma GCC unroll 4
+    for (int q = 0; q < 4; q++)
+        y[q] = _mm256_add_ps(_mm512_castps512_ps256(v[q]),
+                             _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v[q]), 1)));
+    const __m256 h = _mm256_hadd_ps(_mm256_hadd_ps(y[0], y[1]), _mm256_hadd_ps(y[2], y[3]));
+    return _mm_add_ps(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1));
+}
+
+/* dot (see sk_gemm_dot_fn) for R rows of A: R x 4 accumulators, four rows of B at a time, k in
+   16-lane steps (masked tail); A's R rows stay in L1 while B streams once. */
+static inline __attribute__((always_inline)) void
+dot_body(const int R, size_t n, size_t k, float alpha, const float *a, size_t lda, const float *b,
+         size_t ldb, float beta, float *c, size_t ldc)
+{
+    const __mmask16 mt = tail16(k & 15);
+    for (size_t j = 0; j < n; j += 4) {
+        const size_t w = n - j < 4 ? n - j : 4;
+        const float *r[4];
+        for (size_t q = 0; q < 4; q++) r[q] = b + (j + (q < w ? q : 0)) * ldb;
+        __m512 s[DOT_ROWS][4];
+#pragma GCC unroll 4
+        for (int i = 0; i < R; i++)
+            s[i][0] = s[i][1] = s[i][2] = s[i][3] = _mm512_setzero_ps();
+        size_t p = 0;
+        for (; p + 16 <= k; p += 16) {
+            const __m512 b0 = _mm512_loadu_ps(r[0] + p), b1 = _mm512_loadu_ps(r[1] + p);
+            const __m512 b2 = _mm512_loadu_ps(r[2] + p), b3 = _mm512_loadu_ps(r[3] + p);
+#pragma GCC unroll 4
+            for (int i = 0; i < R; i++) {
+                const __m512 ai = _mm512_loadu_ps(a + i * lda + p);
+                s[i][0] = _mm512_fmadd_ps(ai, b0, s[i][0]);
+                s[i][1] = _mm512_fmadd_ps(ai, b1, s[i][1]);
+                s[i][2] = _mm512_fmadd_ps(ai, b2, s[i][2]);
+                s[i][3] = _mm512_fmadd_ps(ai, b3, s[i][3]);
+            }
+        }
+        if (mt) {
+            const __m512 b0 = _mm512_maskz_loadu_ps(mt, r[0] + p);
+            const __m512 b1 = _mm512_maskz_loadu_ps(mt, r[1] + p);
+            const __m512 b2 = _mm512_maskz_loadu_ps(mt, r[2] + p);
+            const __m512 b3 = _mm512_maskz_loadu_ps(mt, r[3] + p);
+#pragma GCC unroll 4
+            for (int i = 0; i < R; i++) {
+                const __m512 ai = _mm512_maskz_loadu_ps(mt, a + i * lda + p);
+                s[i][0] = _mm512_fmadd_ps(ai, b0, s[i][0]);
+                s[i][1] = _mm512_fmadd_ps(ai, b1, s[i][1]);
+                s[i][2] = _mm512_fmadd_ps(ai, b2, s[i][2]);
+                s[i][3] = _mm512_fmadd_ps(ai, b3, s[i][3]);
+            }
+        }
+        const __mmask8 mw = (__mmask8)((1u << w) - 1u);
+#pragma GCC unroll 4
+        for (int i = 0; i < R; i++) {
+            float *ci = c + i * ldc + j;
+            __m128 v = _mm_mul_ps(_mm_set1_ps(alpha), reduce4(s[i]));
+            if (beta != 0.f) v = _mm_fmadd_ps(_mm_set1_ps(beta), _mm_maskz_loadu_ps(mw, ci), v);
+            _mm_mask_storeu_ps(ci, mw, v);
+        }
+    }
+}
+
+static void dot(size_t m, size_t n, size_t k, float alpha, const float *a, size_t lda,
+                const float *b, size_t ldb, float beta, float *c, size_t ldc)
+{
+    switch (m) {
+    case 1: dot_body(1, n, k, alpha, a, lda, b, ldb, beta, c, ldc); break;
+    case 2: dot_body(2, n, k, alpha, a, lda, b, ldb, beta, c, ldc); break;
+    case 3: dot_body(3, n, k, alpha, a, lda, b, ldb, beta, c, ldc); break;
+    default: dot_body(4, n, k, alpha, a, lda, b, ldb, beta, c, ldc); break;
+    }
+}
+
 void sk_gemm_init_avx512(sk_gemm_dsp *d)
 {
     d->ukr = ukr;
     d->ukr_t = ukr_t;
     d->gemv_n = gemv_n;
     d->gemv_t = gemv_t;
+    d->dot = dot;
+    d->dot_rows = DOT_ROWS;
     /* pack_t: the AVX2 table's, set before this upgrade (its 8-row groups cover these panels) */
     d->rows_nr = 16;
     /* planner: rows at 4 KiB strides share an L1 set, 8 such rows walked side by side stay in

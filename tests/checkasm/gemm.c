@@ -436,6 +436,39 @@ static void slot_gemv_case(const sk_gemm_dsp *d, int t, size_t n, size_t k, floa
     ck_buf_free(a); ck_buf_free(b); ck_buf_free(c); ck_buf_free(c0);
 }
 
+/* dot: m rows of A (1..dot_rows), n rows of B, all contiguous in k. */
+static void slot_dot_case(const sk_gemm_dsp *d, size_t m, size_t n, size_t k, float alpha,
+                          float beta)
+{
+    const size_t lda = k + (m % 2 ? 1 : 1024 - k % 1024), ldb = k + (n % 2 ? 3 : 1024 - k % 1024);
+    const size_t ldc = n + 2;
+    ck_func("gemm dot m=%zu n=%zu k=%zu alpha=%g beta=%g", m, n, k, alpha, beta);
+    float *a = ck_buf_alloc((m - 1) * lda + k), *b = ck_buf_alloc((n - 1) * ldb + k);
+    float *c = ck_buf_alloc(m * ldc), *c0 = ck_buf_alloc(m * ldc);
+    ck_fill(a, (m - 1) * lda + k, -1.f, 1.f);
+    ck_fill(b, (n - 1) * ldb + k, -1.f, 1.f);
+    ck_fill(c0, m * ldc, -1.f, 1.f);
+    if (beta == 0.f)
+        for (size_t i = 0; i < m * ldc; i++) c0[i] = NAN;
+    ck_mat_poison_pad(c0, m, n, ldc);
+    memcpy(c, c0, m * ldc * sizeof(float));
+    d->dot(m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    int ok = ck_buf_check(a, "A") && ck_buf_check(b, "B") && ck_buf_check(c, "C") &&
+             ck_mat_pad_check(c, m, n, ldc, "C");
+    for (size_t i = 0; i < m && ok; i++)
+        for (size_t j = 0; j < n && ok; j++) {
+            double s = 0., sa = 0.;
+            for (size_t p = 0; p < k; p++) {
+                const double x = a[i * lda + p], y = b[j * ldb + p];
+                s += x * y;
+                sa += fabs(x * y);
+            }
+            ok &= ck_check(near_sum(c[i * ldc + j], s, sa, alpha, beta, c0[i * ldc + j], k),
+                           "C(%zu,%zu) = %.9g, sum %.9g", i, j, c[i * ldc + j], s);
+        }
+    ck_buf_free(a); ck_buf_free(b); ck_buf_free(c); ck_buf_free(c0);
+}
+
 /* pack_t: exact copies, nothing written past kc rows of ld. */
 static void slot_pack_case(const sk_gemm_dsp *d, size_t w, size_t kc, size_t ld, size_t lds)
 {
@@ -479,6 +512,14 @@ static void slot_tests(void)
             for (size_t in = 0; in < sizeof vn / sizeof *vn; in++)
                 for (size_t ik = 0; ik < sizeof vk / sizeof *vk; ik += ck_quick() ? 3 : 1)
                     slot_gemv_case(d, t, vn[in], vk[ik], al[ck_rand_u32(3)], be[ck_rand_u32(4)]);
+    }
+    if (d->dot) {
+        static const size_t dn[] = { 1, 2, 3, 4, 5, 7, 9, 33 };
+        static const size_t dk[] = { 1, 2, 7, 8, 9, 15, 16, 17, 31, 33, 256, 1024 };
+        for (size_t m = 1; m <= d->dot_rows; m++)
+            for (size_t in = 0; in < sizeof dn / sizeof *dn; in++)
+                for (size_t ik = 0; ik < sizeof dk / sizeof *dk; ik += ck_quick() ? 3 : 1)
+                    slot_dot_case(d, m, dn[in], dk[ik], al[ck_rand_u32(3)], be[ck_rand_u32(4)]);
     }
     /* the pack's widths: A panels (mr), B panels (nr), transposed-tile panels (rows_nr), less */
     const size_t lds[3] = { d->mr, d->nr, d->rows_nr ? d->rows_nr : d->nr };
@@ -592,6 +633,12 @@ void ck_test_gemm(void)
         run_case((sk_trans)(t >> 1), (sk_trans)(t & 1), 1, 1100, 5, -0.5f, g_beta[(t + 1) % 3],
                  2048 - (t >> 1 ? 1 : 5), 2048 - (t & 1 ? 5 : 1100), 0);
     }
+
+    /* NT with a few rows of A (the dot kernels) and one more, every alpha / beta kind. */
+    for (size_t m = 2; m <= 5; m++)
+        for (int t = 0; t < 2; t++)
+            run_case((sk_trans)t, SK_TRANS, m, 37 + 64 * (m % 2), 20 + 300 * t, g_alpha[m % 2],
+                     g_beta[(m + t) % 3], rand_pad(), t ? 1024 - 320 : rand_pad(), rand_pad());
 
     /* Projections x @ W with few rows and W's row stride a multiple of 4 KiB: B read in place by
        the kernels (prefetched ahead, copied for the later row blocks) over one and two k blocks,
