@@ -1,5 +1,9 @@
 // Benchmarks: the gemm family. sgemm/<contender>/<NN|NT>/<m>x<n>x<k>, contender = each available
-// ISA, "openblas" (cblas_sgemm) or "onednn" (dnnl_sgemm), single thread. alpha = 1, beta = 0, random inputs, dense ld.
+// ISA, "openblas" (cblas_sgemm), "onednn" (dnnl_sgemm), "libxsmm" (a JIT kernel from
+// libxsmm_smmdispatch, for the shapes it generates one for), "xnnpack" (a fully-connected operator,
+// its weights packed once at creation), single thread; and "peak-avx2" / "peak-avx512": an FMA loop
+// of 12 independent chains of that width doing the same number of flops (the FMA peak of the core,
+// so that avx2 / peak-avx2 is the fraction of peak). alpha = 1, beta = 0, random inputs, dense ld.
 // Counter "GFLOP/s" = 2 m n k per second.
 #include <cmath>
 #include <string>
@@ -14,6 +18,15 @@
 #include <omp.h>
 #include <oneapi/dnnl/dnnl.h>
 #endif
+#ifdef SK_BENCH_HAVE_LIBXSMM
+#include <libxsmm.h>
+#endif
+#ifdef SK_BENCH_HAVE_XNNPACK
+#include <xnnpack.h>
+#endif
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
 namespace {
 
@@ -27,6 +40,11 @@ const Shape kShapes[] = {
     { 1024, 1024, 1024 }, { 2048, 2048, 2048 }, { 1, 512, 64 },    { 16, 512, 64 },
     { 128, 128, 64 },   { 512, 512, 64 },   { 512, 64, 512 },      { 2048, 2048, 64 },
     { 4096, 64, 4096 }, { 512, 1024, 1024 }, { 64, 64, 64 },
+    /* projections x @ W with few rows of x (W's row stride a multiple of 4 KiB) and small tiles */
+    { 1, 512, 512 },    { 4, 512, 512 },    { 16, 512, 512 },      { 64, 512, 512 },
+    { 256, 512, 512 },  { 1, 1024, 1024 },  { 4, 1024, 1024 },     { 16, 1024, 1024 },
+    { 64, 1024, 1024 }, { 256, 1024, 1024 }, { 16, 4096, 1024 },   { 16, 64, 64 },
+    { 32, 32, 32 },     { 64, 512, 64 },
 };
 
 struct Operands {
@@ -121,6 +139,95 @@ void run_onednn(benchmark::State &st, bool nt, Shape s)
 }
 #endif
 
+#ifdef SK_BENCH_HAVE_LIBXSMM
+// Row-major C = op(A) B is column-major C^T = B^T op(A)^T: libxsmm's m, n, k are n, m, k, its A
+// is our B and its B our A. NN only (libxsmm 1.17's JIT takes no transposed A). Shapes it makes no
+// kernel for are reported as errors.
+void run_libxsmm(benchmark::State &st, Shape s)
+{
+    Operands o(s);
+    using bi = libxsmm_blasint;
+    const bi m = (bi)s.n, n = (bi)s.m, k = (bi)s.k;
+    const bi lda = m, ldb = k, ldc = m;
+    const float alpha = 1.f, beta = 0.f;
+    const int flags = LIBXSMM_GEMM_FLAG_NONE;
+    const libxsmm_smmfunction f = libxsmm_smmdispatch(m, n, k, &lda, &ldb, &ldc, &alpha, &beta,
+                                                      &flags, NULL);
+    if (!f) {
+        st.SkipWithError("libxsmm_smmdispatch made no kernel for this shape");
+        return;
+    }
+    time_peer(st, "libxsmm", o, false, s, [&](float *c) { f(o.b.p, o.a.p, c); });
+}
+#endif
+
+#ifdef SK_BENCH_HAVE_XNNPACK
+// A fully-connected operator: x (m x k) times weights (k x n with XNN_FLAG_TRANSPOSE_WEIGHTS for
+// NN; n x k, its native layout, for NT), packed once when the operator is created; no bias, no
+// clamping.
+void run_xnnpack(benchmark::State &st, bool nt, Shape s)
+{
+    static const bool ok = xnn_initialize(nullptr) == xnn_status_success;
+    Operands o(s);
+    xnn_operator_t op = nullptr;
+    if (!ok || xnn_create_fully_connected_nc_f32(s.k, s.n, s.k, s.n, o.b.p, nullptr, -INFINITY,
+                                                 INFINITY, nt ? 0 : XNN_FLAG_TRANSPOSE_WEIGHTS,
+                                                 &op) != xnn_status_success) {
+        st.SkipWithError("xnn_create_fully_connected_nc_f32 failed");
+        return;
+    }
+    const size_t m = s.m;
+    time_peer(st, "XNNPACK", o, nt, s, [&](float *c) {
+        xnn_setup_fully_connected_nc_f32(op, m, o.a.p, c, nullptr);
+        xnn_run_operator(op, nullptr);
+    });
+    xnn_delete_operator(op);
+}
+#endif
+
+#if defined(__x86_64__)
+// The FMA peak: 12 independent chains c = c * x + y of one vector width (more than the latency x
+// throughput product of any x86 core), enough iterations for 2 m n k flops. The chains converge to
+// y / (1 - x): no overflow, no subnormals.
+__attribute__((target("avx2,fma"))) float fma_chains_avx2(size_t iters, float x0, float y0)
+{
+    const __m256 x = _mm256_set1_ps(x0), y = _mm256_set1_ps(y0);
+    __m256 c[12];
+    for (int i = 0; i < 12; i++) c[i] = _mm256_set1_ps((float)i);
+    for (size_t it = 0; it < iters; it++)
+#pragma GCC unroll 12
+        for (int i = 0; i < 12; i++) c[i] = _mm256_fmadd_ps(c[i], x, y);
+    __m256 s = c[0];
+    for (int i = 1; i < 12; i++) s = _mm256_add_ps(s, c[i]);
+    return _mm256_cvtss_f32(s);
+}
+
+__attribute__((target("avx512f"))) float fma_chains_avx512(size_t iters, float x0, float y0)
+{
+    const __m512 x = _mm512_set1_ps(x0), y = _mm512_set1_ps(y0);
+    __m512 c[12];
+    for (int i = 0; i < 12; i++) c[i] = _mm512_set1_ps((float)i);
+    for (size_t it = 0; it < iters; it++)
+#pragma GCC unroll 12
+        for (int i = 0; i < 12; i++) c[i] = _mm512_fmadd_ps(c[i], x, y);
+    __m512 s = c[0];
+    for (int i = 1; i < 12; i++) s = _mm512_add_ps(s, c[i]);
+    return _mm512_cvtss_f32(s);
+}
+
+void run_peak(benchmark::State &st, int width, Shape s)
+{
+    const double flops = 2.0 * (double)s.m * (double)s.n * (double)s.k;
+    const size_t iters = (size_t)std::ceil(flops / (2.0 * 12 * width));
+    volatile float x = 0.999f, y = 1e-3f;
+    for (auto _ : st) {
+        float r = width == 16 ? fma_chains_avx512(iters, x, y) : fma_chains_avx2(iters, x, y);
+        benchmark::DoNotOptimize(r);
+    }
+    set_counters(st, s);
+}
+#endif
+
 }  // namespace
 
 void sk_register_gemm_benchmarks()
@@ -153,6 +260,23 @@ void sk_register_gemm_benchmarks()
 #ifdef SK_BENCH_HAVE_ONEDNN
             benchmark::RegisterBenchmark(("sgemm/onednn/" + var + "/" + shape).c_str(), run_onednn,
                                          nt != 0, s);
+#endif
+#ifdef SK_BENCH_HAVE_LIBXSMM
+            if (!nt)
+                benchmark::RegisterBenchmark(("sgemm/libxsmm/" + var + "/" + shape).c_str(),
+                                             run_libxsmm, s);
+#endif
+#ifdef SK_BENCH_HAVE_XNNPACK
+            benchmark::RegisterBenchmark(("sgemm/xnnpack/" + var + "/" + shape).c_str(),
+                                         run_xnnpack, nt != 0, s);
+#endif
+#if defined(__x86_64__)
+            if (sk_isa_available(SK_ISA_AVX2))
+                benchmark::RegisterBenchmark(("sgemm/peak-avx2/" + var + "/" + shape).c_str(),
+                                             run_peak, 8, s);
+            if (sk_isa_available(SK_ISA_AVX512))
+                benchmark::RegisterBenchmark(("sgemm/peak-avx512/" + var + "/" + shape).c_str(),
+                                             run_peak, 16, s);
 #endif
         }
     }

@@ -5,26 +5,27 @@
  *   pc loop (KC of k)          : beta applies to the first k block only, later blocks add
  *   ic loop (MC rows)          : A block mc x kc packed into MR-row micro-panels (L2)
  *   jr loop (NR)               : one B micro-panel kc x NR (L1)
- *   ir loop (MR)               : micro-kernel on an r x NR tile of C
- * Both transposes and any ld are absorbed by the packing. Rows of an mc block are split into
- * full MR-row blocks and the rest when the rest is at least 2/3 of MR (16 = 6 + 6 + 4), else
- * into near-equal row blocks (8 = 4 + 4 rather than 6 + 2), served by the r-row kernels; columns
- * past n in the last B panel are zero and that tile goes through a stack tile.
- * B: NN with one MC block reads B in place; where the ISA has copying kernels (ukr_cp) the first
- * row block's kernel also stores the panel it reads to a packed panel, which the other row blocks
+ *   ir loop (MR)               : the table's micro-kernel on an r x NR tile of C
+ * Both transposes and any ld are absorbed by the packing (the table's transposing pack_t). Rows of
+ * an mc block are split into full MR-row blocks and the rest when the rest is at least 2/3 of MR
+ * (16 = 6 + 6 + 4), else into near-equal row blocks (8 = 4 + 4 rather than 6 + 2); columns past n
+ * in the last B panel are zero and that tile goes through a stack tile.
+ * B: NN with one MC block reads B in place (the kernels prefetch its rows), and the first row
+ * block's kernel also stores the panel it reads to a packed panel, which the other row blocks
  * read from L1 (B's rows at a stride of 2 KiB share a few L1 sets: read in place again, they would
  * come from L2 each time). NN over several MC blocks packs the B block the same way, in the first
- * MC block's kernels (or row by row in a pass of its own without ukr_cp or at a 4 KiB-multiple
- * stride). NT with one MC block packs each B panel right before use (transposing pack_bt), NT
- * over several MC blocks the whole B block up front.
- * A: when m fits one MC block (or few NR strips reuse A), A is read in place (ukr_r: rows of A;
- * ukr with csa = lda for op(A) = A^T) unless its row stride would pile the rows into one L1 set;
- * else each MC block is packed (pack_an for full panels of op(A) = A), and the next MC block is
- * prefetched into L2 a slice per B panel while the current one runs.
+ * MC block's kernels. A table may keep some B strides (b_alias) away from its kernels: B is then
+ * packed row by row in a pass of its own. NT with one MC block packs each B panel right before
+ * use, NT over several MC blocks the whole B block up front.
+ * A: when m fits one MC block (or few NR strips reuse A), A is read in place (its rows, or op(A) =
+ * A^T by columns) unless its row stride would pile the rows into one L1 set; else each MC block is
+ * packed, and the next MC block is prefetched into L2 a slice per B panel while the current one
+ * runs.
  * m == 1 goes to matrix-vector kernels; NT with m <= rows_nr computes C^T = B A^T with B read in
- * place. Packing buffers are per thread, grown on demand, freed at thread exit (pthread key
- * destructor; atexit for the thread that calls exit); if they cannot be allocated the reference
- * path runs instead. */
+ * place. The thresholds are the table's (set_stride, set_rows, b_alias, cp_min, cp_stride).
+ * Packing buffers are per thread, grown on demand, freed at thread exit (pthread key destructor;
+ * atexit for the thread that calls exit); if they cannot be allocated the reference path runs
+ * instead. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,11 +34,6 @@
 #include "common.h"
 #include "pool.h"
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#elif defined(__aarch64__)
-#include <arm_neon.h>
-#endif
 
 /* C = beta * C (beta == 0: C = 0, C not read). */
 static void scale_c(size_t m, size_t n, float beta, float *c, size_t ldc)
@@ -105,65 +101,10 @@ static float *buf_get(size_t n)
 
 /* --- packing --------------------------------------------------------------------------------------- */
 
-/* dst[p*ld + j] = src[j*lds + p] for j < w, p < kc: the transposing copy behind both A (NN) and
-   B (T) packing, 4 x 4 blocks through SSE2 / NEON registers where the baseline has them. */
-static void pack_t(size_t w, size_t kc, const float *src, size_t lds, float *dst, size_t ld)
+/* The portable transposing pack (see sk_gemm_pack_fn); the ISA tables bring their own. */
+static void pack_t_ref(size_t w, size_t kc, const float *src, size_t lds, float *dst, size_t ld)
 {
-    size_t j = 0;
-#if defined(__SSE2__) || defined(__aarch64__)
-    for (; j + 4 <= w; j += 4) {
-        const float *s0 = src + j * lds, *s1 = s0 + lds, *s2 = s1 + lds, *s3 = s2 + lds;
-        float *d = dst + j;
-        size_t p = 0;
-        for (; p + 4 <= kc; p += 4, d += 4 * ld) {
-#if defined(__SSE2__)
-            __m128 r0 = _mm_loadu_ps(s0 + p), r1 = _mm_loadu_ps(s1 + p);
-            __m128 r2 = _mm_loadu_ps(s2 + p), r3 = _mm_loadu_ps(s3 + p);
-            _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
-            _mm_storeu_ps(d, r0);
-            _mm_storeu_ps(d + ld, r1);
-            _mm_storeu_ps(d + 2 * ld, r2);
-            _mm_storeu_ps(d + 3 * ld, r3);
-#else
-            const float32x4x2_t t01 = vtrnq_f32(vld1q_f32(s0 + p), vld1q_f32(s1 + p));
-            const float32x4x2_t t23 = vtrnq_f32(vld1q_f32(s2 + p), vld1q_f32(s3 + p));
-            vst1q_f32(d, vcombine_f32(vget_low_f32(t01.val[0]), vget_low_f32(t23.val[0])));
-            vst1q_f32(d + ld, vcombine_f32(vget_low_f32(t01.val[1]), vget_low_f32(t23.val[1])));
-            vst1q_f32(d + 2 * ld, vcombine_f32(vget_high_f32(t01.val[0]), vget_high_f32(t23.val[0])));
-            vst1q_f32(d + 3 * ld, vcombine_f32(vget_high_f32(t01.val[1]), vget_high_f32(t23.val[1])));
-#endif
-        }
-        for (; p < kc; p++, d += ld) {
-            d[0] = s0[p]; d[1] = s1[p]; d[2] = s2[p]; d[3] = s3[p];
-        }
-    }
-    if (j + 2 <= w) { /* two rows: interleave pairs */
-        const float *s0 = src + j * lds, *s1 = s0 + lds;
-        float *d = dst + j;
-        size_t p = 0;
-        for (; p + 4 <= kc; p += 4, d += 4 * ld) {
-#if defined(__SSE2__)
-            const __m128 r0 = _mm_loadu_ps(s0 + p), r1 = _mm_loadu_ps(s1 + p);
-            const __m128 lo = _mm_unpacklo_ps(r0, r1), hi = _mm_unpackhi_ps(r0, r1);
-            _mm_storel_pi((__m64 *)d, lo);
-            _mm_storeh_pi((__m64 *)(d + ld), lo);
-            _mm_storel_pi((__m64 *)(d + 2 * ld), hi);
-            _mm_storeh_pi((__m64 *)(d + 3 * ld), hi);
-#else
-            const float32x4x2_t z = vzipq_f32(vld1q_f32(s0 + p), vld1q_f32(s1 + p));
-            vst1_f32(d, vget_low_f32(z.val[0]));
-            vst1_f32(d + ld, vget_high_f32(z.val[0]));
-            vst1_f32(d + 2 * ld, vget_low_f32(z.val[1]));
-            vst1_f32(d + 3 * ld, vget_high_f32(z.val[1]));
-#endif
-        }
-        for (; p < kc; p++, d += ld) {
-            d[0] = s0[p]; d[1] = s1[p];
-        }
-        j += 2;
-    }
-#endif
-    for (; j < w; j++) {
+    for (size_t j = 0; j < w; j++) {
         const float *sj = src + j * lds;
         for (size_t p = 0; p < kc; p++) dst[p * ld + j] = sj[p];
     }
@@ -172,13 +113,7 @@ static void pack_t(size_t w, size_t kc, const float *src, size_t lds, float *dst
 /* d[0..n) = s[0..n): short rows (one micro-panel row), no call into memcpy. */
 static inline void copy_row(float *d, const float *s, size_t n)
 {
-    size_t j = 0;
-#if defined(__SSE2__)
-    for (; j + 4 <= n; j += 4) _mm_storeu_ps(d + j, _mm_loadu_ps(s + j));
-#elif defined(__aarch64__)
-    for (; j + 4 <= n; j += 4) vst1q_f32(d + j, vld1q_f32(s + j));
-#endif
-    for (; j < n; j++) d[j] = s[j];
+    for (size_t j = 0; j < n; j++) d[j] = s[j];
 }
 
 /* Rows [0, r) x cols [0, kc) of op(A) (already offset) into a micro-panel dst[p*MR + i]. */
@@ -187,10 +122,8 @@ static void pack_a(const sk_gemm_dsp *d, sk_trans ta, size_t r, size_t kc, const
 {
     if (ta) /* A(i,p) = a[p*lda + i] */
         for (size_t p = 0; p < kc; p++) copy_row(dst + p * MR, a + p * lda, r);
-    else if (r == MR && MR == d->mr && d->pack_an) /* A(i,p) = a[i*lda + p] */
-        d->pack_an(r, kc, a, lda, dst, MR);
-    else
-        pack_t(r, kc, a, lda, dst, MR);
+    else /* A(i,p) = a[i*lda + p] */
+        d->pack_t(r, kc, a, lda, dst, MR);
 }
 
 /* Cols [0, nr) x rows [0, kc) of op(B) (already offset) into a micro-panel dst[p*NR + j], zero for
@@ -198,10 +131,6 @@ static void pack_a(const sk_gemm_dsp *d, sk_trans ta, size_t r, size_t kc, const
 static void pack_b(const sk_gemm_dsp *d, sk_trans tb, size_t nr, size_t kc, const float *b, size_t ldb,
                    float *dst, size_t NR)
 {
-    if (tb && d->pack_bt) {
-        d->pack_bt(nr, kc, b, ldb, dst, NR);
-        return;
-    }
     if (!tb) { /* B(p,j) = b[p*ldb + j] */
         for (size_t p = 0; p < kc; p++) {
             copy_row(dst + p * NR, b + p * ldb, nr);
@@ -209,7 +138,7 @@ static void pack_b(const sk_gemm_dsp *d, sk_trans tb, size_t nr, size_t kc, cons
         }
         return;
     }
-    pack_t(nr, kc, b, ldb, dst, NR); /* B(p,j) = b[j*ldb + p] */
+    d->pack_t(nr, kc, b, ldb, dst, NR); /* B(p,j) = b[j*ldb + p] */
     if (nr < NR)
         for (size_t p = 0; p < kc; p++)
             for (size_t j = nr; j < NR; j++) dst[p * NR + j] = 0.f;
@@ -250,16 +179,17 @@ static void gemm_blocked(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t 
     const size_t MR = d->mr, NR = d->nr, MC = d->mc, NC = d->nc;
     const size_t nkb = cdiv(k, d->kc), KC = cdiv(k, nkb); /* equal k blocks: no tiny last one */
     const int one_ic = m <= MC;                  /* B panels packed one at a time, right before use */
-    /* NN with one MC block: B read in place when the kernels copy its panels as they go (ukr_cp),
-       or with few rows or a B that stays in L1, unless its row stride is a multiple of 4 KiB (the
-       kernel walks kc rows of B: all in one L1 set) */
-    const int direct_b = one_ic && !tb && ldb % 1024 != 0 && (m <= 4 * MR || k * n <= 8192 || d->ukr_cp[0]);
+    /* B's rows at a stride the kernels do not read in place (the table's b_alias) */
+    const int b_alias = d->b_alias && ldb % d->b_alias == 0;
+    /* NN with one MC block: B read in place (the first row block's kernel copies each panel for
+       the others), unless the table keeps its stride away from the kernels */
+    const int direct_b = one_ic && !tb && !b_alias;
     /* A read in place when its packing would not pay (m is one block, or few NR strips reuse each
-       A block), the kernels allow it (ukr_r) and the rows the kernel walks do not pile up in one
+       A block) and the rows the kernel walks do not pile up in one
        L1 set (a row stride that is a multiple of 4 KiB maps every row to the same set: fine for up
        to 8 rows of A walked side by side, not for the kc rows of a transposed A) */
-    const int alias_ok = lda % 1024 != 0 || (!ta && MR <= 8);
-    const int direct_a = (one_ic || n <= 4 * NR) && d->ukr_r[0] && alias_ok;
+    const int alias_ok = lda % d->set_stride != 0 || (!ta && MR <= d->set_rows);
+    const int direct_a = (one_ic || n <= 4 * NR) && alias_ok;
     const size_t mcap = one_ic ? m : MC, ncap = n < NC ? n : NC;
     const size_t a_sz = direct_a ? 0 : cdiv(mcap, MR) * MR * KC;
     /* whole B block packed up front (NN: row by row, so that B streams in order), or one panel
@@ -267,8 +197,8 @@ static void gemm_blocked(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t 
     const int whole_b = tb ? !one_ic : !direct_b;
     const size_t b_sz = (whole_b ? cdiv(ncap, NR) * NR : NR) * KC;
     /* NN over several MC blocks: the whole B block is packed by the first MC block's first row
-       block (copy-while-computing, ukr_cp), not in a pass of its own */
-    const int fuse_b = whole_b && !tb && d->ukr_cp[0] && ldb % 1024 != 0;
+       block (copy-while-computing), not in a pass of its own */
+    const int fuse_b = whole_b && !tb && !b_alias;
     float *abuf = buf_get(a_sz + b_sz);
     if (!abuf) { /* no memory for packing: the unpacked reference path */
         if (bias) put_bias(m, n, bias, c, ldc);
@@ -277,9 +207,10 @@ static void gemm_blocked(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t 
     }
     float *bbuf = abuf + a_sz;
     SK_ALIGN(64) float tile[TILE_MAX];
+    /* A(i,p) = a[i*rsa + p*csa]: packed micro-panels, rows of A or op(A) = A^T in place */
+    const size_t rsa = direct_a && !ta ? lda : 1, csa = !direct_a ? MR : ta ? lda : 1;
+    const sk_gemm_ukr_fn ukr = d->ukr;
     struct { /* one row block of the current MC block */
-        sk_gemm_ukr_fn fn;
-        sk_gemm_ukr_cp_fn fcp;
         const float *a; /* its A micro-panel, or its rows of A in place */
         size_t r, coff; /* rows; offset of its C rows from c + jr */
     } rb[RB_MAX];
@@ -316,22 +247,16 @@ static void gemm_blocked(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t 
                 const int full = 3 * rest >= 2 * MR;
                 const size_t rlo = full ? MR : mc / nrb, big = full ? nrb - 1 : mc % nrb;
                 const float *asrc = ta ? a + pc * lda + ic : a + ic * lda + pc; /* op(A)(ic, pc) */
-                const size_t csa = direct_a ? lda : MR;
                 /* an in-place B panel is copied by the first row block's kernel for the others when
                    at least two others reuse it and it would not stay in L1 (B over 16 KiB, or rows
                    at a multiple of 2 KiB: a few L1 sets) */
-                const int copy_b = direct_b && d->ukr_cp[0] && nrb >= 3 && (k * n > 4096 || ldb % 512 == 0);
+                const int copy_b = direct_b && nrb >= 3 &&
+                                   (k * n > d->cp_min || ldb % d->cp_stride == 0);
                 for (size_t q = 0, r0 = 0; q < nrb; q++) { /* the row blocks, decided once */
                     const size_t r = full ? (q < big ? MR : rest) : rlo + (q < big);
                     const float *ap = abuf + q * MR * kc;
-                    rb[q].fn = d->ukr[r - 1];
-                    rb[q].fcp = d->ukr_cp[r - 1];
                     if (direct_a) {
                         ap = ta ? asrc + r0 : asrc + r0 * lda;
-                        if (!ta) {
-                            rb[q].fn = d->ukr_r[r - 1];
-                            rb[q].fcp = d->ukr_rcp[r - 1];
-                        }
                     } else {
                         pack_a(d, ta, r, kc, ta ? asrc + r0 : asrc + r0 * lda, lda, abuf + q * MR * kc, MR);
                     }
@@ -357,9 +282,10 @@ static void gemm_blocked(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t 
                     float *cj = c + jr;
                     const float *bj = bb ? bb + jc + jr : NULL; /* bias of these columns */
                     if (fuse_b && ic == 0) { /* this panel's first use: copy it as it is read */
-                        if (nr == NR && rb[0].fcp) {
+                        if (nr == NR) {
                             if (bj) put_bias(rb[0].r, nr, bj, cj + rb[0].coff, ldc);
-                            rb[0].fcp(kc, rb[0].a, csa, bsrc + jr, ldb, cj + rb[0].coff, ldc, alpha, be, bbuf + jr * kc);
+                            ukr(rb[0].r, kc, rb[0].a, rsa, csa, bsrc + jr, ldb,
+                                cj + rb[0].coff, ldc, alpha, be, bbuf + jr * kc);
                             q = 1;
                         } else {
                             pack_b(d, tb, nr, kc, bsrc + jr, ldb, bbuf + jr * kc, NR);
@@ -368,9 +294,10 @@ static void gemm_blocked(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t 
                         if (direct_b && nr == NR) {
                             bp = bsrc + jr;
                             rsb = ldb;
-                            if (copy_b && rb[0].fcp) { /* B's scattered rows (L2) once, then the copy (L1) */
+                            if (copy_b) { /* B's scattered rows (L2) once, then the copy (L1) */
                                 if (bj) put_bias(rb[0].r, nr, bj, cj + rb[0].coff, ldc);
-                                rb[0].fcp(kc, rb[0].a, csa, bp, rsb, cj + rb[0].coff, ldc, alpha, be, bbuf);
+                                ukr(rb[0].r, kc, rb[0].a, rsa, csa, bp, rsb, cj + rb[0].coff, ldc,
+                                    alpha, be, bbuf);
                                 bp = bbuf;
                                 rsb = NR;
                                 q = 1;
@@ -383,11 +310,13 @@ static void gemm_blocked(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t 
                     if (SK_LIKELY(nr == NR)) {
                         for (; q < nrb; q++) {
                             if (bj) put_bias(rb[q].r, nr, bj, cj + rb[q].coff, ldc);
-                            rb[q].fn(kc, rb[q].a, csa, bp, rsb, cj + rb[q].coff, ldc, alpha, be);
+                            ukr(rb[q].r, kc, rb[q].a, rsa, csa, bp, rsb, cj + rb[q].coff, ldc,
+                                alpha, be, NULL);
                         }
                     } else {
                         for (; q < nrb; q++) {
-                            rb[q].fn(kc, rb[q].a, csa, bp, rsb, tile, NR, alpha, 0.f);
+                            ukr(rb[q].r, kc, rb[q].a, rsa, csa, bp, rsb, tile, NR, alpha, 0.f,
+                                NULL);
                             if (bj) put_bias(rb[q].r, nr, bj, cj + rb[q].coff, ldc);
                             merge_tile(rb[q].r, nr, tile, NR, be, cj + rb[q].coff, ldc);
                         }
@@ -396,6 +325,13 @@ static void gemm_blocked(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t 
             }
         }
     }
+}
+
+/* Rows of B per transposed tile: the kernel walks them side by side, at most set_rows when they
+   share an L1 set. */
+static size_t nt_rows_mr(const sk_gemm_dsp *d, size_t ldb)
+{
+    return ldb % d->set_stride == 0 && d->mr_t > d->set_rows ? d->set_rows : d->mr_t;
 }
 
 /* op(B) = B^T with m <= rows_nr: C^T = B op(A)^T. op(A)^T is packed (kc x W, W = rows_nr, zero
@@ -407,9 +343,7 @@ static int gemm_nt_rows(const sk_gemm_dsp *d, sk_trans ta, size_t m, size_t n, s
                         const float *bias, float *c, size_t ldc)
 {
     const size_t W = d->rows_nr, nkb = cdiv(k, d->kc), KC = cdiv(k, nkb);
-    /* the kernel walks MR rows of B side by side: at most 8 when they share an L1 set (row
-       stride a multiple of 4 KiB; 8 ways on Zen 4, 12 on Zen 5) */
-    const size_t MR = ldb % 1024 == 0 && d->mr_t > 8 ? 8 : d->mr_t;
+    const size_t MR = nt_rows_mr(d, ldb);
     float *at = buf_get(W * KC);
     if (!at) return 0;
     for (size_t pc = 0; pc < k; pc += KC) {
@@ -424,7 +358,7 @@ static int gemm_nt_rows(const sk_gemm_dsp *d, sk_trans ta, size_t m, size_t n, s
             const size_t left = n - j0;
             r = left <= MR ? left : left < 2 * MR ? (left + 1) / 2 : MR;
             if (bias && pc == 0) put_bias(m, r, bias + j0, c + j0, ldc); /* the m x r tile of C */
-            d->ukr_t[r - 1](kc, b + j0 * ldb + pc, ldb, at, W, m, c + j0, ldc, n - j0, alpha, be);
+            d->ukr_t(r, kc, b + j0 * ldb + pc, ldb, at, W, m, c + j0, ldc, n - j0, alpha, be);
         }
     }
     return 1;
@@ -457,7 +391,11 @@ static void gemm_row(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t n, s
 
 void sk_gemm_dsp_init(sk_gemm_dsp *d, sk_isa isa)
 {
-    *d = (sk_gemm_dsp){ .sgemm = sk_sgemm_ref };
+    /* the scalar table: the framework with the portable micro-kernel and small blocks (every
+       block edge within reach of small tests), no matrix-vector or transposed-tile kernels */
+    *d = (sk_gemm_dsp){ .sgemm = sk_sgemm_ref, .ukr = sk_gemm_ukr_ref, .pack_t = pack_t_ref,
+                        .mr = SK_GEMM_REF_MR, .nr = SK_GEMM_REF_NR, .mc = 32, .kc = 64, .nc = 256,
+                        .set_stride = 1024, .set_rows = 8, .cp_min = 4096, .cp_stride = 512 };
 #if SK_HAVE_AVX2
     if (isa < SK_ISA_AVX2 || isa == SK_ISA_NEON) return;
     sk_gemm_init_avx2(d);
@@ -475,13 +413,14 @@ void sk_gemm_dsp_init(sk_gemm_dsp *d, sk_isa isa)
 
 /* The code path of a whole problem (m, n, k >= 1, alpha != 0): the reference without micro-kernels,
    the matrix-vector kernels for m == 1, the transposed tiles for NT with few rows, else blocked. */
-enum gemm_path { PATH_REF, PATH_ROW, PATH_NT_ROWS, PATH_BLOCKED };
+enum gemm_path { PATH_REF, PATH_ROW, PATH_DOT, PATH_NT_ROWS, PATH_BLOCKED };
 
-static enum gemm_path gemm_path_of(const sk_gemm_dsp *d, sk_trans tb, size_t m)
+static enum gemm_path gemm_path_of(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t m)
 {
-    if (!d->ukr[0]) return PATH_REF;
+    if (!d->ukr) return PATH_REF;
     if (m == 1 && d->gemv_n) return PATH_ROW;
-    if (tb && m <= d->rows_nr && d->ukr_t[0]) return PATH_NT_ROWS;
+    if (tb && !ta && m <= d->dot_rows && d->dot) return PATH_DOT;
+    if (tb && m <= d->rows_nr && d->ukr_t) return PATH_NT_ROWS;
     return PATH_BLOCKED;
 }
 
@@ -497,6 +436,10 @@ static void gemm_path_run(const sk_gemm_dsp *d, enum gemm_path path, sk_trans ta
         return;
     case PATH_ROW:
         gemm_row(d, ta, tb, n, k, alpha, a, lda, b, ldb, beta, bias, c);
+        return;
+    case PATH_DOT: /* C starts as the bias, the products are added */
+        if (bias) put_bias(m, n, bias, c, ldc);
+        d->dot(m, n, k, alpha, a, lda, b, ldb, bias ? 1.f : beta, c, ldc);
         return;
     case PATH_NT_ROWS:
         if (gemm_nt_rows(d, ta, m, n, k, alpha, a, lda, b, ldb, beta, bias, c, ldc)) return;
@@ -526,8 +469,8 @@ void sk_gemm_run_bias(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t m, 
         else scale_c(m, n, beta, c, ldc);
         return;
     }
-    gemm_path_run(d, gemm_path_of(d, tb, m), ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, bias, c,
-                  ldc);
+    gemm_path_run(d, gemm_path_of(d, ta, tb, m), ta, tb, m, n, k, alpha, a, lda, b, ldb, beta,
+                  bias, c, ldc);
 }
 
 void sk_gemm_run(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t m, size_t n, size_t k,
@@ -544,7 +487,7 @@ void sk_gemm_run(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t m, size_
  *            the end of an NC block and at n, stay where they are: the edge tiles merge through
  *            a stack tile), rows at multiples of MC (the same MC blocks, hence the same row
  *            blocks and kernels); k is never split.
- *   m == 1:  columns in groups of GEMV_GROUP (a multiple of every matrix-vector kernel's column
+ *   m == 1, dot: columns in groups of GEMV_GROUP (a multiple of every matrix-vector kernel's column
  *            group), the rest in the last task.
  *   NT, few rows: columns at multiples of the kernel's row count, at least one such group in the
  *            last task (the near-equal split of the last tiles is the call's).
@@ -608,21 +551,23 @@ void sk_gemm_run_bias_tp(const sk_threadpool *tp, const sk_gemm_dsp *d, sk_trans
         return;
     }
     GEMM_LD1();
-    gemm_job j = { .d = d, .path = gemm_path_of(d, tb, m), .ta = ta, .tb = tb, .m = m, .n = n,
+    gemm_job j = { .d = d, .path = gemm_path_of(d, ta, tb, m), .ta = ta, .tb = tb, .m = m, .n = n,
                    .k = k, .alpha = alpha, .beta = beta, .a = a, .b = b, .bias = bias, .c = c,
                    .lda = lda,
                    .ldb = ldb, .ldc = ldc, .ru = 1, .rn = 1, .cu = 1, .cn = 1, .upb = 0 };
     const double flops = 2.0 * (double)m * (double)n * (double)k;
-    size_t tasks = sk_tp_tasks(tp, flops, j.path == PATH_ROW ? TP_MIN_FLOPS_ROW : TP_MIN_FLOPS);
+    const int rowlike = j.path == PATH_ROW || j.path == PATH_DOT; /* memory-bound */
+    size_t tasks = sk_tp_tasks(tp, flops, rowlike ? TP_MIN_FLOPS_ROW : TP_MIN_FLOPS);
     switch (j.path) {
     case PATH_REF:
         j.ru = 1, j.rn = m;
         break;
     case PATH_ROW:
+    case PATH_DOT:
         j.cu = GEMV_GROUP, j.cn = n / GEMV_GROUP;
         break;
     case PATH_NT_ROWS:
-        j.cu = ldb % 1024 == 0 && d->mr_t > 8 ? 8 : d->mr_t; /* as gemm_nt_rows */
+        j.cu = nt_rows_mr(d, ldb); /* as gemm_nt_rows */
         j.cn = n / j.cu;
         break;
     case PATH_BLOCKED:

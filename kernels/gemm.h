@@ -1,10 +1,11 @@
-/* Internal: the GEMM family (owner: issue 3).
+/* Internal: the GEMM family.
  *
  * Design (BLIS style): a portable framework in gemm.c blocks for the caches (NC / KC / MC loops),
  * packs op(A) into MR-row micro-panels and op(B) into NR-column micro-panels (absorbing both
- * transposes and any ld), and calls one register-tile micro-kernel per ISA. Small shapes skip the
- * B packing (NN reads B in place) and m == 1 goes to matrix-vector kernels. The scalar table keeps
- * the portable reference (sgemm) and no micro-kernel. */
+ * transposes and any ld), and calls the table's one register-tile micro-kernel, which takes the
+ * row count and the strides. Small shapes skip the B packing (NN reads B in place), m == 1 goes to
+ * matrix-vector kernels and NT with few rows to a transposed tile. Block sizes and the planner's
+ * thresholds are per-ISA fields of the table. */
 #ifndef SK_GEMM_H
 #define SK_GEMM_H
 
@@ -15,53 +16,65 @@ typedef void (*sk_sgemm_fn)(sk_trans ta, sk_trans tb, size_t m, size_t n, size_t
                             const float *a, size_t lda, const float *b, size_t ldb, float beta,
                             float *c, size_t ldc);
 
-/* Micro-kernel for an r x NR tile (r = 1..MR, one function per r):
+/* The micro-kernel: an r x NR tile of C (1 <= r <= mr),
  *   C[i][j] = alpha * sum_p A(i,p) B(p,j) + beta * C[i][j]   (beta == 0: C not read)
- * A(i,p) = a[p*csa + i] (a packed micro-panel: csa = MR), B(p,j) = b[p*rsb + j] with j < NR read
- * whole (a packed micro-panel: rsb = NR, or B itself). k >= 1. */
-typedef void (*sk_gemm_ukr_fn)(size_t k, const float *a, size_t csa, const float *b, size_t rsb,
-                               float *c, size_t ldc, float alpha, float beta);
+ * with A(i,p) = a[i*rsa + p*csa]: a packed micro-panel (rsa = 1, csa = mr), the rows of A in place
+ * (rsa = lda, csa = 1) or op(A) = A^T in place (rsa = 1, csa = lda); B(p,j) = b[p*rsb + j] with
+ * j < NR read whole: a packed micro-panel (rsb = NR) or B in place. bp non-NULL (B in place): the
+ * NR columns of B it reads are also stored to the packed micro-panel bp[p*NR + j], which the row
+ * blocks after it read from L1. k >= 1. The per-row-count and per-layout specialisations are the
+ * ISA file's business. */
+typedef void (*sk_gemm_ukr_fn)(size_t r, size_t k, const float *a, size_t rsa, size_t csa,
+                               const float *b, size_t rsb, float *c, size_t ldc, float alpha,
+                               float beta, float *bp);
 
 /* m == 1: c[j] = alpha * sum_p a[p] B(p,j) + beta * c[j] for j < n (beta == 0: c not read), with
  * B(p,j) = b[p*ldb + j] (gemv_n) or b[j*ldb + p] (gemv_t). a contiguous; n, k >= 1. */
 typedef void (*sk_gemv_fn)(size_t n, size_t k, float alpha, const float *a, const float *b,
                            size_t ldb, float beta, float *c);
 
-/* As sk_gemm_ukr_fn with B read in place (row stride rsb), and the NR columns of B it reads also
- * copied to the packed micro-panel bp[p*NR + j] (the row blocks after it read that, rsb = NR, from
- * L1 instead of B's scattered rows) while the next panel (b + NR) is prefetched. */
-typedef void (*sk_gemm_ukr_cp_fn)(size_t k, const float *a, size_t csa, const float *b, size_t rsb,
-                                  float *c, size_t ldc, float alpha, float beta, float *bp);
+/* NT with a few rows of A in place (m <= dot_rows): dot products of contiguous rows,
+ *   C[i*ldc + j] = alpha * sum_p a[i*lda + p] b[j*ldb + p] + beta * C[i*ldc + j]
+ * for i < m, j < n (beta == 0: C not read). m, n, k >= 1. */
+typedef void (*sk_gemm_dot_fn)(size_t m, size_t n, size_t k, float alpha, const float *a,
+                               size_t lda, const float *b, size_t ldb, float beta, float *c,
+                               size_t ldc);
 
 /* Transposed-tile kernel for NT with few rows, C^T = B op(A)^T with the rows of B read in place:
- * for q < r (r = 1..MR, one function per r) and i < w (w <= rows_nr),
+ * for q < r (1 <= r <= mr_t) and i < w (w <= rows_nr),
  *   C[i*ldc + q] = alpha * sum_p a[q*rsa + p] b[p*rsb + i] + beta * C[i*ldc + q]
  * (beta == 0: C not read); b[p*rsb + 0..rows_nr-1] readable (packed op(A)^T). k >= 1. room: the
  * columns C[i*ldc + 0..room-1] may be written (later tiles overwrite those past r): with beta == 0
  * a kernel may store whole vectors past its r columns there. */
-typedef void (*sk_gemm_ukr_t_fn)(size_t k, const float *a, size_t rsa, const float *b, size_t rsb,
-                                 size_t w, float *c, size_t ldc, size_t room, float alpha, float beta);
+typedef void (*sk_gemm_ukr_t_fn)(size_t r, size_t k, const float *a, size_t rsa, const float *b,
+                                 size_t rsb, size_t w, float *c, size_t ldc, size_t room,
+                                 float alpha, float beta);
 
-/* Transposing pack of a B panel (op(B) = B^T): dst[p*NR + j] = b[j*ldb + p] for j < nr, p < kc;
- * zero for nr <= j < NR. */
-typedef void (*sk_gemm_pack_fn)(size_t nr, size_t kc, const float *b, size_t ldb, float *dst, size_t NR);
+/* Transposing pack, behind op(B) = B^T panels and op(A) = A panels: dst[p*ld + j] = src[j*lds + p]
+ * for j < w, p < kc; w <= ld; the columns w..ld-1 of dst may be written too. */
+typedef void (*sk_gemm_pack_fn)(size_t w, size_t kc, const float *src, size_t lds, float *dst,
+                                size_t ld);
 
 #define SK_GEMM_MR_MAX 16
 
 typedef struct sk_gemm_dsp {
-    sk_sgemm_fn sgemm;                  /* portable reference; used when ukr[0] is NULL */
-    sk_gemm_ukr_fn ukr[SK_GEMM_MR_MAX]; /* ukr[r-1]: r rows; NULL past mr */
-    sk_gemv_fn gemv_n, gemv_t;
-    sk_gemm_pack_fn pack_bt;            /* NULL: the portable one */
-    sk_gemm_pack_fn pack_an;            /* A panel of exactly mr rows, op(A) = A: dst[p*mr + i] =
-                                           a[i*lda + p] (arguments as pack_bt with nr = ld = mr; the
-                                           columns past p = kc - 1 are not written); NULL: portable */
-    sk_gemm_ukr_fn ukr_r[SK_GEMM_MR_MAX]; /* as ukr with A(i,p) = a[i*csa + p] (A rows in place) */
-    sk_gemm_ukr_t_fn ukr_t[SK_GEMM_MR_MAX]; /* ukr_t[r-1]: r rows of B; NULL: none */
-    sk_gemm_ukr_cp_fn ukr_cp[SK_GEMM_MR_MAX], ukr_rcp[SK_GEMM_MR_MAX]; /* as ukr, ukr_r, copying B
-                                           (the first row block of an in-place B panel); NULL: none */
+    sk_sgemm_fn sgemm;                  /* portable reference: used when ukr is NULL */
+    sk_gemm_ukr_fn ukr;                 /* the r x nr tile */
+    sk_gemm_ukr_t_fn ukr_t;             /* the transposed tile; NULL: none */
+    sk_gemv_fn gemv_n, gemv_t;          /* m == 1; NULL: the blocked path */
+    sk_gemm_dot_fn dot;                 /* NT, op(A) = A, 2 <= m <= dot_rows; NULL: none */
+    sk_gemm_pack_fn pack_t;             /* the transposing pack */
     unsigned rows_nr, mr_t;             /* lanes and rows of ukr_t: NT path for m <= rows_nr */
+    unsigned dot_rows;                  /* rows of dot */
     unsigned mr, nr;                    /* register tile */
+    /* planner thresholds (floats, rows):
+       set_stride  row strides that are multiples of this map every row to one L1 set (4 KiB)
+       set_rows    rows at such a stride, walked side by side, that stay in L1
+       b_alias     NN: B row strides that are multiples of this are packed in a pass of their own,
+                   not read in place by the kernels (0: any stride)
+       cp_min, cp_stride  an in-place B panel is copied for the later row blocks when k x n
+                   exceeds cp_min or ldb is a multiple of cp_stride */
+    unsigned set_stride, set_rows, b_alias, cp_min, cp_stride;
     unsigned mc, kc, nc;                /* cache blocks: A block mc x kc (L2), B block kc x nc (L3),
                                            B micro-panel kc x nr (L1) */
 } sk_gemm_dsp;
@@ -78,6 +91,13 @@ void sk_gemm_init_neon(sk_gemm_dsp *d);
 void sk_sgemm_ref(sk_trans ta, sk_trans tb, size_t m, size_t n, size_t k, float alpha,
                   const float *a, size_t lda, const float *b, size_t ldb, float beta,
                   float *c, size_t ldc);
+
+/* The scalar table's micro-kernel (kernels/scalar/gemm_ref.c): an r x SK_GEMM_REF_NR tile,
+ * r <= SK_GEMM_REF_MR, each element a float sum over p in order. */
+#define SK_GEMM_REF_MR 4
+#define SK_GEMM_REF_NR 8
+void sk_gemm_ukr_ref(size_t r, size_t k, const float *a, size_t rsa, size_t csa, const float *b,
+                     size_t rsb, float *c, size_t ldc, float alpha, float beta, float *bp);
 
 /* Unchecked GEMM through table d (same semantics as sk_sgemm); for other families (attention).
  * Any sizes (m, n or k may be 0); never allocates on small shapes after a thread's first call. */

@@ -246,39 +246,68 @@ ukr_t_body(const int R, size_t k, const float *a, size_t rsa, const float *b, si
     }
 }
 
+/* One signature for the four layouts: s is the stride between k steps of a packed panel or A^T
+   (csa), or between the rows of A (rsa) for the _r kernels. */
+typedef void (*tile_fn)(size_t k, const float *a, size_t s, const float *b, size_t rsb, float *c,
+                        size_t ldc, float alpha, float beta, float *bp);
+
 #define UKR(R)                                                                                     \
-    static void ukr_##R##x12(size_t k, const float *a, size_t csa, const float *b, size_t rsb,   \
-                             float *c, size_t ldc, float alpha, float beta)                       \
+    static void ukr_##R(size_t k, const float *a, size_t s, const float *b, size_t rsb, float *c, \
+                        size_t ldc, float alpha, float beta, float *bp)                            \
     {                                                                                              \
-        ukr_body(R, 0, k, a, csa, b, rsb, c, ldc, alpha, beta, NULL);                             \
+        ukr_body(R, 0, k, a, s, b, rsb, c, ldc, alpha, beta, bp);                                  \
     }                                                                                              \
-    static void ukr_r_##R##x12(size_t k, const float *a, size_t rsa, const float *b, size_t rsb, \
-                               float *c, size_t ldc, float alpha, float beta)                     \
+    static void ukr_r_##R(size_t k, const float *a, size_t s, const float *b, size_t rsb,          \
+                          float *c, size_t ldc, float alpha, float beta, float *bp)                \
     {                                                                                              \
-        ukr_r_body(R, 0, k, a, rsa, b, rsb, c, ldc, alpha, beta, NULL);                           \
+        ukr_r_body(R, 0, k, a, s, b, rsb, c, ldc, alpha, beta, bp);                                \
     }                                                                                              \
-    static void ukr_cp_##R##x12(size_t k, const float *a, size_t csa, const float *b, size_t rsb, \
-                                float *c, size_t ldc, float alpha, float beta, float *bp)         \
+    static void ukr_cp_##R(size_t k, const float *a, size_t s, const float *b, size_t rsb,         \
+                           float *c, size_t ldc, float alpha, float beta, float *bp)               \
     {                                                                                              \
-        ukr_body(R, 1, k, a, csa, b, rsb, c, ldc, alpha, beta, bp);                               \
+        ukr_body(R, 1, k, a, s, b, rsb, c, ldc, alpha, beta, bp);                                  \
     }                                                                                              \
-    static void ukr_rcp_##R##x12(size_t k, const float *a, size_t rsa, const float *b, size_t rsb,\
-                                 float *c, size_t ldc, float alpha, float beta, float *bp)        \
+    static void ukr_rcp_##R(size_t k, const float *a, size_t s, const float *b, size_t rsb,        \
+                            float *c, size_t ldc, float alpha, float beta, float *bp)              \
     {                                                                                              \
-        ukr_r_body(R, 1, k, a, rsa, b, rsb, c, ldc, alpha, beta, bp);                             \
+        ukr_r_body(R, 1, k, a, s, b, rsb, c, ldc, alpha, beta, bp);                                \
     }
 UKR(1) UKR(2) UKR(3) UKR(4) UKR(5) UKR(6) UKR(7) UKR(8)
 #undef UKR
 
-#define UKR_T(R)                                                                                   \
-    static void ukr_t_##R##x16(size_t k, const float *a, size_t rsa, const float *b, size_t rsb,  \
-                               size_t w, float *c, size_t ldc, size_t room, float alpha,          \
-                               float beta)                                                        \
+#define UKRT(R)                                                                                    \
+    static void ukr_t_##R(size_t k, const float *a, size_t rsa, const float *b, size_t rsb,        \
+                          size_t w, float *c, size_t ldc, size_t room, float alpha, float beta)    \
     {                                                                                              \
         ukr_t_body(R, k, a, rsa, b, rsb, w, c, ldc, room, alpha, beta);                            \
     }
-UKR_T(1) UKR_T(2) UKR_T(3) UKR_T(4)
-#undef UKR_T
+UKRT(1) UKRT(2) UKRT(3) UKRT(4)
+#undef UKRT
+
+/* The micro-kernel (see sk_gemm_ukr_fn): the r-row kernel of the layout, copying B or not. */
+static void ukr(size_t r, size_t k, const float *a, size_t rsa, size_t csa, const float *b,
+                size_t rsb, float *c, size_t ldc, float alpha, float beta, float *bp)
+{
+    static const tile_fn tab[4][MR] = {
+        { ukr_1, ukr_2, ukr_3, ukr_4, ukr_5, ukr_6, ukr_7, ukr_8 },
+        { ukr_r_1, ukr_r_2, ukr_r_3, ukr_r_4, ukr_r_5, ukr_r_6, ukr_r_7, ukr_r_8 },
+        { ukr_cp_1, ukr_cp_2, ukr_cp_3, ukr_cp_4, ukr_cp_5, ukr_cp_6, ukr_cp_7, ukr_cp_8 },
+        { ukr_rcp_1, ukr_rcp_2, ukr_rcp_3, ukr_rcp_4, ukr_rcp_5, ukr_rcp_6, ukr_rcp_7, ukr_rcp_8 },
+    };
+    const int rows = csa == 1; /* rows of A in place: their stride is rsa */
+    tab[(bp ? 2 : 0) + rows][r - 1](k, a, rows ? rsa : csa, b, rsb, c, ldc, alpha, beta, bp);
+}
+
+typedef void (*tile_t_fn)(size_t k, const float *a, size_t rsa, const float *b, size_t rsb,
+                          size_t w, float *c, size_t ldc, size_t room, float alpha, float beta);
+
+/* The transposed tile (see sk_gemm_ukr_t_fn): the r-row kernel. */
+static void ukr_t(size_t r, size_t k, const float *a, size_t rsa, const float *b, size_t rsb,
+                  size_t w, float *c, size_t ldc, size_t room, float alpha, float beta)
+{
+    static const tile_t_fn tab[MR_T] = { ukr_t_1, ukr_t_2, ukr_t_3, ukr_t_4 };
+    tab[r - 1](k, a, rsa, b, rsb, w, c, ldc, room, alpha, beta);
+}
 
 static inline float finish1(float s, float alpha, float beta, const float *c)
 {
@@ -341,30 +370,73 @@ static void gemv_t(size_t n, size_t k, float alpha, const float *a, const float 
     }
 }
 
+/* The transposing pack (see sk_gemm_pack_fn): 4 x 4 blocks through registers, then pairs of
+   rows interleaved, then single rows. */
+static void pack_t(size_t w, size_t kc, const float *src, size_t lds, float *dst, size_t ld)
+{
+    size_t j = 0;
+    for (; j + 4 <= w; j += 4) {
+        const float *s0 = src + j * lds, *s1 = s0 + lds, *s2 = s1 + lds, *s3 = s2 + lds;
+        float *d = dst + j;
+        size_t p = 0;
+        for (; p + 4 <= kc; p += 4, d += 4 * ld) {
+            const float32x4x2_t t01 = vtrnq_f32(vld1q_f32(s0 + p), vld1q_f32(s1 + p));
+            const float32x4x2_t t23 = vtrnq_f32(vld1q_f32(s2 + p), vld1q_f32(s3 + p));
+            vst1q_f32(d, vcombine_f32(vget_low_f32(t01.val[0]), vget_low_f32(t23.val[0])));
+            vst1q_f32(d + ld, vcombine_f32(vget_low_f32(t01.val[1]), vget_low_f32(t23.val[1])));
+            vst1q_f32(d + 2 * ld,
+                      vcombine_f32(vget_high_f32(t01.val[0]), vget_high_f32(t23.val[0])));
+            vst1q_f32(d + 3 * ld,
+                      vcombine_f32(vget_high_f32(t01.val[1]), vget_high_f32(t23.val[1])));
+        }
+        for (; p < kc; p++, d += ld) {
+            d[0] = s0[p];
+            d[1] = s1[p];
+            d[2] = s2[p];
+            d[3] = s3[p];
+        }
+    }
+    if (j + 2 <= w) {
+        const float *s0 = src + j * lds, *s1 = s0 + lds;
+        float *d = dst + j;
+        size_t p = 0;
+        for (; p + 4 <= kc; p += 4, d += 4 * ld) {
+            const float32x4x2_t z = vzipq_f32(vld1q_f32(s0 + p), vld1q_f32(s1 + p));
+            vst1_f32(d, vget_low_f32(z.val[0]));
+            vst1_f32(d + ld, vget_high_f32(z.val[0]));
+            vst1_f32(d + 2 * ld, vget_low_f32(z.val[1]));
+            vst1_f32(d + 3 * ld, vget_high_f32(z.val[1]));
+        }
+        for (; p < kc; p++, d += ld) {
+            d[0] = s0[p];
+            d[1] = s1[p];
+        }
+        j += 2;
+    }
+    for (; j < w; j++) {
+        const float *sj = src + j * lds;
+        for (size_t p = 0; p < kc; p++) dst[p * ld + j] = sj[p];
+    }
+}
+
 void sk_gemm_init_neon(sk_gemm_dsp *d)
 {
-    static const sk_gemm_ukr_fn ukr[MR] = { ukr_1x12, ukr_2x12, ukr_3x12, ukr_4x12,
-                                            ukr_5x12, ukr_6x12, ukr_7x12, ukr_8x12 };
-    static const sk_gemm_ukr_fn ukr_r[MR] = { ukr_r_1x12, ukr_r_2x12, ukr_r_3x12, ukr_r_4x12,
-                                              ukr_r_5x12, ukr_r_6x12, ukr_r_7x12, ukr_r_8x12 };
-    static const sk_gemm_ukr_t_fn ukr_t[MR_T] = { ukr_t_1x16, ukr_t_2x16, ukr_t_3x16, ukr_t_4x16 };
-    static const sk_gemm_ukr_cp_fn ukr_cp[MR] = { ukr_cp_1x12, ukr_cp_2x12, ukr_cp_3x12, ukr_cp_4x12,
-                                                  ukr_cp_5x12, ukr_cp_6x12, ukr_cp_7x12, ukr_cp_8x12 };
-    static const sk_gemm_ukr_cp_fn ukr_rcp[MR] = { ukr_rcp_1x12, ukr_rcp_2x12, ukr_rcp_3x12,
-                                                   ukr_rcp_4x12, ukr_rcp_5x12, ukr_rcp_6x12,
-                                                   ukr_rcp_7x12, ukr_rcp_8x12 };
-    for (int i = 0; i < SK_GEMM_MR_MAX; i++) {
-        d->ukr[i] = i < MR ? ukr[i] : NULL;
-        d->ukr_r[i] = i < MR ? ukr_r[i] : NULL;
-        d->ukr_cp[i] = i < MR ? ukr_cp[i] : NULL;
-        d->ukr_rcp[i] = i < MR ? ukr_rcp[i] : NULL;
-        d->ukr_t[i] = i < MR_T ? ukr_t[i] : NULL;
-    }
+    d->ukr = ukr;
+    d->ukr_t = ukr_t;
+    d->pack_t = pack_t;
     d->rows_nr = W_T;
     d->mr_t = MR_T;
     d->gemv_n = gemv_n;
     d->gemv_t = gemv_t;
     d->mr = MR;
+    /* planner: rows at 4 KiB strides share an L1 set, 8 such rows walked side by side stay in
+       L1; B at such strides packed row by row (its kernels read kc rows of one set, unprefetched);
+       an in-place panel copied past 16 KiB of B or at 2 KiB strides */
+    d->set_stride = 1024;
+    d->set_rows = 8;
+    d->b_alias = 1024;
+    d->cp_min = 4096;
+    d->cp_stride = 512;
     d->nr = NR;
     /* typical Arm cores: L1d 64 KiB (B micro-panel KC x 12 = 12 KiB), L2 1 MiB (A block 128 KiB) */
     d->kc = 256;

@@ -33,3 +33,30 @@ void sk_sgemm_ref(sk_trans ta, sk_trans tb, size_t m, size_t n, size_t k, float 
         }
     }
 }
+
+/* The portable micro-kernel of the scalar table (see sk_gemm_ukr_fn), so that the scalar table runs
+ * the blocked framework too: an r x SK_GEMM_REF_NR tile, each element a float sum over p in order,
+ * then alpha * s (+ beta * C). */
+void sk_gemm_ukr_ref(size_t r, size_t k, const float *a, size_t rsa, size_t csa, const float *b,
+                     size_t rsb, float *c, size_t ldc, float alpha, float beta, float *bp)
+{
+    float s[SK_GEMM_REF_MR][SK_GEMM_REF_NR];
+    for (size_t i = 0; i < r; i++)
+        for (size_t j = 0; j < SK_GEMM_REF_NR; j++) s[i][j] = 0.f;
+    for (size_t p = 0; p < k; p++) {
+        const float *bq = b + p * rsb;
+        if (bp)
+            for (size_t j = 0; j < SK_GEMM_REF_NR; j++) bp[p * SK_GEMM_REF_NR + j] = bq[j];
+        for (size_t i = 0; i < r; i++) {
+            const float aip = a[i * rsa + p * csa];
+            for (size_t j = 0; j < SK_GEMM_REF_NR; j++) s[i][j] += aip * bq[j];
+        }
+    }
+    for (size_t i = 0; i < r; i++) {
+        float *ci = c + i * ldc;
+        if (beta == 0.f)
+            for (size_t j = 0; j < SK_GEMM_REF_NR; j++) ci[j] = alpha * s[i][j];
+        else
+            for (size_t j = 0; j < SK_GEMM_REF_NR; j++) ci[j] = alpha * s[i][j] + beta * ci[j];
+    }
+}

@@ -8,10 +8,11 @@
 
 #define MR 6
 #define NR 16
+#define PF_ROWS 24 /* prefetch distance of an in-place B, rows */
 
 /* r x 16 tile: A(i,p) = a[p*csa + i] (ROWS: a[i*csa + p]), B(p, 0..15) = b[p*rsb + 0..15].
    CP: B read in place is also copied to the packed panel bp[p*16 + 0..15] (the stores ride along
-   with the FMAs) and the next panel, b + 16, is prefetched. */
+   with the FMAs). */
 static inline __attribute__((always_inline)) void
 ukr_body(const int R, const int ROWS, const int CP, size_t k, const float *a, size_t csa, const float *b,
          size_t rsb, float *c, size_t ldc, float alpha, float beta, float *bp)
@@ -24,15 +25,16 @@ ukr_body(const int R, const int ROWS, const int CP, size_t k, const float *a, si
 #pragma GCC unroll 6
     for (int i = 0; i < R; i++)
         if (!ROWS) _mm_prefetch((const char *)(c + i * ldc), _MM_HINT_T0);
-#define LOOP(CSA, RSB, K)                                                                          \
+#define LOOP(CSA, RSB, K, PF)                                                                      \
     _Pragma("GCC unroll 4") for (size_t p = 0; p < (K); p++) {                                     \
         const __m256 b0 = _mm256_loadu_ps(b), b1 = _mm256_loadu_ps(b + 8);                         \
         if (CP) {                                                                                  \
             _mm256_storeu_ps(bp, b0);                                                              \
             _mm256_storeu_ps(bp + 8, b1);                                                          \
-            _mm_prefetch((const char *)(b + NR), _MM_HINT_T0);                                     \
             bp += NR;                                                                              \
         }                                                                                          \
+        if (PF) /* B in place: its row PF_ROWS ahead into L2 */                                    \
+            _mm_prefetch((const char *)(b + pfd), _MM_HINT_T1);                                    \
         _Pragma("GCC unroll 6") for (int i = 0; i < R; i++) {                                      \
             const __m256 ai = _mm256_broadcast_ss(ROWS ? a + i * csa : a + i);                     \
             c0[i] = _mm256_fmadd_ps(ai, b0, c0[i]);                                                \
@@ -41,20 +43,26 @@ ukr_body(const int R, const int ROWS, const int CP, size_t k, const float *a, si
         a += (CSA);                                                                                \
         b += (RSB);                                                                                \
     }
+    /* B read in place (rsb != NR) comes from L2 or L3 at a stride the hardware prefetchers do not
+       follow (one or two lines per row, rows 4 KiB or more apart): each row is prefetched PF_ROWS
+       rows ahead, into L2 (in L1 the rows of a 4 KiB-multiple stride share one set) */
+    const size_t pfd = PF_ROWS * rsb;
     if (ROWS && !CP && rsb == NR) { /* A(i,p) = a[i*csa + p], B packed: immediate offsets */
         if (k == 64) /* the attention head size: a constant trip count */
-            LOOP(1, NR, 64)
+            LOOP(1, NR, 64, 0)
         else
-            LOOP(1, NR, k)
+            LOOP(1, NR, k, 0)
     } else if (ROWS) {
         if (k == 64)
-            LOOP(1, rsb, 64)
+            LOOP(1, rsb, 64, 1)
         else
-            LOOP(1, rsb, k)
+            LOOP(1, rsb, k, 1)
     } else if (!CP && csa == MR && rsb == NR) { /* both packed: constant strides, immediate offsets */
-        LOOP(MR, NR, k)
+        LOOP(MR, NR, k, 0)
+    } else if (rsb == NR) {
+        LOOP(csa, NR, k, 0)
     } else {
-        LOOP(csa, rsb, k)
+        LOOP(csa, rsb, k, 1)
     }
 #undef LOOP
     const __m256 va = _mm256_set1_ps(alpha);
@@ -191,34 +199,65 @@ ukr_t_regs(const int R, size_t k, const float *a, size_t rsa, const float *b, si
     ukr_t_half(R, x1, 8, w, c, ldc, wide, alpha, beta);
 }
 
+/* One signature for the four layouts: s is the stride between k steps of a packed panel or A^T
+   (csa), or between the rows of A (rsa) for the _r kernels. */
+typedef void (*tile_fn)(size_t k, const float *a, size_t s, const float *b, size_t rsb, float *c,
+                        size_t ldc, float alpha, float beta, float *bp);
+
 #define UKR(R)                                                                                     \
-    static void ukr_##R##x16(size_t k, const float *a, size_t csa, const float *b, size_t rsb,   \
-                             float *c, size_t ldc, float alpha, float beta)                       \
+    static void ukr_##R(size_t k, const float *a, size_t s, const float *b, size_t rsb, float *c, \
+                        size_t ldc, float alpha, float beta, float *bp)                            \
     {                                                                                              \
-        ukr_body(R, 0, 0, k, a, csa, b, rsb, c, ldc, alpha, beta, NULL);                          \
+        ukr_body(R, 0, 0, k, a, s, b, rsb, c, ldc, alpha, beta, bp);                               \
     }                                                                                              \
-    static void ukr_r_##R##x16(size_t k, const float *a, size_t rsa, const float *b, size_t rsb,  \
-                               float *c, size_t ldc, float alpha, float beta)                     \
+    static void ukr_r_##R(size_t k, const float *a, size_t s, const float *b, size_t rsb,          \
+                          float *c, size_t ldc, float alpha, float beta, float *bp)                \
     {                                                                                              \
-        ukr_body(R, 1, 0, k, a, rsa, b, rsb, c, ldc, alpha, beta, NULL);                          \
+        ukr_body(R, 1, 0, k, a, s, b, rsb, c, ldc, alpha, beta, bp);                               \
     }                                                                                              \
-    static void ukr_cp_##R##x16(size_t k, const float *a, size_t csa, const float *b, size_t rsb, \
-                                float *c, size_t ldc, float alpha, float beta, float *bp)         \
+    static void ukr_cp_##R(size_t k, const float *a, size_t s, const float *b, size_t rsb,         \
+                           float *c, size_t ldc, float alpha, float beta, float *bp)               \
     {                                                                                              \
-        ukr_body(R, 0, 1, k, a, csa, b, rsb, c, ldc, alpha, beta, bp);                            \
+        ukr_body(R, 0, 1, k, a, s, b, rsb, c, ldc, alpha, beta, bp);                               \
     }                                                                                              \
-    static void ukr_rcp_##R##x16(size_t k, const float *a, size_t rsa, const float *b, size_t rsb,\
-                                 float *c, size_t ldc, float alpha, float beta, float *bp)        \
+    static void ukr_rcp_##R(size_t k, const float *a, size_t s, const float *b, size_t rsb,        \
+                            float *c, size_t ldc, float alpha, float beta, float *bp)              \
     {                                                                                              \
-        ukr_body(R, 1, 1, k, a, rsa, b, rsb, c, ldc, alpha, beta, bp);                            \
-    }                                                                                              \
-    static void ukr_t_##R##x16(size_t k, const float *a, size_t rsa, const float *b, size_t rsb,  \
-                               size_t w, float *c, size_t ldc, size_t room, float alpha,          \
-                               float beta)                                                        \
+        ukr_body(R, 1, 1, k, a, s, b, rsb, c, ldc, alpha, beta, bp);                               \
+    }
+#define UKRT(R)                                                                                    \
+    static void ukr_t_##R(size_t k, const float *a, size_t rsa, const float *b, size_t rsb,        \
+                          size_t w, float *c, size_t ldc, size_t room, float alpha, float beta)    \
     {                                                                                              \
         ukr_t_regs(R, k, a, rsa, b, rsb, w, c, ldc, room, alpha, beta);                            \
     }
 UKR(1) UKR(2) UKR(3) UKR(4) UKR(5) UKR(6)
+UKRT(1) UKRT(2) UKRT(3) UKRT(4) UKRT(5) UKRT(6)
+
+/* The micro-kernel (see sk_gemm_ukr_fn): the r-row kernel of the layout, copying B or not. */
+static void ukr(size_t r, size_t k, const float *a, size_t rsa, size_t csa, const float *b,
+                size_t rsb, float *c, size_t ldc, float alpha, float beta, float *bp)
+{
+    static const tile_fn tab[4][MR] = {
+        { ukr_1, ukr_2, ukr_3, ukr_4, ukr_5, ukr_6 },
+        { ukr_r_1, ukr_r_2, ukr_r_3, ukr_r_4, ukr_r_5, ukr_r_6 },
+        { ukr_cp_1, ukr_cp_2, ukr_cp_3, ukr_cp_4, ukr_cp_5, ukr_cp_6 },
+        { ukr_rcp_1, ukr_rcp_2, ukr_rcp_3, ukr_rcp_4, ukr_rcp_5, ukr_rcp_6 },
+    };
+    const int rows = csa == 1; /* rows of A in place: their stride is rsa */
+    tab[(bp ? 2 : 0) + rows][r - 1](k, a, rows ? rsa : csa, b, rsb, c, ldc, alpha, beta, bp);
+}
+
+typedef void (*tile_t_fn)(size_t k, const float *a, size_t rsa, const float *b, size_t rsb,
+                          size_t w, float *c, size_t ldc, size_t room, float alpha, float beta);
+
+/* The transposed tile (see sk_gemm_ukr_t_fn): the r-row kernel. */
+static void ukr_t(size_t r, size_t k, const float *a, size_t rsa, const float *b, size_t rsb,
+                  size_t w, float *c, size_t ldc, size_t room, float alpha, float beta)
+{
+    static const tile_t_fn tab[6] = { ukr_t_1, ukr_t_2, ukr_t_3, ukr_t_4, ukr_t_5, ukr_t_6 };
+    tab[r - 1](k, a, rsa, b, rsb, w, c, ldc, room, alpha, beta);
+}
 
 static inline __m256 finish(__m256 s, float alpha, float beta, __m256 cold)
 {
@@ -403,7 +442,7 @@ pack_bt_body(const int G, size_t nr, size_t kc, const float *b, size_t ldb, floa
 
 static void pack_bt(size_t nr, size_t kc, const float *b, size_t ldb, float *dst, size_t ld)
 {
-    if (nr == 8 && ld == 8) /* also the AVX-512 table's 8-row A panels (pack_an) */
+    if (nr == 8 && ld == 8) /* also the AVX-512 table's 8-row A panels */
         pack_bt_body(1, nr, kc, b, ldb, dst, ld);
     else if (nr == 16 && ld == 16)
         pack_bt_body(2, nr, kc, b, ldb, dst, ld);
@@ -413,7 +452,7 @@ static void pack_bt(size_t nr, size_t kc, const float *b, size_t ldb, float *dst
         pack_bt_body(0, nr, kc, b, ldb, dst, ld);
 }
 
-/* A micro-panel of 6 rows (see pack_an in gemm.h): dst[p*6 + i] = a[i*lda + p]. Four values of k at
+/* A micro-panel of 6 rows: dst[p*6 + i] = a[i*lda + p]. Four values of k at
    a time: the 128-bit lanes of four vectors hold rows q and q + 4 (rows 6, 7 zero), a 4 x 4
    transpose within the lanes makes vector e = [rows 0..3 | rows 4, 5, 0, 0] of column p + e, and
    eight-wide stores 6 floats apart write the column (the next store covers the two zeros; the
@@ -449,27 +488,95 @@ static void pack_a6(size_t r, size_t kc, const float *a, size_t lda, float *dst,
         for (int i = 0; i < 6; i++) dst[6 * p + i] = a[i * lda + p];
 }
 
+/* dot (see sk_gemm_dot_fn) for R rows of A (1..4): R x 2 accumulators, two rows of B at a time,
+   k in 8-lane steps (masked tail); A's R rows stay in L1 while B streams once. */
+static inline __attribute__((always_inline)) void
+dot_body(const int R, size_t n, size_t k, float alpha, const float *a, size_t lda, const float *b,
+         size_t ldb, float beta, float *c, size_t ldc)
+{
+    const size_t kt = k & 7;
+    const __m256i msk = tail_mask(kt);
+    for (size_t j = 0; j < n; j += 2) {
+        const size_t w = n - j < 2 ? n - j : 2;
+        const float *r0 = b + j * ldb, *r1 = w > 1 ? r0 + ldb : r0;
+        __m256 s[8]; /* s[2 i + q]: row i of A, row j + q of B */
+#pragma GCC unroll 8
+        for (int v = 0; v < 8; v++) s[v] = _mm256_setzero_ps();
+        size_t p = 0;
+        for (; p + 8 <= k; p += 8) {
+            const __m256 b0 = _mm256_loadu_ps(r0 + p), b1 = _mm256_loadu_ps(r1 + p);
+#pragma GCC unroll 4
+            for (int i = 0; i < R; i++) {
+                const __m256 ai = _mm256_loadu_ps(a + i * lda + p);
+                s[2 * i] = _mm256_fmadd_ps(ai, b0, s[2 * i]);
+                s[2 * i + 1] = _mm256_fmadd_ps(ai, b1, s[2 * i + 1]);
+            }
+        }
+        if (kt) {
+            const __m256 b0 = _mm256_maskload_ps(r0 + p, msk), b1 = _mm256_maskload_ps(r1 + p, msk);
+#pragma GCC unroll 4
+            for (int i = 0; i < R; i++) {
+                const __m256 ai = _mm256_maskload_ps(a + i * lda + p, msk);
+                s[2 * i] = _mm256_fmadd_ps(ai, b0, s[2 * i]);
+                s[2 * i + 1] = _mm256_fmadd_ps(ai, b1, s[2 * i + 1]);
+            }
+        }
+        /* lane v of the result = sum of s[v] */
+        const __m256 h03 = _mm256_hadd_ps(_mm256_hadd_ps(s[0], s[1]), _mm256_hadd_ps(s[2], s[3]));
+        const __m256 h47 = _mm256_hadd_ps(_mm256_hadd_ps(s[4], s[5]), _mm256_hadd_ps(s[6], s[7]));
+        const __m256 v = _mm256_mul_ps(_mm256_set1_ps(alpha),
+                                       _mm256_add_ps(_mm256_permute2f128_ps(h03, h47, 0x20),
+                                                     _mm256_permute2f128_ps(h03, h47, 0x31)));
+        float out[8];
+        _mm256_storeu_ps(out, v);
+        for (int i = 0; i < R; i++)
+            for (size_t q = 0; q < w; q++) {
+                float *cij = c + (size_t)i * ldc + j + q;
+                *cij = beta == 0.f ? out[2 * i + q] : out[2 * i + q] + beta * *cij;
+            }
+    }
+}
+
+static void dot(size_t m, size_t n, size_t k, float alpha, const float *a, size_t lda,
+                const float *b, size_t ldb, float beta, float *c, size_t ldc)
+{
+    switch (m) {
+    case 1: dot_body(1, n, k, alpha, a, lda, b, ldb, beta, c, ldc); break;
+    case 2: dot_body(2, n, k, alpha, a, lda, b, ldb, beta, c, ldc); break;
+    case 3: dot_body(3, n, k, alpha, a, lda, b, ldb, beta, c, ldc); break;
+    default: dot_body(4, n, k, alpha, a, lda, b, ldb, beta, c, ldc); break;
+    }
+}
+
+/* The transposing pack (see sk_gemm_pack_fn): 6-row A panels, and B^T panels or any other
+   width through 8-row groups. */
+static void pack_t(size_t w, size_t kc, const float *src, size_t lds, float *dst, size_t ld)
+{
+    if (w == MR && ld == MR)
+        pack_a6(w, kc, src, lds, dst, ld);
+    else
+        pack_bt(w, kc, src, lds, dst, ld);
+}
+
 void sk_gemm_init_avx2(sk_gemm_dsp *d)
 {
-    static const sk_gemm_ukr_fn ukr[MR] = { ukr_1x16, ukr_2x16, ukr_3x16, ukr_4x16, ukr_5x16, ukr_6x16 };
-    static const sk_gemm_ukr_fn ukr_r[MR] = { ukr_r_1x16, ukr_r_2x16, ukr_r_3x16,
-                                              ukr_r_4x16, ukr_r_5x16, ukr_r_6x16 };
-    static const sk_gemm_ukr_t_fn ukr_t[MR] = { ukr_t_1x16, ukr_t_2x16, ukr_t_3x16,
-                                                ukr_t_4x16, ukr_t_5x16, ukr_t_6x16 };
-    for (int i = 0; i < SK_GEMM_MR_MAX; i++) d->ukr[i] = i < MR ? ukr[i] : NULL;
-    for (int i = 0; i < SK_GEMM_MR_MAX; i++) d->ukr_r[i] = i < MR ? ukr_r[i] : NULL;
-    for (int i = 0; i < SK_GEMM_MR_MAX; i++) d->ukr_t[i] = i < MR ? ukr_t[i] : NULL;
-    static const sk_gemm_ukr_cp_fn ukr_cp[MR] = { ukr_cp_1x16, ukr_cp_2x16, ukr_cp_3x16,
-                                                  ukr_cp_4x16, ukr_cp_5x16, ukr_cp_6x16 };
-    static const sk_gemm_ukr_cp_fn ukr_rcp[MR] = { ukr_rcp_1x16, ukr_rcp_2x16, ukr_rcp_3x16,
-                                                   ukr_rcp_4x16, ukr_rcp_5x16, ukr_rcp_6x16 };
-    for (int i = 0; i < SK_GEMM_MR_MAX; i++) d->ukr_cp[i] = i < MR ? ukr_cp[i] : NULL;
-    for (int i = 0; i < SK_GEMM_MR_MAX; i++) d->ukr_rcp[i] = i < MR ? ukr_rcp[i] : NULL;
-    d->rows_nr = 16;
+    d->ukr = ukr;
+    d->ukr_t = ukr_t;
     d->gemv_n = gemv_n;
     d->gemv_t = gemv_t;
-    d->pack_bt = pack_bt;
-    d->pack_an = pack_a6;
+    d->dot = dot;
+    d->dot_rows = 4;
+    d->pack_t = pack_t;
+    d->rows_nr = 16;
+    /* planner: rows at 4 KiB strides share an L1 set, 8 such rows walked side by side stay in
+       L1 (8 ways on Zen 4, 12 on Zen 5 and Golden Cove); B read in place at any stride (the
+       kernels prefetch its rows into L2); an in-place panel copied for the later row blocks past
+       16 KiB of B or at 2 KiB strides */
+    d->set_stride = 1024;
+    d->set_rows = 8;
+    d->b_alias = 0;
+    d->cp_min = 4096;
+    d->cp_stride = 512;
     d->mr = MR;
     d->mr_t = MR;
     d->nr = NR;

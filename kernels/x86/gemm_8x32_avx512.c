@@ -15,10 +15,12 @@
 #define SK_GEMM_ALIGN64 __attribute__((aligned(64)))
 #define MR_T 16 /* rows of B per transposed tile */
 #define NR 32
+#define DOT_ROWS 4 /* rows of A of the dot kernel */
+#define PF_ROWS 24 /* prefetch distance of an in-place B, rows (~200 cycles at 8 rows per tile) */
 
 /* r x 16*NV tile: A(i,p) = a[p*csa + i] (ROWS: a[i*csa + p]), B(p, 0..16*NV-1) = b[p*rsb + ...].
    CP: B read in place is also copied to the packed panel bp[p*32 + ...] (the stores ride along with
-   the FMAs) and the next panel, b + 32, is prefetched. */
+   the FMAs). */
 static inline __attribute__((always_inline)) void
 ukr_body_cp(const int R, const int NV, const int ROWS, const int CP, size_t k, const float *a, size_t csa,
             const float *b, size_t rsb, float *c, size_t ldc, float alpha, float beta, float *bp)
@@ -31,30 +33,40 @@ ukr_body_cp(const int R, const int NV, const int ROWS, const int CP, size_t k, c
         _mm_prefetch((const char *)(c + i * ldc), _MM_HINT_T0);
         if (NV > 1) _mm_prefetch((const char *)(c + i * ldc + 16), _MM_HINT_T0);
     }
-#define LOOP(CSA, RSB)                                                                             \
+#define LOOP(CSA, RSB, PF)                                                                         \
     _Pragma("GCC unroll 2") for (size_t p = 0; p < k; p++) {                                       \
         const __m512 b0 = _mm512_loadu_ps(b), b1 = NV > 1 ? _mm512_loadu_ps(b + 16) : b0;          \
         if (CP) {                                                                                  \
             _mm512_storeu_ps(bp, b0);                                                              \
             _mm512_storeu_ps(bp + 16, b1);                                                         \
-            _mm_prefetch((const char *)(b + NR), _MM_HINT_T0);                                     \
-            _mm_prefetch((const char *)(b + NR + 16), _MM_HINT_T0);                                \
             bp += NR;                                                                              \
         }                                                                                          \
+        if (PF) { /* B in place: its row PF_ROWS ahead into L2 */                                  \
+            _mm_prefetch((const char *)(b + pfd), _MM_HINT_T1);                                    \
+            _mm_prefetch((const char *)(b + pfd + 16), _MM_HINT_T1);                               \
+        }                                                                                          \
         _Pragma("GCC unroll 8") for (int i = 0; i < R; i++) {                                      \
-            const __m512 ai = _mm512_set1_ps(ROWS ? a[i * csa] : a[i]);                                                \
+            const __m512 ai = _mm512_set1_ps(ROWS ? a[i * csa] : a[i]);                            \
             c0[i] = _mm512_fmadd_ps(ai, b0, c0[i]);                                                \
             if (NV > 1) c1[i] = _mm512_fmadd_ps(ai, b1, c1[i]);                                    \
         }                                                                                          \
         a += (CSA);                                                                                \
         b += (RSB);                                                                                \
     }
-    if (ROWS) { /* A(i,p) = a[i*csa + p] */
-        LOOP(1, rsb)
+    /* B read in place (rsb != NR) comes from L2 or L3 at a stride the hardware prefetchers do not
+       follow (a few lines per row, rows 4 KiB or more apart): each row is prefetched PF_ROWS rows
+       ahead, into L2 (in L1 the rows of a 4 KiB-multiple stride share one set) */
+    const size_t pfd = PF_ROWS * rsb;
+    if (ROWS && rsb == NR) { /* A(i,p) = a[i*csa + p] */
+        LOOP(1, NR, 0)
+    } else if (ROWS) {
+        LOOP(1, rsb, 1)
     } else if (!CP && csa == MR && rsb == NR) { /* both packed: constant strides, immediate offsets */
-        LOOP(MR, NR)
+        LOOP(MR, NR, 0)
+    } else if (rsb == NR) {
+        LOOP(csa, NR, 0)
     } else {
-        LOOP(csa, rsb)
+        LOOP(csa, rsb, 1)
     }
 #undef LOOP
     const __m512 va = _mm512_set1_ps(alpha);
@@ -82,13 +94,6 @@ ukr_body_cp(const int R, const int NV, const int ROWS, const int CP, size_t k, c
                 _mm512_storeu_ps(ci + 16, _mm512_fmadd_ps(vb, _mm512_loadu_ps(ci + 16), _mm512_mul_ps(va, c1[i])));
         }
     }
-}
-
-static inline __attribute__((always_inline)) void
-ukr_body(const int R, const int NV, const int ROWS, size_t k, const float *a, size_t csa, const float *b,
-         size_t rsb, float *c, size_t ldc, float alpha, float beta)
-{
-    ukr_body_cp(R, NV, ROWS, 0, k, a, csa, b, rsb, c, ldc, alpha, beta, NULL);
 }
 
 /* Transposed r x 16 tile (see sk_gemm_ukr_t_fn): row q of the accumulators = row q of B times the
@@ -152,29 +157,34 @@ ukr_t_body(const int R, size_t k, const float *a, size_t rsa, const float *b, si
     }
 }
 
+/* One signature for the four layouts: s is the stride between k steps of a packed panel or A^T
+   (csa), or between the rows of A (rsa) for the _r kernels. */
+typedef void (*tile_fn)(size_t k, const float *a, size_t s, const float *b, size_t rsb, float *c,
+                        size_t ldc, float alpha, float beta, float *bp);
+
 #define UKR(R)                                                                                     \
-    static void ukr_##R##x32(size_t k, const float *a, size_t csa, const float *b, size_t rsb,   \
-                             float *c, size_t ldc, float alpha, float beta)                       \
+    static void ukr_##R(size_t k, const float *a, size_t s, const float *b, size_t rsb, float *c, \
+                        size_t ldc, float alpha, float beta, float *bp)                            \
     {                                                                                              \
-        ukr_body(R, 2, 0, k, a, csa, b, rsb, c, ldc, alpha, beta);                                \
+        ukr_body_cp(R, 2, 0, 0, k, a, s, b, rsb, c, ldc, alpha, beta, bp);                         \
     }                                                                                              \
-    static void ukr_r_##R##x32(size_t k, const float *a, size_t rsa, const float *b, size_t rsb,  \
-                               float *c, size_t ldc, float alpha, float beta)                     \
+    static void ukr_r_##R(size_t k, const float *a, size_t s, const float *b, size_t rsb,          \
+                          float *c, size_t ldc, float alpha, float beta, float *bp)                \
     {                                                                                              \
-        ukr_body(R, 2, 1, k, a, rsa, b, rsb, c, ldc, alpha, beta);                                \
+        ukr_body_cp(R, 2, 1, 0, k, a, s, b, rsb, c, ldc, alpha, beta, bp);                         \
     }                                                                                              \
-    static void ukr_cp_##R##x32(size_t k, const float *a, size_t csa, const float *b, size_t rsb, \
-                                float *c, size_t ldc, float alpha, float beta, float *bp)         \
+    static void ukr_cp_##R(size_t k, const float *a, size_t s, const float *b, size_t rsb,         \
+                           float *c, size_t ldc, float alpha, float beta, float *bp)               \
     {                                                                                              \
-        ukr_body_cp(R, 2, 0, 1, k, a, csa, b, rsb, c, ldc, alpha, beta, bp);                      \
+        ukr_body_cp(R, 2, 0, 1, k, a, s, b, rsb, c, ldc, alpha, beta, bp);                         \
     }                                                                                              \
-    static void ukr_rcp_##R##x32(size_t k, const float *a, size_t rsa, const float *b, size_t rsb,\
-                                 float *c, size_t ldc, float alpha, float beta, float *bp)        \
+    static void ukr_rcp_##R(size_t k, const float *a, size_t s, const float *b, size_t rsb,        \
+                            float *c, size_t ldc, float alpha, float beta, float *bp)              \
     {                                                                                              \
-        ukr_body_cp(R, 2, 1, 1, k, a, rsa, b, rsb, c, ldc, alpha, beta, bp);                      \
+        ukr_body_cp(R, 2, 1, 1, k, a, s, b, rsb, c, ldc, alpha, beta, bp);                         \
     }
 #define UKRT(R)                                                                                    \
-    static void ukr_t_##R##x16(size_t k, const float *a, size_t rsa, const float *b, size_t rsb,  \
+    static void ukr_t_##R(size_t k, const float *a, size_t rsa, const float *b, size_t rsb,  \
                                size_t w, float *c, size_t ldc, size_t room, float alpha,          \
                                float beta)                                                        \
     {                                                                                              \
@@ -184,6 +194,33 @@ ukr_t_body(const int R, size_t k, const float *a, size_t rsa, const float *b, si
 UKR(1) UKR(2) UKR(3) UKR(4) UKR(5) UKR(6) UKR(7) UKR(8)
 UKRT(1) UKRT(2) UKRT(3) UKRT(4) UKRT(5) UKRT(6) UKRT(7) UKRT(8) UKRT(9) UKRT(10) UKRT(11) UKRT(12)
 UKRT(13) UKRT(14) UKRT(15) UKRT(16)
+
+/* The micro-kernel (see sk_gemm_ukr_fn): the r-row kernel of the layout, copying B or not. */
+static void ukr(size_t r, size_t k, const float *a, size_t rsa, size_t csa, const float *b,
+                size_t rsb, float *c, size_t ldc, float alpha, float beta, float *bp)
+{
+    static const tile_fn tab[4][MR] = {
+        { ukr_1, ukr_2, ukr_3, ukr_4, ukr_5, ukr_6, ukr_7, ukr_8 },
+        { ukr_r_1, ukr_r_2, ukr_r_3, ukr_r_4, ukr_r_5, ukr_r_6, ukr_r_7, ukr_r_8 },
+        { ukr_cp_1, ukr_cp_2, ukr_cp_3, ukr_cp_4, ukr_cp_5, ukr_cp_6, ukr_cp_7, ukr_cp_8 },
+        { ukr_rcp_1, ukr_rcp_2, ukr_rcp_3, ukr_rcp_4, ukr_rcp_5, ukr_rcp_6, ukr_rcp_7, ukr_rcp_8 },
+    };
+    const int rows = csa == 1; /* rows of A in place: their stride is rsa */
+    tab[(bp ? 2 : 0) + rows][r - 1](k, a, rows ? rsa : csa, b, rsb, c, ldc, alpha, beta, bp);
+}
+
+typedef void (*tile_t_fn)(size_t k, const float *a, size_t rsa, const float *b, size_t rsb,
+                          size_t w, float *c, size_t ldc, size_t room, float alpha, float beta);
+
+/* The transposed tile (see sk_gemm_ukr_t_fn): the r-row kernel. */
+static void ukr_t(size_t r, size_t k, const float *a, size_t rsa, const float *b, size_t rsb,
+                  size_t w, float *c, size_t ldc, size_t room, float alpha, float beta)
+{
+    static const tile_t_fn tab[16] = { ukr_t_1,  ukr_t_2,  ukr_t_3,  ukr_t_4,  ukr_t_5,  ukr_t_6,
+                                       ukr_t_7,  ukr_t_8,  ukr_t_9,  ukr_t_10, ukr_t_11, ukr_t_12,
+                                       ukr_t_13, ukr_t_14, ukr_t_15, ukr_t_16 };
+    tab[r - 1](k, a, rsa, b, rsb, w, c, ldc, room, alpha, beta);
+}
 
 static inline __mmask16 tail16(size_t n) { return (__mmask16)((1u << n) - 1u); } /* n <= 16 */
 
@@ -327,31 +364,101 @@ static void gemv_t(size_t n, size_t k, float alpha, const float *a, const float 
     }
 }
 
+/* Sum of each of 4 vectors, lane q = sum of v[q]. */
+static inline __m128 reduce4(const __m512 v[4])
+{
+    __m256 y[4];
+#pragma GCC unroll 4
+    for (int q = 0; q < 4; q++)
+        y[q] = _mm256_add_ps(_mm512_castps512_ps256(v[q]),
+                             _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v[q]), 1)));
+    const __m256 h = _mm256_hadd_ps(_mm256_hadd_ps(y[0], y[1]), _mm256_hadd_ps(y[2], y[3]));
+    return _mm_add_ps(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1));
+}
+
+/* dot (see sk_gemm_dot_fn) for R rows of A: R x 4 accumulators, four rows of B at a time, k in
+   16-lane steps (masked tail); A's R rows stay in L1 while B streams once. */
+static inline __attribute__((always_inline)) void
+dot_body(const int R, size_t n, size_t k, float alpha, const float *a, size_t lda, const float *b,
+         size_t ldb, float beta, float *c, size_t ldc)
+{
+    const __mmask16 mt = tail16(k & 15);
+    for (size_t j = 0; j < n; j += 4) {
+        const size_t w = n - j < 4 ? n - j : 4;
+        const float *r[4];
+        for (size_t q = 0; q < 4; q++) r[q] = b + (j + (q < w ? q : 0)) * ldb;
+        __m512 s[DOT_ROWS][4];
+#pragma GCC unroll 4
+        for (int i = 0; i < R; i++)
+            s[i][0] = s[i][1] = s[i][2] = s[i][3] = _mm512_setzero_ps();
+        size_t p = 0;
+        for (; p + 16 <= k; p += 16) {
+            const __m512 b0 = _mm512_loadu_ps(r[0] + p), b1 = _mm512_loadu_ps(r[1] + p);
+            const __m512 b2 = _mm512_loadu_ps(r[2] + p), b3 = _mm512_loadu_ps(r[3] + p);
+#pragma GCC unroll 4
+            for (int i = 0; i < R; i++) {
+                const __m512 ai = _mm512_loadu_ps(a + i * lda + p);
+                s[i][0] = _mm512_fmadd_ps(ai, b0, s[i][0]);
+                s[i][1] = _mm512_fmadd_ps(ai, b1, s[i][1]);
+                s[i][2] = _mm512_fmadd_ps(ai, b2, s[i][2]);
+                s[i][3] = _mm512_fmadd_ps(ai, b3, s[i][3]);
+            }
+        }
+        if (mt) {
+            const __m512 b0 = _mm512_maskz_loadu_ps(mt, r[0] + p);
+            const __m512 b1 = _mm512_maskz_loadu_ps(mt, r[1] + p);
+            const __m512 b2 = _mm512_maskz_loadu_ps(mt, r[2] + p);
+            const __m512 b3 = _mm512_maskz_loadu_ps(mt, r[3] + p);
+#pragma GCC unroll 4
+            for (int i = 0; i < R; i++) {
+                const __m512 ai = _mm512_maskz_loadu_ps(mt, a + i * lda + p);
+                s[i][0] = _mm512_fmadd_ps(ai, b0, s[i][0]);
+                s[i][1] = _mm512_fmadd_ps(ai, b1, s[i][1]);
+                s[i][2] = _mm512_fmadd_ps(ai, b2, s[i][2]);
+                s[i][3] = _mm512_fmadd_ps(ai, b3, s[i][3]);
+            }
+        }
+        const __mmask8 mw = (__mmask8)((1u << w) - 1u);
+#pragma GCC unroll 4
+        for (int i = 0; i < R; i++) {
+            float *ci = c + i * ldc + j;
+            __m128 v = _mm_mul_ps(_mm_set1_ps(alpha), reduce4(s[i]));
+            if (beta != 0.f) v = _mm_fmadd_ps(_mm_set1_ps(beta), _mm_maskz_loadu_ps(mw, ci), v);
+            _mm_mask_storeu_ps(ci, mw, v);
+        }
+    }
+}
+
+static void dot(size_t m, size_t n, size_t k, float alpha, const float *a, size_t lda,
+                const float *b, size_t ldb, float beta, float *c, size_t ldc)
+{
+    switch (m) {
+    case 1: dot_body(1, n, k, alpha, a, lda, b, ldb, beta, c, ldc); break;
+    case 2: dot_body(2, n, k, alpha, a, lda, b, ldb, beta, c, ldc); break;
+    case 3: dot_body(3, n, k, alpha, a, lda, b, ldb, beta, c, ldc); break;
+    default: dot_body(4, n, k, alpha, a, lda, b, ldb, beta, c, ldc); break;
+    }
+}
+
 void sk_gemm_init_avx512(sk_gemm_dsp *d)
 {
-    static const sk_gemm_ukr_fn ukr[MR] = { ukr_1x32, ukr_2x32, ukr_3x32, ukr_4x32,
-                                            ukr_5x32, ukr_6x32, ukr_7x32, ukr_8x32 };
-    static const sk_gemm_ukr_fn ukr_r[MR] = { ukr_r_1x32, ukr_r_2x32, ukr_r_3x32, ukr_r_4x32,
-                                              ukr_r_5x32, ukr_r_6x32, ukr_r_7x32, ukr_r_8x32 };
-    static const sk_gemm_ukr_t_fn ukr_t[MR_T] = {
-        ukr_t_1x16, ukr_t_2x16, ukr_t_3x16, ukr_t_4x16, ukr_t_5x16, ukr_t_6x16, ukr_t_7x16,
-        ukr_t_8x16, ukr_t_9x16, ukr_t_10x16, ukr_t_11x16, ukr_t_12x16, ukr_t_13x16, ukr_t_14x16,
-        ukr_t_15x16, ukr_t_16x16 };
-    for (int i = 0; i < SK_GEMM_MR_MAX; i++) d->ukr[i] = i < MR ? ukr[i] : NULL;
+    d->ukr = ukr;
+    d->ukr_t = ukr_t;
     d->gemv_n = gemv_n;
     d->gemv_t = gemv_t;
-    for (int i = 0; i < SK_GEMM_MR_MAX; i++) d->ukr_r[i] = i < MR ? ukr_r[i] : NULL;
-    for (int i = 0; i < SK_GEMM_MR_MAX; i++) d->ukr_t[i] = i < MR_T ? ukr_t[i] : NULL;
-    static const sk_gemm_ukr_cp_fn ukr_cp[MR] = { ukr_cp_1x32, ukr_cp_2x32, ukr_cp_3x32, ukr_cp_4x32,
-                                                  ukr_cp_5x32, ukr_cp_6x32, ukr_cp_7x32, ukr_cp_8x32 };
-    static const sk_gemm_ukr_cp_fn ukr_rcp[MR] = { ukr_rcp_1x32, ukr_rcp_2x32, ukr_rcp_3x32, ukr_rcp_4x32,
-                                                   ukr_rcp_5x32, ukr_rcp_6x32, ukr_rcp_7x32, ukr_rcp_8x32 };
-    for (int i = 0; i < SK_GEMM_MR_MAX; i++) d->ukr_cp[i] = i < MR ? ukr_cp[i] : NULL;
-    /* the 8-row A panel of op(A) = A is the transposing B pack with nr = ld = 8 (dst[p*8 + i] =
-       a[i*lda + p]): the AVX2 table's pack_bt, set before this upgrade */
-    d->pack_an = d->pack_bt;
-    for (int i = 0; i < SK_GEMM_MR_MAX; i++) d->ukr_rcp[i] = i < MR ? ukr_rcp[i] : NULL;
+    d->dot = dot;
+    d->dot_rows = DOT_ROWS;
+    /* pack_t: the AVX2 table's, set before this upgrade (its 8-row groups cover these panels) */
     d->rows_nr = 16;
+    /* planner: rows at 4 KiB strides share an L1 set, 8 such rows walked side by side stay in
+       L1 (8 ways on Zen 4, 12 on Zen 5 and Golden Cove); B read in place at any stride (the
+       kernels prefetch its rows into L2); an in-place panel copied for the later row blocks past
+       16 KiB of B or at 2 KiB strides */
+    d->set_stride = 1024;
+    d->set_rows = 8;
+    d->b_alias = 0;
+    d->cp_min = 4096;
+    d->cp_stride = 512;
     d->mr = MR;
     d->mr_t = MR_T;
     d->nr = NR;

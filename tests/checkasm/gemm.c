@@ -2,7 +2,9 @@
  * against a double-precision reference with the contract's bound
  *   |C - exact| <= (2 k + 4) 2^-24 (|alpha| |op(A)| |op(B)| + |beta| |C0|)   (elementwise),
  * over sizes around every tile edge of every ISA's kernel (MR x NR = 6x16 AVX2, 8x32 AVX-512,
- * 8x12 NEON; transposed NT tiles 6x16, 16x16 and 4x16 NEON) and cache block (KC 256, MC up to 168, NC up to 4080 -- keep in sync with gemm.c),
+ * 8x12 NEON, 4x8 scalar; transposed NT tiles 6x16, 16x16 and 4x16 NEON) and cache block (the
+ * table's own MC, KC and NC, read from it); each slot of the table (micro-kernel in every A layout,
+ * copying B or not; transposed tile; matrix-vector kernels; transposing pack) called directly,
  * all four transposes, padded leading dimensions (poisoned padding must stay untouched), alpha in
  * {1, -0.5, 0}, beta in {0, 1, 0.25} (beta == 0 with C full of NaN: must not propagate), guard bands,
  * concurrent calls from several threads, bad arguments, and a hand-computed 2x2 case. */
@@ -310,10 +312,254 @@ static void threads(void)
     }
 }
 
+/* --- the table's slots, called directly ----------------------------------------------------------
+ * Each slot of the table under test (the scalar table's own on --isa=scalar), with the tile and
+ * block sizes read from that table, against a double-precision sum with the contract's bound;
+ * results written only where the slot's contract says (guard bands, poisoned padding). */
+
+/* |got - sum a b| within (2 k + 4) 2^-24 (|alpha| sum |a b| + |beta| |c0|). */
+static int near_sum(float got, double s, double sa, float alpha, float beta, double c0, size_t k)
+{
+    const double exact = (double)alpha * s + (beta == 0.f ? 0. : (double)beta * c0);
+    const double bound = (2. * (double)k + 4.) * 0x1p-24 *
+                         (fabs(alpha) * sa + (beta == 0.f ? 0. : fabs(beta) * fabs(c0)));
+    return fabs((double)got - exact) <= bound;
+}
+
+/* ukr: r rows (1..mr) in each A layout (packed, rows in place, A^T in place), B packed or in place
+   (a row stride that is a multiple of 4 KiB among them), copying B or not. */
+static void slot_ukr_case(const sk_gemm_dsp *d, size_t r, int lay, int inplace, int cp, size_t k,
+                          float alpha, float beta)
+{
+    const size_t MR = d->mr, NR = d->nr;
+    ck_func("gemm ukr r=%zu layout=%d b_in_place=%d copy=%d k=%zu alpha=%g beta=%g", r, lay,
+            inplace, cp, k, alpha, beta);
+    /* A(i,p) = a[i*rsa + p*csa] */
+    const size_t lda = lay == 1 ? k + 3 : r + 5;
+    const size_t rsa = lay == 0 ? 1 : lay == 1 ? lda : 1, csa = lay == 0 ? MR : lay == 1 ? 1 : lda;
+    const size_t a_n = lay == 0 ? k * MR : lay == 1 ? r * lda : k * lda;
+    const size_t rsb = !inplace ? NR : k % 2 ? 1024 : NR + 7, ldc = NR + 3;
+    float *a = ck_buf_alloc(a_n), *b = ck_buf_alloc((k - 1) * rsb + NR);
+    float *c = ck_buf_alloc(r * ldc), *c0 = ck_buf_alloc(r * ldc);
+    float *bp = cp ? ck_buf_alloc(k * NR) : NULL;
+    ck_fill(a, a_n, -1.f, 1.f);
+    ck_fill(b, (k - 1) * rsb + NR, -1.f, 1.f);
+    ck_fill(c0, r * ldc, -1.f, 1.f);
+    if (beta == 0.f)
+        for (size_t i = 0; i < r * ldc; i++) c0[i] = NAN;
+    ck_mat_poison_pad(c0, r, NR, ldc);
+    memcpy(c, c0, r * ldc * sizeof(float));
+    d->ukr(r, k, a, rsa, csa, b, rsb, c, ldc, alpha, beta, bp);
+    int ok = ck_buf_check(a, "A") && ck_buf_check(b, "B") && ck_buf_check(c, "C") &&
+             ck_mat_pad_check(c, r, NR, ldc, "C");
+    for (size_t i = 0; i < r && ok; i++)
+        for (size_t j = 0; j < NR && ok; j++) {
+            double s = 0., sa = 0.;
+            for (size_t p = 0; p < k; p++) {
+                const double x = a[i * rsa + p * csa], y = b[p * rsb + j];
+                s += x * y;
+                sa += fabs(x * y);
+            }
+            ok &= ck_check(near_sum(c[i * ldc + j], s, sa, alpha, beta, c0[i * ldc + j], k),
+                           "C(%zu,%zu) = %.9g, sum %.9g", i, j, c[i * ldc + j], s);
+        }
+    if (cp && ok) {
+        ok &= ck_buf_check(bp, "bp");
+        for (size_t p = 0; p < k && ok; p++)
+            ok &= ck_check(!memcmp(bp + p * NR, b + p * rsb, NR * sizeof(float)),
+                           "copied B row %zu differs", p);
+    }
+    ck_buf_free(a); ck_buf_free(b); ck_buf_free(c); ck_buf_free(c0);
+    if (bp) ck_buf_free(bp);
+}
+
+/* ukr_t: r rows of B (1..mr_t), w columns of packed op(A)^T (1..rows_nr); room = r (exact
+   stores). */
+static void slot_ukr_t_case(const sk_gemm_dsp *d, size_t r, size_t w, size_t k, float alpha,
+                            float beta)
+{
+    const size_t W = d->rows_nr, rsa = k % 3 ? k + 1 : 1024, ldc = r + 2;
+    ck_func("gemm ukr_t r=%zu w=%zu k=%zu alpha=%g beta=%g", r, w, k, alpha, beta);
+    float *a = ck_buf_alloc((r - 1) * rsa + k), *b = ck_buf_alloc(k * W);
+    float *c = ck_buf_alloc(w * ldc), *c0 = ck_buf_alloc(w * ldc);
+    ck_fill(a, (r - 1) * rsa + k, -1.f, 1.f);
+    ck_fill(b, k * W, -1.f, 1.f);
+    ck_fill(c0, w * ldc, -1.f, 1.f);
+    if (beta == 0.f)
+        for (size_t i = 0; i < w * ldc; i++) c0[i] = NAN;
+    ck_mat_poison_pad(c0, w, r, ldc);
+    memcpy(c, c0, w * ldc * sizeof(float));
+    d->ukr_t(r, k, a, rsa, b, W, w, c, ldc, r, alpha, beta);
+    int ok = ck_buf_check(a, "A") && ck_buf_check(b, "B") && ck_buf_check(c, "C") &&
+             ck_mat_pad_check(c, w, r, ldc, "C");
+    for (size_t i = 0; i < w && ok; i++)
+        for (size_t q = 0; q < r && ok; q++) {
+            double s = 0., sa = 0.;
+            for (size_t p = 0; p < k; p++) {
+                const double x = a[q * rsa + p], y = b[p * W + i];
+                s += x * y;
+                sa += fabs(x * y);
+            }
+            ok &= ck_check(near_sum(c[i * ldc + q], s, sa, alpha, beta, c0[i * ldc + q], k),
+                           "C(%zu,%zu) = %.9g, sum %.9g", i, q, c[i * ldc + q], s);
+        }
+    ck_buf_free(a); ck_buf_free(b); ck_buf_free(c); ck_buf_free(c0);
+}
+
+/* gemv_n / gemv_t: one row of C, n columns. */
+static void slot_gemv_case(const sk_gemm_dsp *d, int t, size_t n, size_t k, float alpha, float beta)
+{
+    const size_t ldb = t ? k + (n % 2 ? 1024 - k % 1024 : 1) : n + (k % 2 ? 1024 - n % 1024 : 3);
+    const size_t rows = t ? n : k, cols = t ? k : n;
+    ck_func("gemm gemv_%c n=%zu k=%zu ldb=%zu alpha=%g beta=%g", t ? 't' : 'n', n, k, ldb, alpha,
+            beta);
+    float *a = ck_buf_alloc(k), *b = ck_buf_alloc((rows - 1) * ldb + cols);
+    float *c = ck_buf_alloc(n), *c0 = ck_buf_alloc(n);
+    ck_fill(a, k, -1.f, 1.f);
+    ck_fill(b, (rows - 1) * ldb + cols, -1.f, 1.f);
+    ck_fill(c0, n, -1.f, 1.f);
+    if (beta == 0.f)
+        for (size_t i = 0; i < n; i++) c0[i] = NAN;
+    memcpy(c, c0, n * sizeof(float));
+    (t ? d->gemv_t : d->gemv_n)(n, k, alpha, a, b, ldb, beta, c);
+    int ok = ck_buf_check(a, "a") && ck_buf_check(b, "B") && ck_buf_check(c, "c");
+    for (size_t j = 0; j < n && ok; j++) {
+        double s = 0., sa = 0.;
+        for (size_t p = 0; p < k; p++) {
+            const double x = a[p], y = t ? b[j * ldb + p] : b[p * ldb + j];
+            s += x * y;
+            sa += fabs(x * y);
+        }
+        ok &= ck_check(near_sum(c[j], s, sa, alpha, beta, c0[j], k), "c[%zu] = %.9g, sum %.9g",
+                       j, c[j], s);
+    }
+    ck_buf_free(a); ck_buf_free(b); ck_buf_free(c); ck_buf_free(c0);
+}
+
+/* dot: m rows of A (1..dot_rows), n rows of B, all contiguous in k. */
+static void slot_dot_case(const sk_gemm_dsp *d, size_t m, size_t n, size_t k, float alpha,
+                          float beta)
+{
+    const size_t lda = k + (m % 2 ? 1 : 1024 - k % 1024), ldb = k + (n % 2 ? 3 : 1024 - k % 1024);
+    const size_t ldc = n + 2;
+    ck_func("gemm dot m=%zu n=%zu k=%zu alpha=%g beta=%g", m, n, k, alpha, beta);
+    float *a = ck_buf_alloc((m - 1) * lda + k), *b = ck_buf_alloc((n - 1) * ldb + k);
+    float *c = ck_buf_alloc(m * ldc), *c0 = ck_buf_alloc(m * ldc);
+    ck_fill(a, (m - 1) * lda + k, -1.f, 1.f);
+    ck_fill(b, (n - 1) * ldb + k, -1.f, 1.f);
+    ck_fill(c0, m * ldc, -1.f, 1.f);
+    if (beta == 0.f)
+        for (size_t i = 0; i < m * ldc; i++) c0[i] = NAN;
+    ck_mat_poison_pad(c0, m, n, ldc);
+    memcpy(c, c0, m * ldc * sizeof(float));
+    d->dot(m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    int ok = ck_buf_check(a, "A") && ck_buf_check(b, "B") && ck_buf_check(c, "C") &&
+             ck_mat_pad_check(c, m, n, ldc, "C");
+    for (size_t i = 0; i < m && ok; i++)
+        for (size_t j = 0; j < n && ok; j++) {
+            double s = 0., sa = 0.;
+            for (size_t p = 0; p < k; p++) {
+                const double x = a[i * lda + p], y = b[j * ldb + p];
+                s += x * y;
+                sa += fabs(x * y);
+            }
+            ok &= ck_check(near_sum(c[i * ldc + j], s, sa, alpha, beta, c0[i * ldc + j], k),
+                           "C(%zu,%zu) = %.9g, sum %.9g", i, j, c[i * ldc + j], s);
+        }
+    ck_buf_free(a); ck_buf_free(b); ck_buf_free(c); ck_buf_free(c0);
+}
+
+/* pack_t: exact copies, nothing written past kc rows of ld. */
+static void slot_pack_case(const sk_gemm_dsp *d, size_t w, size_t kc, size_t ld, size_t lds)
+{
+    ck_func("gemm pack_t w=%zu kc=%zu ld=%zu lds=%zu", w, kc, ld, lds);
+    float *src = ck_buf_alloc((w - 1) * lds + kc), *dst = ck_buf_alloc(kc * ld);
+    ck_fill(src, (w - 1) * lds + kc, -1.f, 1.f);
+    d->pack_t(w, kc, src, lds, dst, ld);
+    int ok = ck_buf_check(src, "src") && ck_buf_check(dst, "dst");
+    for (size_t p = 0; p < kc && ok; p++)
+        for (size_t j = 0; j < w && ok; j++)
+            ok &= ck_check(!memcmp(&dst[p * ld + j], &src[j * lds + p], sizeof(float)),
+                           "dst[%zu][%zu] differs", p, j);
+    ck_buf_free(src); ck_buf_free(dst);
+}
+
+static void slot_tests(void)
+{
+    const sk_gemm_dsp *d = &sk_dsp_for(ck_isa())->gemm;
+    static const float al[3] = { 1.f, -0.5f, 1.7f }, be[4] = { 0.f, 1.f, 0.25f, -1.f };
+    /* k around the kernels' unroll steps and the table's kc */
+    const size_t ks[] = { 1, 2, 3, 4, 5, 7, 8, 9, 16, 17, d->kc - 1, d->kc, d->kc + 1 };
+    const size_t nks = sizeof ks / sizeof *ks;
+    if (d->ukr)
+        for (size_t r = 1; r <= d->mr; r++)
+            for (int lay = 0; lay < 3; lay++)
+                for (int v = 0; v < 4; v++)
+                    for (size_t ik = 0; ik < nks; ik += ck_quick() ? 3 : 1)
+                        slot_ukr_case(d, r, lay, v >> 1 || v & 1, v & 1, ks[ik],
+                                      al[ck_rand_u32(3)], be[ck_rand_u32(4)]);
+    if (d->ukr_t) {
+        const size_t ws[] = { 1, 2, 3, d->rows_nr / 2, d->rows_nr - 1, d->rows_nr };
+        for (size_t r = 1; r <= d->mr_t; r++)
+            for (size_t iw = 0; iw < sizeof ws / sizeof *ws; iw++)
+                for (size_t ik = 0; ik < nks; ik += ck_quick() ? 4 : 2)
+                    slot_ukr_t_case(d, r, ws[iw], ks[ik], al[ck_rand_u32(3)], be[ck_rand_u32(4)]);
+    }
+    if (d->gemv_n && d->gemv_t) {
+        static const size_t vn[] = { 1, 7, 8, 15, 16, 17, 31, 32, 33, 127, 128, 129, 1024, 1031 };
+        static const size_t vk[] = { 1, 2, 3, 4, 5, 15, 16, 17, 64, 255, 256, 257 };
+        for (int t = 0; t < 2; t++)
+            for (size_t in = 0; in < sizeof vn / sizeof *vn; in++)
+                for (size_t ik = 0; ik < sizeof vk / sizeof *vk; ik += ck_quick() ? 3 : 1)
+                    slot_gemv_case(d, t, vn[in], vk[ik], al[ck_rand_u32(3)], be[ck_rand_u32(4)]);
+    }
+    if (d->dot) {
+        static const size_t dn[] = { 1, 2, 3, 4, 5, 7, 9, 33 };
+        static const size_t dk[] = { 1, 2, 7, 8, 9, 15, 16, 17, 31, 33, 256, 1024 };
+        for (size_t m = 1; m <= d->dot_rows; m++)
+            for (size_t in = 0; in < sizeof dn / sizeof *dn; in++)
+                for (size_t ik = 0; ik < sizeof dk / sizeof *dk; ik += ck_quick() ? 3 : 1)
+                    slot_dot_case(d, m, dn[in], dk[ik], al[ck_rand_u32(3)], be[ck_rand_u32(4)]);
+    }
+    /* the pack's widths: A panels (mr), B panels (nr), transposed-tile panels (rows_nr), less */
+    const size_t lds[3] = { d->mr, d->nr, d->rows_nr ? d->rows_nr : d->nr };
+    for (int l = 0; l < 3; l++)
+        for (size_t w = 1; w <= lds[l]; w++)
+            for (size_t kc = 1; kc <= 19; kc += ck_quick() ? 6 : 1)
+                slot_pack_case(d, w, kc, lds[l], kc + (w % 3 ? 5 : 1024));
+}
+
+/* sk_gemm_run around the table's cache blocks: m at MC (and 2 MC) edges, k at KC (and 2 KC), n at
+   NC edges (small other sizes, so the cases stay quick), with 4 KiB-multiple strides too. */
+static void block_edge_tests(void)
+{
+    const sk_gemm_dsp *d = &sk_dsp_for(ck_isa())->gemm;
+    const size_t MC = d->mc, KC = d->kc, NC = d->nc, MR = d->mr, NR = d->nr;
+    const size_t sh[][3] = {
+        { MC - 1, 2 * NR + 1, 9 }, { MC, NR, 5 }, { MC + 1, 3 * NR - 1, 7 },
+        { 2 * MC + MR - 1, NR + 3, 4 }, { MR + 1, 2 * NR + 3, KC - 1 }, { 3 * MR, 2 * NR, KC + 1 },
+        { 2 * MR - 1, NR + 1, 2 * KC + 3 },
+        { 3, NC - 1, 5 }, { 2, NC, 3 }, { MR + 2, NC + NR + 1, 4 }, { MC + 3, NC + 5, KC + 2 },
+    };
+    for (size_t s = 0; s < sizeof sh / sizeof *sh; s++)
+        for (int t = 0; t < 4; t++) {
+            if (ck_quick() && (s + t) % 2) continue;
+            const size_t m = sh[s][0], n = sh[s][1], k = sh[s][2];
+            const int pad4k = (s + t) % 3 == 0;
+            const size_t pa = pad4k ? 1024 - (t >> 1 ? m : k) % 1024 : rand_pad();
+            const size_t pb = pad4k ? 1024 - (t & 1 ? k : n) % 1024 : rand_pad();
+            run_case((sk_trans)(t >> 1), (sk_trans)(t & 1), m, n, k, g_alpha[ck_rand_u32(2)],
+                     g_beta[ck_rand_u32(3)], pa, pb, rand_pad());
+            if (ck_failures() > 50) return;
+        }
+}
+
 void ck_test_gemm(void)
 {
     hand_2x2();
     bad_args();
+    slot_tests();
+    block_edge_tests();
 
     /* Every transpose and alpha/beta on a few shapes, with and without padding. */
     static const size_t full[][3] = { { 1, 1, 1 }, { 7, 13, 5 }, { 17, 33, 31 }, { 1, 70, 9 } };
@@ -386,6 +632,24 @@ void ck_test_gemm(void)
                  1024 - (t >> 1 ? 1 : 7), 1024 - (t & 1 ? 7 : 1000), 0);
         run_case((sk_trans)(t >> 1), (sk_trans)(t & 1), 1, 1100, 5, -0.5f, g_beta[(t + 1) % 3],
                  2048 - (t >> 1 ? 1 : 5), 2048 - (t & 1 ? 5 : 1100), 0);
+    }
+
+    /* NT with a few rows of A (the dot kernels) and one more, every alpha / beta kind. */
+    for (size_t m = 2; m <= 5; m++)
+        for (int t = 0; t < 2; t++)
+            run_case((sk_trans)t, SK_TRANS, m, 37 + 64 * (m % 2), 20 + 300 * t, g_alpha[m % 2],
+                     g_beta[(m + t) % 3], rand_pad(), t ? 1024 - 320 : rand_pad(), rand_pad());
+
+    /* Projections x @ W with few rows and W's row stride a multiple of 4 KiB: B read in place by
+       the kernels (prefetched ahead, copied for the later row blocks) over one and two k blocks,
+       row counts of one, two and three row blocks of every table, panels past the last full one. */
+    static const size_t proj_m[] = { 2, 4, 9, 16, 17, 24, 25 };
+    for (size_t i = 0; i < sizeof proj_m / sizeof *proj_m; i++) {
+        if (ck_quick() && i % 2) continue;
+        const size_t n = 100 + 13 * i, k = i % 2 ? 300 : 64;
+        const size_t m = proj_m[i];
+        run_case(SK_NOTRANS, SK_NOTRANS, m, n, k, 1.f, g_beta[i % 3], rand_pad(), 1024 - n, 0);
+        run_case(SK_NOTRANS, SK_NOTRANS, m, 1024, k, -0.5f, g_beta[(i + 1) % 3], 0, 1024, 0);
     }
 
     /* k = 1, 2, 3 with alpha and beta outside {0, 1}: the roundings of the epilogue count as much
