@@ -47,7 +47,7 @@ static void scale_c(size_t m, size_t n, float beta, float *c, size_t ldc)
     }
 }
 
-/* --- per-thread packing buffer ------------------------------------------------------------------ */
+/* --- per-thread packing buffer ---------------------------------------------------------------- */
 
 static pthread_key_t g_buf_key;
 static pthread_once_t g_buf_once = PTHREAD_ONCE_INIT;
@@ -99,7 +99,7 @@ static float *buf_get(size_t n)
     return p;
 }
 
-/* --- packing --------------------------------------------------------------------------------------- */
+/* --- packing ---------------------------------------------------------------------------------- */
 
 /* The portable transposing pack (see sk_gemm_pack_fn); the ISA tables bring their own. */
 static void pack_t_ref(size_t w, size_t kc, const float *src, size_t lds, float *dst, size_t ld)
@@ -117,8 +117,8 @@ static inline void copy_row(float *d, const float *s, size_t n)
 }
 
 /* Rows [0, r) x cols [0, kc) of op(A) (already offset) into a micro-panel dst[p*MR + i]. */
-static void pack_a(const sk_gemm_dsp *d, sk_trans ta, size_t r, size_t kc, const float *a, size_t lda,
-                   float *dst, size_t MR)
+static void pack_a(const sk_gemm_dsp *d, sk_trans ta, size_t r, size_t kc, const float *a,
+                   size_t lda, float *dst, size_t MR)
 {
     if (ta) /* A(i,p) = a[p*lda + i] */
         for (size_t p = 0; p < kc; p++) copy_row(dst + p * MR, a + p * lda, r);
@@ -128,8 +128,8 @@ static void pack_a(const sk_gemm_dsp *d, sk_trans ta, size_t r, size_t kc, const
 
 /* Cols [0, nr) x rows [0, kc) of op(B) (already offset) into a micro-panel dst[p*NR + j], zero for
    nr <= j < NR. */
-static void pack_b(const sk_gemm_dsp *d, sk_trans tb, size_t nr, size_t kc, const float *b, size_t ldb,
-                   float *dst, size_t NR)
+static void pack_b(const sk_gemm_dsp *d, sk_trans tb, size_t nr, size_t kc, const float *b,
+                   size_t ldb, float *dst, size_t NR)
 {
     if (!tb) { /* B(p,j) = b[p*ldb + j] */
         for (size_t p = 0; p < kc; p++) {
@@ -144,7 +144,7 @@ static void pack_b(const sk_gemm_dsp *d, sk_trans tb, size_t nr, size_t kc, cons
             for (size_t j = nr; j < NR; j++) dst[p * NR + j] = 0.f;
 }
 
-/* --- the blocked driver ---------------------------------------------------------------------------- */
+/* --- the blocked driver ----------------------------------------------------------------------- */
 
 #define TILE_MAX (SK_GEMM_MR_MAX * 64) /* r x NR stack tile, NR <= 64 */
 #define RB_MAX 64                      /* row blocks per MC block: mc / mr <= 64 in every table */
@@ -152,7 +152,8 @@ static void pack_b(const sk_gemm_dsp *d, sk_trans tb, size_t nr, size_t kc, cons
 static size_t cdiv(size_t a, size_t b) { return (a + b - 1) / b; }
 
 /* The r x nr corner of a tile: C = t + beta C (t already carries alpha; beta == 0: C not read). */
-static void merge_tile(size_t r, size_t nr, const float *t, size_t NR, float beta, float *c, size_t ldc)
+static void merge_tile(size_t r, size_t nr, const float *t, size_t NR, float beta, float *c,
+                       size_t ldc)
 {
     for (size_t i = 0; i < r; i++) {
         float *ci = c + i * ldc;
@@ -172,13 +173,13 @@ static void put_bias(size_t r, size_t nr, const float *bias, float *c, size_t ld
 }
 
 /* bias NULL, or n floats added to every row of C (then beta == 0: C is not read). */
-static void gemm_blocked(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t m, size_t n, size_t k,
-                         float alpha, const float *a, size_t lda, const float *b, size_t ldb, float beta,
-                         const float *bias, float *c, size_t ldc)
+static void gemm_blocked(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t m, size_t n,
+                         size_t k, float alpha, const float *a, size_t lda, const float *b,
+                         size_t ldb, float beta, const float *bias, float *c, size_t ldc)
 {
     const size_t MR = d->mr, NR = d->nr, MC = d->mc, NC = d->nc;
     const size_t nkb = cdiv(k, d->kc), KC = cdiv(k, nkb); /* equal k blocks: no tiny last one */
-    const int one_ic = m <= MC;                  /* B panels packed one at a time, right before use */
+    const int one_ic = m <= MC; /* B panels packed one at a time, right before use */
     /* B's rows at a stride the kernels do not read in place (the table's b_alias) */
     const int b_alias = d->b_alias && ldb % d->b_alias == 0;
     /* NN with one MC block: B read in place (the first row block's kernel copies each panel for
@@ -236,7 +237,8 @@ static void gemm_blocked(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t 
                 }
             } else if (whole_b) {
                 for (size_t jr = 0; jr < nc; jr += NR)
-                    pack_b(d, tb, nc - jr < NR ? nc - jr : NR, kc, bsrc + jr * ldb, ldb, bbuf + jr * kc, NR);
+                    pack_b(d, tb, nc - jr < NR ? nc - jr : NR, kc, bsrc + jr * ldb, ldb,
+                           bbuf + jr * kc, NR);
             }
             for (size_t ic = 0; ic < m; ic += MC) {
                 const size_t mc = m - ic < MC ? m - ic : MC;
@@ -258,7 +260,8 @@ static void gemm_blocked(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t 
                     if (direct_a) {
                         ap = ta ? asrc + r0 : asrc + r0 * lda;
                     } else {
-                        pack_a(d, ta, r, kc, ta ? asrc + r0 : asrc + r0 * lda, lda, abuf + q * MR * kc, MR);
+                        pack_a(d, ta, r, kc, ta ? asrc + r0 : asrc + r0 * lda, lda,
+                               abuf + q * MR * kc, MR);
                     }
                     rb[q].a = ap;
                     rb[q].r = r;
@@ -269,13 +272,16 @@ static void gemm_blocked(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t 
                    (or the first B panel's kernels, with A read in place) does not wait on memory */
                 const int pf_a = ic + MC < m;
                 const size_t mcn = m - ic - MC < MC ? m - ic - MC : MC;
-                const size_t pf_rows = ta ? kc : mcn, pf_lines = (ta ? mcn : kc) * sizeof(float) / 64 + 1;
+                const size_t pf_rows = ta ? kc : mcn,
+                             pf_lines = (ta ? mcn : kc) * sizeof(float) / 64 + 1;
                 const float *pf_src = ta ? asrc + MC : asrc + MC * lda;
                 const size_t pf_per = pf_a ? cdiv(pf_rows * pf_lines, cdiv(nc, NR)) : 0;
                 size_t pf_next = 0;
                 for (size_t jr = 0; jr < nc; jr += NR) {
-                    for (size_t e = pf_next + pf_per; pf_next < e && pf_next < pf_rows * pf_lines; pf_next++)
-                        __builtin_prefetch(pf_src + pf_next / pf_lines * lda + pf_next % pf_lines * 16, 0, 2);
+                    for (size_t e = pf_next + pf_per; pf_next < e && pf_next < pf_rows * pf_lines;
+                         pf_next++)
+                        __builtin_prefetch(
+                            pf_src + pf_next / pf_lines * lda + pf_next % pf_lines * 16, 0, 2);
                     const size_t nr = nc - jr < NR ? nc - jr : NR;
                     const float *bp = bbuf + jr * kc;
                     size_t rsb = NR, q = 0;
@@ -338,9 +344,9 @@ static size_t nt_rows_mr(const sk_gemm_dsp *d, size_t ldb)
    columns past m), the rows of B are the kernel's broadcast operand, read in place (no
    transposition of B), and the kernel writes each r x W tile of C^T into C transposed. 0 if no
    buffer. */
-static int gemm_nt_rows(const sk_gemm_dsp *d, sk_trans ta, size_t m, size_t n, size_t k, float alpha,
-                        const float *a, size_t lda, const float *b, size_t ldb, float beta,
-                        const float *bias, float *c, size_t ldc)
+static int gemm_nt_rows(const sk_gemm_dsp *d, sk_trans ta, size_t m, size_t n, size_t k,
+                        float alpha, const float *a, size_t lda, const float *b, size_t ldb,
+                        float beta, const float *bias, float *c, size_t ldc)
 {
     const size_t W = d->rows_nr, nkb = cdiv(k, d->kc), KC = cdiv(k, nkb);
     const size_t MR = nt_rows_mr(d, ldb);
@@ -366,9 +372,9 @@ static int gemm_nt_rows(const sk_gemm_dsp *d, sk_trans ta, size_t m, size_t n, s
 
 /* m == 1: C row = alpha op(A) row . op(B) + beta C row, through the matrix-vector kernels. */
 #define GEMV_KC 512 /* op(A) row gathered in chunks of this many (ta == TRANS) */
-static void gemm_row(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t n, size_t k, float alpha,
-                     const float *a, size_t lda, const float *b, size_t ldb, float beta,
-                     const float *bias, float *c)
+static void gemm_row(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t n, size_t k,
+                     float alpha, const float *a, size_t lda, const float *b, size_t ldb,
+                     float beta, const float *bias, float *c)
 {
     const sk_gemv_fn fn = tb ? d->gemv_t : d->gemv_n;
     if (bias) { /* the row of C starts as the bias; the kernels add to it */
@@ -387,7 +393,7 @@ static void gemm_row(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t n, s
     }
 }
 
-/* --- table and entry points ---------------------------------------------------------------------- */
+/* --- table and entry points ------------------------------------------------------------------- */
 
 void sk_gemm_dsp_init(sk_gemm_dsp *d, sk_isa isa)
 {

@@ -86,8 +86,8 @@ void sk_gemm_init_avx2(sk_gemm_dsp *d);
 void sk_gemm_init_avx512(sk_gemm_dsp *d);
 void sk_gemm_init_neon(sk_gemm_dsp *d);
 
-/* The portable reference (kernels/scalar/gemm_ref.c): each C element is a float sum over p in order,
- * then alpha * s + beta * c; deterministic in every build. */
+/* The portable reference (kernels/scalar/gemm_ref.c): each C element is a float sum over p in
+ * order, then alpha * s + beta * c; deterministic in every build. */
 void sk_sgemm_ref(sk_trans ta, sk_trans tb, size_t m, size_t n, size_t k, float alpha,
                   const float *a, size_t lda, const float *b, size_t ldb, float beta,
                   float *c, size_t ldc);

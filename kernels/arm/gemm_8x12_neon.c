@@ -79,8 +79,8 @@ store_tile(const int R, const float32x4_t *c0, const float32x4_t *c1, const floa
    buffer). B(p, 0..11) = b[p*rsb + 0..11]; CP: see sk_gemm_ukr_cp_fn.
    Registers: 24 accumulators + 3 B + 2 A = 29 q. */
 static inline __attribute__((always_inline)) void
-ukr_body(const int R, const int CP, size_t k, const float *a, size_t csa, const float *b, size_t rsb,
-         float *c, size_t ldc, float alpha, float beta, float *bp)
+ukr_body(const int R, const int CP, size_t k, const float *a, size_t csa, const float *b,
+         size_t rsb, float *c, size_t ldc, float alpha, float beta, float *bp)
 {
     float32x4_t c0[MR], c1[MR], c2[MR];
 #pragma GCC unroll 8

@@ -1,7 +1,7 @@
 /* The portable GEMM reference: for each C element, s = sum over p = 0..k-1 in order (float, no
- * contraction: -ffp-contract=off), then C = alpha * s (+ beta * C when beta != 0). Same bits in every
- * build. Rows are processed in strips of RB columns with the sums in a small stack array, so that B
- * is streamed row by row (i-p-j order) without changing any element's summation order. */
+ * contraction: -ffp-contract=off), then C = alpha * s (+ beta * C when beta != 0). Same bits in
+ * every build. Rows are processed in strips of RB columns with the sums in a small stack array, so
+ * that B is streamed row by row (i-p-j order) without changing any element's summation order. */
 #include "gemm.h"
 
 #define RB 64 /* columns per strip */

@@ -14,8 +14,8 @@
    CP: B read in place is also copied to the packed panel bp[p*16 + 0..15] (the stores ride along
    with the FMAs). */
 static inline __attribute__((always_inline)) void
-ukr_body(const int R, const int ROWS, const int CP, size_t k, const float *a, size_t csa, const float *b,
-         size_t rsb, float *c, size_t ldc, float alpha, float beta, float *bp)
+ukr_body(const int R, const int ROWS, const int CP, size_t k, const float *a, size_t csa,
+         const float *b, size_t rsb, float *c, size_t ldc, float alpha, float beta, float *bp)
 {
     __m256 c0[MR], c1[MR];
 #pragma GCC unroll 6
@@ -57,7 +57,8 @@ ukr_body(const int R, const int ROWS, const int CP, size_t k, const float *a, si
             LOOP(1, rsb, 64, 1)
         else
             LOOP(1, rsb, k, 1)
-    } else if (!CP && csa == MR && rsb == NR) { /* both packed: constant strides, immediate offsets */
+    } else if (!CP && csa == MR && rsb == NR) {
+        /* both packed: constant strides, immediate offsets */
         LOOP(MR, NR, k, 0)
     } else if (rsb == NR) {
         LOOP(csa, NR, k, 0)
@@ -83,8 +84,10 @@ ukr_body(const int R, const int ROWS, const int CP, size_t k, const float *a, si
 #pragma GCC unroll 6
         for (int i = 0; i < R; i++) {
             float *ci = c + i * ldc;
-            _mm256_storeu_ps(ci, _mm256_fmadd_ps(vb, _mm256_loadu_ps(ci), _mm256_mul_ps(va, c0[i])));
-            _mm256_storeu_ps(ci + 8, _mm256_fmadd_ps(vb, _mm256_loadu_ps(ci + 8), _mm256_mul_ps(va, c1[i])));
+            _mm256_storeu_ps(ci,
+                             _mm256_fmadd_ps(vb, _mm256_loadu_ps(ci), _mm256_mul_ps(va, c0[i])));
+            _mm256_storeu_ps(
+                ci + 8, _mm256_fmadd_ps(vb, _mm256_loadu_ps(ci + 8), _mm256_mul_ps(va, c1[i])));
         }
     }
 }
@@ -128,8 +131,8 @@ static inline __attribute__((always_inline)) __m256 load_r(const int R, const fl
    column i is the first R values of C row i0 + i, for i0 + i < w. wide: store all eight values
    (the ones past R are zero, and a later tile overwrites them). */
 static inline __attribute__((always_inline)) void
-ukr_t_half(const int R, const __m256 *x, size_t i0, size_t w, float *c, size_t ldc, int wide, float alpha,
-           float beta)
+ukr_t_half(const int R, const __m256 *x, size_t i0, size_t w, float *c, size_t ldc, int wide,
+           float alpha, float beta)
 {
     __m256 t[8], u[8];
 #pragma GCC unroll 4
@@ -171,8 +174,8 @@ ukr_t_half(const int R, const __m256 *x, size_t i0, size_t w, float *c, size_t l
    has room (the next tile overwrites the zeros past r), else r values without masked moves (slow
    stores on AMD). */
 static inline __attribute__((always_inline)) void
-ukr_t_regs(const int R, size_t k, const float *a, size_t rsa, const float *b, size_t rsb, size_t w, float *c,
-           size_t ldc, size_t room, float alpha, float beta)
+ukr_t_regs(const int R, size_t k, const float *a, size_t rsa, const float *b, size_t rsb, size_t w,
+           float *c, size_t ldc, size_t room, float alpha, float beta)
 {
     const int wide = beta == 0.f && room >= 8;
     __m256 x0[8], x1[8];
@@ -305,9 +308,11 @@ static void gemv_n_rows(size_t n, size_t k, float alpha, const float *a, const f
             const __m256 a0 = _mm256_broadcast_ss(a + p);
             size_t j = 0;
             for (; j < wf; j += 8)
-                _mm256_store_ps(acc + j, _mm256_fmadd_ps(a0, _mm256_loadu_ps(bp + j), _mm256_load_ps(acc + j)));
+                _mm256_store_ps(
+                    acc + j, _mm256_fmadd_ps(a0, _mm256_loadu_ps(bp + j), _mm256_load_ps(acc + j)));
             if (j < w)
-                _mm256_store_ps(acc + j, _mm256_fmadd_ps(a0, _mm256_maskload_ps(bp + j, mt), _mm256_load_ps(acc + j)));
+                _mm256_store_ps(acc + j, _mm256_fmadd_ps(a0, _mm256_maskload_ps(bp + j, mt),
+                                                         _mm256_load_ps(acc + j)));
         }
         for (size_t j = 0; j < w; j++) /* scalar finish: as the other tails */
             c[j0 + j] = beta == 0.f ? alpha * acc[j] : alpha * acc[j] + beta * c[j0 + j];
@@ -331,12 +336,14 @@ static void gemv_n(size_t n, size_t k, float alpha, const float *a, const float 
         for (size_t p = 0; p < k; p++, bp += ldb) {
             const __m256 ap = _mm256_broadcast_ss(a + p);
 #pragma GCC unroll 8
-            for (int v = 0; v < 8; v++) s[v] = _mm256_fmadd_ps(ap, _mm256_loadu_ps(bp + 8 * v), s[v]);
+            for (int v = 0; v < 8; v++)
+                s[v] = _mm256_fmadd_ps(ap, _mm256_loadu_ps(bp + 8 * v), s[v]);
         }
 #pragma GCC unroll 8
         for (int v = 0; v < 8; v++)
-            _mm256_storeu_ps(c + j + 8 * v,
-                             finish(s[v], alpha, beta, beta == 0.f ? s[v] : _mm256_loadu_ps(c + j + 8 * v)));
+            _mm256_storeu_ps(
+                c + j + 8 * v,
+                finish(s[v], alpha, beta, beta == 0.f ? s[v] : _mm256_loadu_ps(c + j + 8 * v)));
     }
     for (; j < n; j += 8) { /* 8 columns at a time, the last masked */
         const size_t w = n - j < 8 ? n - j : 8;
@@ -346,12 +353,14 @@ static void gemv_n(size_t n, size_t k, float alpha, const float *a, const float 
         size_t p = 0;
         for (; p + 2 <= k; p += 2, bp += 2 * ldb) {
             s0 = _mm256_fmadd_ps(_mm256_broadcast_ss(a + p), _mm256_maskload_ps(bp, msk), s0);
-            s1 = _mm256_fmadd_ps(_mm256_broadcast_ss(a + p + 1), _mm256_maskload_ps(bp + ldb, msk), s1);
+            s1 = _mm256_fmadd_ps(_mm256_broadcast_ss(a + p + 1), _mm256_maskload_ps(bp + ldb, msk),
+                                 s1);
         }
-        if (p < k) s0 = _mm256_fmadd_ps(_mm256_broadcast_ss(a + p), _mm256_maskload_ps(bp, msk), s0);
+        if (p < k)
+            s0 = _mm256_fmadd_ps(_mm256_broadcast_ss(a + p), _mm256_maskload_ps(bp, msk), s0);
         const __m256 s = _mm256_add_ps(s0, s1);
-        _mm256_maskstore_ps(c + j, msk,
-                            finish(s, alpha, beta, beta == 0.f ? s : _mm256_maskload_ps(c + j, msk)));
+        _mm256_maskstore_ps(
+            c + j, msk, finish(s, alpha, beta, beta == 0.f ? s : _mm256_maskload_ps(c + j, msk)));
     }
 }
 
@@ -378,12 +387,14 @@ static void gemv_t(size_t n, size_t k, float alpha, const float *a, const float 
         if (kt) {
             const __m256 a0 = _mm256_maskload_ps(a + p, msk);
 #pragma GCC unroll 8
-            for (int q = 0; q < 8; q++) s[q] = _mm256_fmadd_ps(a0, _mm256_maskload_ps(r[q] + p, msk), s[q]);
+            for (int q = 0; q < 8; q++)
+                s[q] = _mm256_fmadd_ps(a0, _mm256_maskload_ps(r[q] + p, msk), s[q]);
         }
         /* lane q of the result = sum of s[q] */
         const __m256 h03 = _mm256_hadd_ps(_mm256_hadd_ps(s[0], s[1]), _mm256_hadd_ps(s[2], s[3]));
         const __m256 h47 = _mm256_hadd_ps(_mm256_hadd_ps(s[4], s[5]), _mm256_hadd_ps(s[6], s[7]));
-        __m256 v = _mm256_add_ps(_mm256_permute2f128_ps(h03, h47, 0x20), _mm256_permute2f128_ps(h03, h47, 0x31));
+        __m256 v = _mm256_add_ps(_mm256_permute2f128_ps(h03, h47, 0x20),
+                                 _mm256_permute2f128_ps(h03, h47, 0x31));
         v = _mm256_mul_ps(_mm256_set1_ps(alpha), v);
         if (w == 8) {
             if (beta != 0.f) v = _mm256_fmadd_ps(_mm256_set1_ps(beta), _mm256_loadu_ps(c + j), v);
@@ -391,7 +402,8 @@ static void gemv_t(size_t n, size_t k, float alpha, const float *a, const float 
         } else {
             float out[8];
             _mm256_storeu_ps(out, v);
-            for (size_t q = 0; q < w; q++) c[j + q] = beta == 0.f ? out[q] : out[q] + beta * c[j + q];
+            for (size_t q = 0; q < w; q++)
+                c[j + q] = beta == 0.f ? out[q] : out[q] + beta * c[j + q];
         }
     }
 }
@@ -427,9 +439,11 @@ pack_bt_body(const int G, size_t nr, size_t kc, const float *b, size_t ldb, floa
     for (; p + 4 <= kc; p += 4) {
         if (G) {
 #pragma GCC unroll 4
-            for (int g = 0; g < G; g++) pack_bt_8x4(b + 8 * g * ldb + p, ldb, dst + p * ld + 8 * g, ld);
+            for (int g = 0; g < G; g++)
+                pack_bt_8x4(b + 8 * g * ldb + p, ldb, dst + p * ld + 8 * g, ld);
         } else {
-            for (size_t j = 0; j < n8; j += 8) pack_bt_8x4(b + j * ldb + p, ldb, dst + p * ld + j, ld);
+            for (size_t j = 0; j < n8; j += 8)
+                pack_bt_8x4(b + j * ldb + p, ldb, dst + p * ld + j, ld);
         }
     }
     for (; p < kc; p++)
@@ -468,8 +482,10 @@ static void pack_a6(size_t r, size_t kc, const float *a, size_t lda, float *dst,
                                                _mm_loadu_ps(a + 4 * lda + p), 1);
         const __m256 r1 = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(a + lda + p)),
                                                _mm_loadu_ps(a + 5 * lda + p), 1);
-        const __m256 r2 = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(a + 2 * lda + p)), z, 1);
-        const __m256 r3 = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(a + 3 * lda + p)), z, 1);
+        const __m256 r2 =
+            _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(a + 2 * lda + p)), z, 1);
+        const __m256 r3 =
+            _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(a + 3 * lda + p)), z, 1);
         const __m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpackhi_ps(r0, r1);
         const __m256 t2 = _mm256_unpacklo_ps(r2, r3), t3 = _mm256_unpackhi_ps(r2, r3);
         float *d = dst + 6 * p;

@@ -22,8 +22,9 @@
    CP: B read in place is also copied to the packed panel bp[p*32 + ...] (the stores ride along with
    the FMAs). */
 static inline __attribute__((always_inline)) void
-ukr_body_cp(const int R, const int NV, const int ROWS, const int CP, size_t k, const float *a, size_t csa,
-            const float *b, size_t rsb, float *c, size_t ldc, float alpha, float beta, float *bp)
+ukr_body_cp(const int R, const int NV, const int ROWS, const int CP, size_t k, const float *a,
+            size_t csa, const float *b, size_t rsb, float *c, size_t ldc, float alpha, float beta,
+            float *bp)
 {
     __m512 c0[MR], c1[MR];
 #pragma GCC unroll 14
@@ -61,7 +62,8 @@ ukr_body_cp(const int R, const int NV, const int ROWS, const int CP, size_t k, c
         LOOP(1, NR, 0)
     } else if (ROWS) {
         LOOP(1, rsb, 1)
-    } else if (!CP && csa == MR && rsb == NR) { /* both packed: constant strides, immediate offsets */
+    } else if (!CP && csa == MR && rsb == NR) {
+        /* both packed: constant strides, immediate offsets */
         LOOP(MR, NR, 0)
     } else if (rsb == NR) {
         LOOP(csa, NR, 0)
@@ -76,7 +78,8 @@ ukr_body_cp(const int R, const int NV, const int ROWS, const int CP, size_t k, c
             float *ci = c + i * ldc;
             _mm512_storeu_ps(ci, beta == 0.f ? c0[i] : _mm512_add_ps(_mm512_loadu_ps(ci), c0[i]));
             if (NV > 1)
-                _mm512_storeu_ps(ci + 16, beta == 0.f ? c1[i] : _mm512_add_ps(_mm512_loadu_ps(ci + 16), c1[i]));
+                _mm512_storeu_ps(
+                    ci + 16, beta == 0.f ? c1[i] : _mm512_add_ps(_mm512_loadu_ps(ci + 16), c1[i]));
         }
     } else if (beta == 0.f) {
 #pragma GCC unroll 14
@@ -89,9 +92,11 @@ ukr_body_cp(const int R, const int NV, const int ROWS, const int CP, size_t k, c
 #pragma GCC unroll 14
         for (int i = 0; i < R; i++) {
             float *ci = c + i * ldc;
-            _mm512_storeu_ps(ci, _mm512_fmadd_ps(vb, _mm512_loadu_ps(ci), _mm512_mul_ps(va, c0[i])));
+            _mm512_storeu_ps(ci,
+                             _mm512_fmadd_ps(vb, _mm512_loadu_ps(ci), _mm512_mul_ps(va, c0[i])));
             if (NV > 1)
-                _mm512_storeu_ps(ci + 16, _mm512_fmadd_ps(vb, _mm512_loadu_ps(ci + 16), _mm512_mul_ps(va, c1[i])));
+                _mm512_storeu_ps(ci + 16, _mm512_fmadd_ps(vb, _mm512_loadu_ps(ci + 16),
+                                                          _mm512_mul_ps(va, c1[i])));
         }
     }
 }
@@ -109,13 +114,17 @@ ukr_t_body(const int R, size_t k, const float *a, size_t rsa, const float *b, si
     /* row q = 7 g + e at offset e * rsa from base g: few address registers (no spills) */
     const float *a7 = a + (R > 7 ? 7 * rsa : 0), *a14 = a + (R > 14 ? 14 * rsa : 0);
     const size_t r3 = 3 * rsa, r5 = 5 * rsa, r6 = 6 * rsa;
-#define ROWOFF(e) ((e) == 0 ? 0 : (e) == 1 ? rsa : (e) == 2 ? 2 * rsa : (e) == 3 ? r3 : (e) == 4 ? 4 * rsa : (e) == 5 ? r5 : r6)
+#define ROWOFF(e)                                                                                  \
+    ((e) == 0 ? 0 : (e) == 1 ? rsa : (e) == 2 ? 2 * rsa : (e) == 3 ? r3 : (e) == 4 ? 4 * rsa       \
+     : (e) == 5 ? r5 : r6)
 #pragma GCC unroll 2
     for (size_t p = 0; p < k; p++) {
         const __m512 b0 = _mm512_loadu_ps(b);
 #pragma GCC unroll 16
         for (int q = 0; q < R; q++) {
-            const float *ap = q < 7 ? a + ROWOFF(q) : q < 14 ? a7 + ROWOFF(q - 7) : a14 + ROWOFF(q - 14);
+            const float *ap = q < 7    ? a + ROWOFF(q)
+                              : q < 14 ? a7 + ROWOFF(q - 7)
+                                       : a14 + ROWOFF(q - 14);
             x[q] = _mm512_fmadd_ps(_mm512_set1_ps(*ap), b0, x[q]);
         }
         a++;
@@ -141,10 +150,14 @@ ukr_t_body(const int R, size_t k, const float *a, size_t rsa, const float *b, si
     const __m512 va = _mm512_set1_ps(alpha), vb = _mm512_set1_ps(beta);
 #pragma GCC unroll 4
     for (int e = 0; e < 4; e++) {
-        const __m512 v0 = _mm512_shuffle_f32x4(u[e], u[4 + e], 0x88), v1 = _mm512_shuffle_f32x4(u[e], u[4 + e], 0xdd);
-        const __m512 w0 = _mm512_shuffle_f32x4(u[8 + e], u[12 + e], 0x88), w1 = _mm512_shuffle_f32x4(u[8 + e], u[12 + e], 0xdd);
-        const __m512 col[4] = { _mm512_shuffle_f32x4(v0, w0, 0x88), _mm512_shuffle_f32x4(v1, w1, 0x88),
-                                _mm512_shuffle_f32x4(v0, w0, 0xdd), _mm512_shuffle_f32x4(v1, w1, 0xdd) };
+        const __m512 v0 = _mm512_shuffle_f32x4(u[e], u[4 + e], 0x88),
+                     v1 = _mm512_shuffle_f32x4(u[e], u[4 + e], 0xdd);
+        const __m512 w0 = _mm512_shuffle_f32x4(u[8 + e], u[12 + e], 0x88),
+                     w1 = _mm512_shuffle_f32x4(u[8 + e], u[12 + e], 0xdd);
+        const __m512 col[4] = { _mm512_shuffle_f32x4(v0, w0, 0x88),
+                                _mm512_shuffle_f32x4(v1, w1, 0x88),
+                                _mm512_shuffle_f32x4(v0, w0, 0xdd),
+                                _mm512_shuffle_f32x4(v1, w1, 0xdd) };
 #pragma GCC unroll 4
         for (int h = 0; h < 4; h++) { /* column i = 4h + e */
             const size_t i = (size_t)(4 * h + e);
@@ -260,12 +273,14 @@ static void gemv_n_rows(size_t n, size_t k, float alpha, const float *a, const f
             const __m512 a0 = _mm512_set1_ps(a[p]);
             for (size_t j = 0; j < w; j += 16) {
                 const __mmask16 mj = tail16(w - j < 16 ? w - j : 16);
-                _mm512_store_ps(acc + j, _mm512_fmadd_ps(a0, _mm512_maskz_loadu_ps(mj, bp + j), _mm512_load_ps(acc + j)));
+                _mm512_store_ps(acc + j, _mm512_fmadd_ps(a0, _mm512_maskz_loadu_ps(mj, bp + j),
+                                                         _mm512_load_ps(acc + j)));
             }
         }
         for (size_t j = 0; j < w; j += 16) {
             const __mmask16 mj = tail16(w - j < 16 ? w - j : 16);
-            _mm512_mask_storeu_ps(c + j0 + j, mj, finish(_mm512_load_ps(acc + j), alpha, beta, mj, c + j0 + j));
+            _mm512_mask_storeu_ps(c + j0 + j, mj,
+                                  finish(_mm512_load_ps(acc + j), alpha, beta, mj, c + j0 + j));
         }
     }
 }
@@ -287,7 +302,8 @@ static void gemv_n(size_t n, size_t k, float alpha, const float *a, const float 
         for (size_t p = 0; p < k; p++, bp += ldb) {
             const __m512 ap = _mm512_set1_ps(a[p]);
 #pragma GCC unroll 8
-            for (int v = 0; v < 8; v++) s[v] = _mm512_fmadd_ps(ap, _mm512_loadu_ps(bp + 16 * v), s[v]);
+            for (int v = 0; v < 8; v++)
+                s[v] = _mm512_fmadd_ps(ap, _mm512_loadu_ps(bp + 16 * v), s[v]);
         }
 #pragma GCC unroll 8
         for (int v = 0; v < 8; v++)
@@ -295,7 +311,8 @@ static void gemv_n(size_t n, size_t k, float alpha, const float *a, const float 
     }
     for (; j < n; j += 32) { /* 32 columns at a time, masked */
         const size_t w = n - j;
-        const __mmask16 m0 = tail16(w < 16 ? w : 16), m1 = tail16(w < 16 ? 0 : w < 32 ? w - 16 : 16);
+        const __mmask16 m0 = tail16(w < 16 ? w : 16);
+        const __mmask16 m1 = tail16(w < 16 ? 0 : w < 32 ? w - 16 : 16);
         __m512 s0 = _mm512_setzero_ps(), s1 = _mm512_setzero_ps();
         __m512 t0 = _mm512_setzero_ps(), t1 = _mm512_setzero_ps();
         const float *bp = b + j;
@@ -331,7 +348,8 @@ static inline __m256 reduce8(const __m512 v[8])
     const __m256 h45 = _mm256_hadd_ps(y[4], y[5]), h67 = _mm256_hadd_ps(y[6], y[7]);
     const __m256 h03 = _mm256_hadd_ps(h01, h23), h47 = _mm256_hadd_ps(h45, h67);
     /* h03 = [0 1 2 3 | 0 1 2 3] partial sums per 128-bit lane, h47 likewise */
-    return _mm256_add_ps(_mm256_permute2f128_ps(h03, h47, 0x20), _mm256_permute2f128_ps(h03, h47, 0x31));
+    return _mm256_add_ps(_mm256_permute2f128_ps(h03, h47, 0x20),
+                         _mm256_permute2f128_ps(h03, h47, 0x31));
 }
 
 /* c[j] = alpha dot(a, b + j*ldb) + beta c[j]: eight rows of B at a time. */
@@ -355,11 +373,13 @@ static void gemv_t(size_t n, size_t k, float alpha, const float *a, const float 
         if (mt) {
             const __m512 a0 = _mm512_maskz_loadu_ps(mt, a + p);
 #pragma GCC unroll 8
-            for (int q = 0; q < 8; q++) s[q] = _mm512_fmadd_ps(a0, _mm512_maskz_loadu_ps(mt, r[q] + p), s[q]);
+            for (int q = 0; q < 8; q++)
+                s[q] = _mm512_fmadd_ps(a0, _mm512_maskz_loadu_ps(mt, r[q] + p), s[q]);
         }
         __m256 v = _mm256_mul_ps(_mm256_set1_ps(alpha), reduce8(s));
         const __mmask8 mw = (__mmask8)((1u << w) - 1u);
-        if (beta != 0.f) v = _mm256_fmadd_ps(_mm256_set1_ps(beta), _mm256_maskz_loadu_ps(mw, c + j), v);
+        if (beta != 0.f)
+            v = _mm256_fmadd_ps(_mm256_set1_ps(beta), _mm256_maskz_loadu_ps(mw, c + j), v);
         _mm256_mask_storeu_ps(c + j, mw, v);
     }
 }
