@@ -21,7 +21,7 @@
  * A^T by columns) unless its row stride would pile the rows into one L1 set; else each MC block is
  * packed, and the next MC block is prefetched into L2 a slice per B panel while the current one
  * runs.
- * m == 1 goes to matrix-vector kernels; NT with m <= rows_nr computes C^T = B A^T with B read in
+ * m == 1 goes to matrix-vector kernels; NT with m <= ukr_t_m computes C^T = B A^T with B read in
  * place. The thresholds are the table's (set_stride, set_rows, b_alias, cp_min, cp_stride).
  * Packing buffers are per thread, grown on demand, freed at thread exit (pthread key destructor;
  * atexit for the thread that calls exit); if they cannot be allocated the reference path runs
@@ -337,10 +337,10 @@ static void gemm_blocked(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t 
    share an L1 set. */
 static size_t nt_rows_mr(const sk_gemm_dsp *d, size_t ldb)
 {
-    return ldb % d->set_stride == 0 && d->mr_t > d->set_rows ? d->set_rows : d->mr_t;
+    return ldb % d->set_stride == 0 && d->ukr_t_n > d->set_rows ? d->set_rows : d->ukr_t_n;
 }
 
-/* op(B) = B^T with m <= rows_nr: C^T = B op(A)^T. op(A)^T is packed (kc x W, W = rows_nr, zero
+/* op(B) = B^T with m <= ukr_t_m: C^T = B op(A)^T. op(A)^T is packed (kc x W, W = ukr_t_m, zero
    columns past m), the rows of B are the kernel's broadcast operand, read in place (no
    transposition of B), and the kernel writes each r x W tile of C^T into C transposed. 0 if no
    buffer. */
@@ -348,7 +348,7 @@ static int gemm_nt_rows(const sk_gemm_dsp *d, sk_trans ta, size_t m, size_t n, s
                         float alpha, const float *a, size_t lda, const float *b, size_t ldb,
                         float beta, const float *bias, float *c, size_t ldc)
 {
-    const size_t W = d->rows_nr, nkb = cdiv(k, d->kc), KC = cdiv(k, nkb);
+    const size_t W = d->ukr_t_m, nkb = cdiv(k, d->kc), KC = cdiv(k, nkb);
     const size_t MR = nt_rows_mr(d, ldb);
     float *at = buf_get(W * KC);
     if (!at) return 0;
@@ -426,7 +426,7 @@ static enum gemm_path gemm_path_of(const sk_gemm_dsp *d, sk_trans ta, sk_trans t
     if (!d->ukr) return PATH_REF;
     if (m == 1 && d->gemv_n) return PATH_ROW;
     if (tb && !ta && m <= d->dot_rows && d->dot) return PATH_DOT;
-    if (tb && m <= d->rows_nr && d->ukr_t) return PATH_NT_ROWS;
+    if (tb && m <= d->ukr_t_m && d->ukr_t) return PATH_NT_ROWS;
     return PATH_BLOCKED;
 }
 

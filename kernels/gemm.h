@@ -41,9 +41,9 @@ typedef void (*sk_gemm_dot_fn)(size_t m, size_t n, size_t k, float alpha, const 
                                size_t ldc);
 
 /* Transposed-tile kernel for NT with few rows, C^T = B op(A)^T with the rows of B read in place:
- * for q < r (1 <= r <= mr_t) and i < w (w <= rows_nr),
+ * for q < r (1 <= r <= ukr_t_n) and i < w (w <= ukr_t_m),
  *   C[i*ldc + q] = alpha * sum_p a[q*rsa + p] b[p*rsb + i] + beta * C[i*ldc + q]
- * (beta == 0: C not read); b[p*rsb + 0..rows_nr-1] readable (packed op(A)^T). k >= 1. room: the
+ * (beta == 0: C not read); b[p*rsb + 0..ukr_t_m-1] readable (packed op(A)^T). k >= 1. room: the
  * columns C[i*ldc + 0..room-1] may be written (later tiles overwrite those past r): with beta == 0
  * a kernel may store whole vectors past its r columns there. */
 typedef void (*sk_gemm_ukr_t_fn)(size_t r, size_t k, const float *a, size_t rsa, const float *b,
@@ -64,7 +64,7 @@ typedef struct sk_gemm_dsp {
     sk_gemv_fn gemv_n, gemv_t;          /* m == 1; NULL: the blocked path */
     sk_gemm_dot_fn dot;                 /* NT, op(A) = A, 2 <= m <= dot_rows; NULL: none */
     sk_gemm_pack_fn pack_t;             /* the transposing pack */
-    unsigned rows_nr, mr_t;             /* lanes and rows of ukr_t: NT path for m <= rows_nr */
+    unsigned ukr_t_m, ukr_t_n;          /* ukr_t: C rows (lanes) x C columns; NT if m <= ukr_t_m */
     unsigned dot_rows;                  /* rows of dot */
     unsigned mr, nr;                    /* register tile */
     /* planner thresholds (floats, rows):

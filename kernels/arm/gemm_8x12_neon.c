@@ -10,7 +10,7 @@
 #define MR 8
 #define NR 12
 #define MR_T 4 /* ukr_t: rows of B per tile */
-#define W_T 16 /* ukr_t: lanes, the columns of packed op(A)^T (rows_nr) */
+#define W_T 16 /* ukr_t: lanes, the columns of packed op(A)^T (ukr_t_m) */
 
 /* The first n (1..4) floats at p, zero past n: reads exactly n floats. */
 static inline __attribute__((always_inline)) float32x4_t load_n(const int n, const float *p)
@@ -424,8 +424,8 @@ void sk_gemm_init_neon(sk_gemm_dsp *d)
     d->ukr = ukr;
     d->ukr_t = ukr_t;
     d->pack_t = pack_t;
-    d->rows_nr = W_T;
-    d->mr_t = MR_T;
+    d->ukr_t_m = W_T;
+    d->ukr_t_n = MR_T;
     d->gemv_n = gemv_n;
     d->gemv_t = gemv_t;
     d->mr = MR;

@@ -20,8 +20,8 @@ ukr_body(const int R, const int ROWS, const int CP, size_t k, const float *a, si
     __m256 c0[MR], c1[MR];
 #pragma GCC unroll 6
     for (int i = 0; i < R; i++) c0[i] = c1[i] = _mm256_setzero_ps();
-    /* C rows fetched while the products run, for packed-A tiles (big shapes: C comes from L2 or L3
-       and is read at the end); the A-rows tiles of small shapes ran 1.5% slower with it */
+    /* C rows fetched while the products run, for packed-A tiles only (big shapes: C comes from L2
+       or L3 and is read at the end); the A-rows tiles are faster without it (docs/bench) */
 #pragma GCC unroll 6
     for (int i = 0; i < R; i++)
         if (!ROWS) _mm_prefetch((const char *)(c + i * ldc), _MM_HINT_T0);
@@ -583,7 +583,7 @@ void sk_gemm_init_avx2(sk_gemm_dsp *d)
     d->dot = dot;
     d->dot_rows = 4;
     d->pack_t = pack_t;
-    d->rows_nr = 16;
+    d->ukr_t_m = 16;
     /* planner: rows at 4 KiB strides share an L1 set, 8 such rows walked side by side stay in
        L1 (8 ways on Zen 4, 12 on Zen 5 and Golden Cove); B read in place at any stride (the
        kernels prefetch its rows into L2); an in-place panel copied for the later row blocks past
@@ -594,11 +594,11 @@ void sk_gemm_init_avx2(sk_gemm_dsp *d)
     d->cp_min = 4096;
     d->cp_stride = 512;
     d->mr = MR;
-    d->mr_t = MR;
+    d->ukr_t_n = MR;
     d->nr = NR;
     /* AMD Zen 4 / Zen 5 and recent Intel cores: L1d 32-48 KiB (B micro-panel KC x 16 = 16 KiB +
        A micro-panel 6 KiB), L2 1-2 MiB (A block MC x KC = 168 KiB), L3 >= 8 MiB (B block KC x NC
-       = 4 MiB). KC 128 and 192 measured slower than 256 at 1024^3 on the Zen 4 class VM. */
+       = 4 MiB). KC 256 is the fastest (docs/bench/gemm-tuning.md). */
     d->kc = 256;
     d->mc = 168;
     d->nc = 4080;

@@ -2,41 +2,38 @@
  * of A per row) in 1..8-row variants, the 16x16 transposed tile for NT with few rows, and the
  * m == 1 matrix-vector kernels (masked tails).
  *
- * Tile choice, measured side by side on the Zen 4 class VM (sk_bench, avx512 / OpenBLAS auto): 8x32
- * beat 14x32 and 12x32 (1024^3: 1.04 vs 1.01 and 0.85; 2048x2048x64: 1.32 vs 1.12 and 1.08). With
- * 14 or 12 rows, a tile's C rows at a row stride that is a multiple of 4 KiB all fall in one L1 set
- * (8 ways here, 12 on Zen 5), and the VM runs one 512-bit FMA per cycle, so 16 accumulators
- * already cover the FMA latency (2 pipes x 4 cycles on full-rate parts: 8 chains needed). */
+ * Tile choice: 8x32 is faster than 14x32 and 12x32 (docs/bench/gemm-tuning.md): with 14 or 12
+ * rows, a tile's C rows at a 4 KiB-multiple stride all fall in one L1 set, and 16 accumulators
+ * already cover the FMA latency. */
 #include <immintrin.h>
 
+#include "common.h"
 #include "gemm.h"
 
-#define MR 8 /* rows of the main tile (<= 14) */
-#define SK_GEMM_ALIGN64 __attribute__((aligned(64)))
+#define MR 8 /* rows of the main tile */
 #define MR_T 16 /* rows of B per transposed tile */
 #define NR 32
 #define DOT_ROWS 4 /* rows of A of the dot kernel */
 #define PF_ROWS 24 /* prefetch distance of an in-place B, rows (~200 cycles at 8 rows per tile) */
 
-/* r x 16*NV tile: A(i,p) = a[p*csa + i] (ROWS: a[i*csa + p]), B(p, 0..16*NV-1) = b[p*rsb + ...].
+/* r x 32 tile: A(i,p) = a[p*csa + i] (ROWS: a[i*csa + p]), B(p, 0..31) = b[p*rsb + 0..31].
    CP: B read in place is also copied to the packed panel bp[p*32 + ...] (the stores ride along with
    the FMAs). */
 static inline __attribute__((always_inline)) void
-ukr_body_cp(const int R, const int NV, const int ROWS, const int CP, size_t k, const float *a,
-            size_t csa, const float *b, size_t rsb, float *c, size_t ldc, float alpha, float beta,
-            float *bp)
+ukr_body(const int R, const int ROWS, const int CP, size_t k, const float *a, size_t csa,
+         const float *b, size_t rsb, float *c, size_t ldc, float alpha, float beta, float *bp)
 {
     __m512 c0[MR], c1[MR];
-#pragma GCC unroll 14
+#pragma GCC unroll 8
     for (int i = 0; i < R; i++) c0[i] = c1[i] = _mm512_setzero_ps();
-#pragma GCC unroll 14
+#pragma GCC unroll 8
     for (int i = 0; i < R; i++) {
         _mm_prefetch((const char *)(c + i * ldc), _MM_HINT_T0);
-        if (NV > 1) _mm_prefetch((const char *)(c + i * ldc + 16), _MM_HINT_T0);
+        _mm_prefetch((const char *)(c + i * ldc + 16), _MM_HINT_T0);
     }
 #define LOOP(CSA, RSB, PF)                                                                         \
     _Pragma("GCC unroll 2") for (size_t p = 0; p < k; p++) {                                       \
-        const __m512 b0 = _mm512_loadu_ps(b), b1 = NV > 1 ? _mm512_loadu_ps(b + 16) : b0;          \
+        const __m512 b0 = _mm512_loadu_ps(b), b1 = _mm512_loadu_ps(b + 16);                        \
         if (CP) {                                                                                  \
             _mm512_storeu_ps(bp, b0);                                                              \
             _mm512_storeu_ps(bp + 16, b1);                                                         \
@@ -49,7 +46,7 @@ ukr_body_cp(const int R, const int NV, const int ROWS, const int CP, size_t k, c
         _Pragma("GCC unroll 8") for (int i = 0; i < R; i++) {                                      \
             const __m512 ai = _mm512_set1_ps(ROWS ? a[i * csa] : a[i]);                            \
             c0[i] = _mm512_fmadd_ps(ai, b0, c0[i]);                                                \
-            if (NV > 1) c1[i] = _mm512_fmadd_ps(ai, b1, c1[i]);                                    \
+            c1[i] = _mm512_fmadd_ps(ai, b1, c1[i]);                                                \
         }                                                                                          \
         a += (CSA);                                                                                \
         b += (RSB);                                                                                \
@@ -73,30 +70,28 @@ ukr_body_cp(const int R, const int NV, const int ROWS, const int CP, size_t k, c
 #undef LOOP
     const __m512 va = _mm512_set1_ps(alpha);
     if (alpha == 1.f && (beta == 0.f || beta == 1.f)) { /* the common cases: no scaling */
-#pragma GCC unroll 14
+#pragma GCC unroll 8
         for (int i = 0; i < R; i++) {
             float *ci = c + i * ldc;
             _mm512_storeu_ps(ci, beta == 0.f ? c0[i] : _mm512_add_ps(_mm512_loadu_ps(ci), c0[i]));
-            if (NV > 1)
-                _mm512_storeu_ps(
-                    ci + 16, beta == 0.f ? c1[i] : _mm512_add_ps(_mm512_loadu_ps(ci + 16), c1[i]));
+            _mm512_storeu_ps(ci + 16,
+                             beta == 0.f ? c1[i] : _mm512_add_ps(_mm512_loadu_ps(ci + 16), c1[i]));
         }
     } else if (beta == 0.f) {
-#pragma GCC unroll 14
+#pragma GCC unroll 8
         for (int i = 0; i < R; i++) {
             _mm512_storeu_ps(c + i * ldc, _mm512_mul_ps(va, c0[i]));
-            if (NV > 1) _mm512_storeu_ps(c + i * ldc + 16, _mm512_mul_ps(va, c1[i]));
+            _mm512_storeu_ps(c + i * ldc + 16, _mm512_mul_ps(va, c1[i]));
         }
     } else {
         const __m512 vb = _mm512_set1_ps(beta);
-#pragma GCC unroll 14
+#pragma GCC unroll 8
         for (int i = 0; i < R; i++) {
             float *ci = c + i * ldc;
             _mm512_storeu_ps(ci,
                              _mm512_fmadd_ps(vb, _mm512_loadu_ps(ci), _mm512_mul_ps(va, c0[i])));
-            if (NV > 1)
-                _mm512_storeu_ps(ci + 16, _mm512_fmadd_ps(vb, _mm512_loadu_ps(ci + 16),
-                                                          _mm512_mul_ps(va, c1[i])));
+            _mm512_storeu_ps(
+                ci + 16, _mm512_fmadd_ps(vb, _mm512_loadu_ps(ci + 16), _mm512_mul_ps(va, c1[i])));
         }
     }
 }
@@ -176,33 +171,32 @@ typedef void (*tile_fn)(size_t k, const float *a, size_t s, const float *b, size
                         size_t ldc, float alpha, float beta, float *bp);
 
 #define UKR(R)                                                                                     \
-    static void ukr_##R(size_t k, const float *a, size_t s, const float *b, size_t rsb, float *c, \
+    static void ukr_##R(size_t k, const float *a, size_t s, const float *b, size_t rsb, float *c,  \
                         size_t ldc, float alpha, float beta, float *bp)                            \
     {                                                                                              \
-        ukr_body_cp(R, 2, 0, 0, k, a, s, b, rsb, c, ldc, alpha, beta, bp);                         \
+        ukr_body(R, 0, 0, k, a, s, b, rsb, c, ldc, alpha, beta, bp);                               \
     }                                                                                              \
     static void ukr_r_##R(size_t k, const float *a, size_t s, const float *b, size_t rsb,          \
                           float *c, size_t ldc, float alpha, float beta, float *bp)                \
     {                                                                                              \
-        ukr_body_cp(R, 2, 1, 0, k, a, s, b, rsb, c, ldc, alpha, beta, bp);                         \
+        ukr_body(R, 1, 0, k, a, s, b, rsb, c, ldc, alpha, beta, bp);                               \
     }                                                                                              \
     static void ukr_cp_##R(size_t k, const float *a, size_t s, const float *b, size_t rsb,         \
                            float *c, size_t ldc, float alpha, float beta, float *bp)               \
     {                                                                                              \
-        ukr_body_cp(R, 2, 0, 1, k, a, s, b, rsb, c, ldc, alpha, beta, bp);                         \
+        ukr_body(R, 0, 1, k, a, s, b, rsb, c, ldc, alpha, beta, bp);                               \
     }                                                                                              \
     static void ukr_rcp_##R(size_t k, const float *a, size_t s, const float *b, size_t rsb,        \
                             float *c, size_t ldc, float alpha, float beta, float *bp)              \
     {                                                                                              \
-        ukr_body_cp(R, 2, 1, 1, k, a, s, b, rsb, c, ldc, alpha, beta, bp);                         \
+        ukr_body(R, 1, 1, k, a, s, b, rsb, c, ldc, alpha, beta, bp);                               \
     }
 #define UKRT(R)                                                                                    \
-    static void ukr_t_##R(size_t k, const float *a, size_t rsa, const float *b, size_t rsb,  \
-                               size_t w, float *c, size_t ldc, size_t room, float alpha,          \
-                               float beta)                                                        \
+    static void ukr_t_##R(size_t k, const float *a, size_t rsa, const float *b, size_t rsb,        \
+                          size_t w, float *c, size_t ldc, size_t room, float alpha, float beta)    \
     {                                                                                              \
         (void)room; /* masked stores write exactly r columns */                                    \
-        ukr_t_body(R, k, a, rsa, b, rsb, w, c, ldc, alpha, beta);                                 \
+        ukr_t_body(R, k, a, rsa, b, rsb, w, c, ldc, alpha, beta);                                  \
     }
 UKR(1) UKR(2) UKR(3) UKR(4) UKR(5) UKR(6) UKR(7) UKR(8)
 UKRT(1) UKRT(2) UKRT(3) UKRT(4) UKRT(5) UKRT(6) UKRT(7) UKRT(8) UKRT(9) UKRT(10) UKRT(11) UKRT(12)
@@ -250,7 +244,7 @@ static inline __m512 finish(__m512 s, float alpha, float beta, __mmask16 m, cons
 static void gemv_n_rows(size_t n, size_t k, float alpha, const float *a, const float *b, size_t ldb,
                         float beta, float *c)
 {
-    SK_GEMM_ALIGN64 float acc[GEMV_W];
+    SK_ALIGN(64) float acc[GEMV_W];
     for (size_t j0 = 0; j0 < n; j0 += GEMV_W) {
         const size_t w = n - j0 < GEMV_W ? n - j0 : GEMV_W;
         for (size_t j = 0; j < w; j += 16) _mm512_store_ps(acc + j, _mm512_setzero_ps());
@@ -469,7 +463,7 @@ void sk_gemm_init_avx512(sk_gemm_dsp *d)
     d->dot = dot;
     d->dot_rows = DOT_ROWS;
     /* pack_t: the AVX2 table's, set before this upgrade (its 8-row groups cover these panels) */
-    d->rows_nr = 16;
+    d->ukr_t_m = 16;
     /* planner: rows at 4 KiB strides share an L1 set, 8 such rows walked side by side stay in
        L1 (8 ways on Zen 4, 12 on Zen 5 and Golden Cove); B read in place at any stride (the
        kernels prefetch its rows into L2); an in-place panel copied for the later row blocks past
@@ -480,12 +474,11 @@ void sk_gemm_init_avx512(sk_gemm_dsp *d)
     d->cp_min = 4096;
     d->cp_stride = 512;
     d->mr = MR;
-    d->mr_t = MR_T;
+    d->ukr_t_n = MR_T;
     d->nr = NR;
     /* AMD Zen 4 / Zen 5, Intel Xeon: L1d 32-48 KiB (B micro-panel KC x 32 = 32 KiB, streamed
-       against the A micro-panel's 8 KiB: KC 192 and 128 measured 2-3% slower than 256 at 1024^3 on
-       the Zen 4 class VM), L2 1-2 MiB (A block MC x KC = 168 KiB), L3 >= 8 MiB (B block KC x NC =
-       4 MiB). */
+       against the A micro-panel's 8 KiB; KC 256 is the fastest, docs/bench/gemm-tuning.md), L2
+       1-2 MiB (A block MC x KC = 168 KiB), L3 >= 8 MiB (B block KC x NC = 4 MiB). */
     d->kc = 256;
     d->mc = 168;
     d->nc = 4080;

@@ -373,12 +373,12 @@ static void slot_ukr_case(const sk_gemm_dsp *d, size_t r, int lay, int inplace, 
     if (bp) ck_buf_free(bp);
 }
 
-/* ukr_t: r rows of B (1..mr_t), w columns of packed op(A)^T (1..rows_nr); room = r (exact
+/* ukr_t: r rows of B (1..ukr_t_n), w columns of packed op(A)^T (1..ukr_t_m); room = r (exact
    stores). */
 static void slot_ukr_t_case(const sk_gemm_dsp *d, size_t r, size_t w, size_t k, float alpha,
                             float beta)
 {
-    const size_t W = d->rows_nr, rsa = k % 3 ? k + 1 : 1024, ldc = r + 2;
+    const size_t W = d->ukr_t_m, rsa = k % 3 ? k + 1 : 1024, ldc = r + 2;
     ck_func("gemm ukr_t r=%zu w=%zu k=%zu alpha=%g beta=%g", r, w, k, alpha, beta);
     float *a = ck_buf_alloc((r - 1) * rsa + k), *b = ck_buf_alloc(k * W);
     float *c = ck_buf_alloc(w * ldc), *c0 = ck_buf_alloc(w * ldc);
@@ -499,8 +499,8 @@ static void slot_tests(void)
                         slot_ukr_case(d, r, lay, v >> 1 || v & 1, v & 1, ks[ik],
                                       al[ck_rand_u32(3)], be[ck_rand_u32(4)]);
     if (d->ukr_t) {
-        const size_t ws[] = { 1, 2, 3, d->rows_nr / 2, d->rows_nr - 1, d->rows_nr };
-        for (size_t r = 1; r <= d->mr_t; r++)
+        const size_t ws[] = { 1, 2, 3, d->ukr_t_m / 2, d->ukr_t_m - 1, d->ukr_t_m };
+        for (size_t r = 1; r <= d->ukr_t_n; r++)
             for (size_t iw = 0; iw < sizeof ws / sizeof *ws; iw++)
                 for (size_t ik = 0; ik < nks; ik += ck_quick() ? 4 : 2)
                     slot_ukr_t_case(d, r, ws[iw], ks[ik], al[ck_rand_u32(3)], be[ck_rand_u32(4)]);
@@ -521,8 +521,8 @@ static void slot_tests(void)
                 for (size_t ik = 0; ik < sizeof dk / sizeof *dk; ik += ck_quick() ? 3 : 1)
                     slot_dot_case(d, m, dn[in], dk[ik], al[ck_rand_u32(3)], be[ck_rand_u32(4)]);
     }
-    /* the pack's widths: A panels (mr), B panels (nr), transposed-tile panels (rows_nr), less */
-    const size_t lds[3] = { d->mr, d->nr, d->rows_nr ? d->rows_nr : d->nr };
+    /* the pack's widths: A panels (mr), B panels (nr), transposed-tile panels (ukr_t_m), less */
+    const size_t lds[3] = { d->mr, d->nr, d->ukr_t_m ? d->ukr_t_m : d->nr };
     for (int l = 0; l < 3; l++)
         for (size_t w = 1; w <= lds[l]; w++)
             for (size_t kc = 1; kc <= 19; kc += ck_quick() ? 6 : 1)
