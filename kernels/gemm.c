@@ -33,6 +33,11 @@
 #include "dsp.h"
 #include "common.h"
 #include "pool.h"
+#if SK_HAVE_AVX2
+#include "x86/gemm.h"
+#elif SK_HAVE_NEON
+#include "arm/gemm.h"
+#endif
 
 
 /* C = beta * C (beta == 0: C = 0, C not read). */
@@ -403,18 +408,12 @@ void sk_gemm_dsp_init(sk_gemm_dsp *d, sk_isa isa)
                         .mr = SK_GEMM_REF_MR, .nr = SK_GEMM_REF_NR, .mc = 32, .kc = 64, .nc = 256,
                         .set_stride = 1024, .set_rows = 8, .cp_min = 4096, .cp_stride = 512 };
 #if SK_HAVE_AVX2
-    if (isa < SK_ISA_AVX2 || isa == SK_ISA_NEON) return;
-    sk_gemm_init_avx2(d);
-#endif
-#if SK_HAVE_AVX512
-    if (isa < SK_ISA_AVX512 || isa == SK_ISA_NEON) return;
-    sk_gemm_init_avx512(d);
-#endif
-#if SK_HAVE_NEON
-    if (isa != SK_ISA_NEON) return;
-    sk_gemm_init_neon(d);
-#endif
+    sk_gemm_dsp_init_x86(d, isa);
+#elif SK_HAVE_NEON
+    sk_gemm_dsp_init_arm(d, isa);
+#else
     (void)isa;
+#endif
 }
 
 /* The code path of a whole problem (m, n, k >= 1, alpha != 0): the reference without micro-kernels,

@@ -81,11 +81,6 @@ typedef struct sk_gemm_dsp {
 
 void sk_gemm_dsp_init(sk_gemm_dsp *d, sk_isa isa);
 
-/* Per-ISA table upgrades (kernels/x86, kernels/arm). */
-void sk_gemm_init_avx2(sk_gemm_dsp *d);
-void sk_gemm_init_avx512(sk_gemm_dsp *d);
-void sk_gemm_init_neon(sk_gemm_dsp *d);
-
 /* The portable reference (kernels/scalar/gemm_ref.c): each C element is a float sum over p in
  * order, then alpha * s + beta * c; deterministic in every build. */
 void sk_sgemm_ref(sk_trans ta, sk_trans tb, size_t m, size_t n, size_t k, float alpha,

@@ -5,12 +5,12 @@
  * contract names (A, B and C may end the caller's buffer). */
 #include <arm_neon.h>
 
-#include "gemm.h"
+#include "arm/gemm.h"
 
-#define MR 8
-#define NR 12
-#define MR_T 4 /* ukr_t: rows of B per tile */
-#define W_T 16 /* ukr_t: lanes, the columns of packed op(A)^T (ukr_t_m) */
+#define MR SK_GEMM_NEON_MR
+#define NR SK_GEMM_NEON_NR
+#define MR_T SK_GEMM_NEON_T_N /* ukr_t: rows of B per tile */
+#define W_T SK_GEMM_NEON_T_M /* ukr_t: lanes, the columns of packed op(A)^T */
 
 /* The first n (1..4) floats at p, zero past n: reads exactly n floats. */
 static inline __attribute__((always_inline)) float32x4_t load_n(const int n, const float *p)
@@ -285,8 +285,8 @@ UKRT(1) UKRT(2) UKRT(3) UKRT(4)
 #undef UKRT
 
 /* The micro-kernel (see sk_gemm_ukr_fn): the r-row kernel of the layout, copying B or not. */
-static void ukr(size_t r, size_t k, const float *a, size_t rsa, size_t csa, const float *b,
-                size_t rsb, float *c, size_t ldc, float alpha, float beta, float *bp)
+void sk_gemm_ukr_neon(size_t r, size_t k, const float *a, size_t rsa, size_t csa, const float *b,
+                      size_t rsb, float *c, size_t ldc, float alpha, float beta, float *bp)
 {
     static const tile_fn tab[4][MR] = {
         { ukr_1, ukr_2, ukr_3, ukr_4, ukr_5, ukr_6, ukr_7, ukr_8 },
@@ -302,8 +302,8 @@ typedef void (*tile_t_fn)(size_t k, const float *a, size_t rsa, const float *b, 
                           size_t w, float *c, size_t ldc, size_t room, float alpha, float beta);
 
 /* The transposed tile (see sk_gemm_ukr_t_fn): the r-row kernel. */
-static void ukr_t(size_t r, size_t k, const float *a, size_t rsa, const float *b, size_t rsb,
-                  size_t w, float *c, size_t ldc, size_t room, float alpha, float beta)
+void sk_gemm_ukr_t_neon(size_t r, size_t k, const float *a, size_t rsa, const float *b, size_t rsb,
+                        size_t w, float *c, size_t ldc, size_t room, float alpha, float beta)
 {
     static const tile_t_fn tab[MR_T] = { ukr_t_1, ukr_t_2, ukr_t_3, ukr_t_4 };
     tab[r - 1](k, a, rsa, b, rsb, w, c, ldc, room, alpha, beta);
@@ -315,8 +315,8 @@ static inline float finish1(float s, float alpha, float beta, const float *c)
 }
 
 /* c[j] = alpha sum_p a[p] b[p*ldb + j] + beta c[j]: 32 columns at a time, then 4, then 1. */
-static void gemv_n(size_t n, size_t k, float alpha, const float *a, const float *b, size_t ldb,
-                   float beta, float *c)
+void sk_gemv_n_neon(size_t n, size_t k, float alpha, const float *a, const float *b, size_t ldb,
+                    float beta, float *c)
 {
     const float32x4_t va = vdupq_n_f32(alpha), vb = vdupq_n_f32(beta);
     size_t j = 0;
@@ -347,8 +347,8 @@ static void gemv_n(size_t n, size_t k, float alpha, const float *a, const float 
 }
 
 /* c[j] = alpha dot(a, b + j*ldb) + beta c[j]: four rows of B at a time. */
-static void gemv_t(size_t n, size_t k, float alpha, const float *a, const float *b, size_t ldb,
-                   float beta, float *c)
+void sk_gemv_t_neon(size_t n, size_t k, float alpha, const float *a, const float *b, size_t ldb,
+                    float beta, float *c)
 {
     for (size_t j = 0; j < n; j += 4) {
         const size_t w = n - j < 4 ? n - j : 4;
@@ -372,7 +372,7 @@ static void gemv_t(size_t n, size_t k, float alpha, const float *a, const float 
 
 /* The transposing pack (see sk_gemm_pack_fn): 4 x 4 blocks through registers, then pairs of
    rows interleaved, then single rows. */
-static void pack_t(size_t w, size_t kc, const float *src, size_t lds, float *dst, size_t ld)
+void sk_gemm_pack_t_neon(size_t w, size_t kc, const float *src, size_t lds, float *dst, size_t ld)
 {
     size_t j = 0;
     for (; j + 4 <= w; j += 4) {
@@ -417,29 +417,4 @@ static void pack_t(size_t w, size_t kc, const float *src, size_t lds, float *dst
         const float *sj = src + j * lds;
         for (size_t p = 0; p < kc; p++) dst[p * ld + j] = sj[p];
     }
-}
-
-void sk_gemm_init_neon(sk_gemm_dsp *d)
-{
-    d->ukr = ukr;
-    d->ukr_t = ukr_t;
-    d->pack_t = pack_t;
-    d->ukr_t_m = W_T;
-    d->ukr_t_n = MR_T;
-    d->gemv_n = gemv_n;
-    d->gemv_t = gemv_t;
-    d->mr = MR;
-    /* planner: rows at 4 KiB strides share an L1 set, 8 such rows walked side by side stay in
-       L1; B at such strides packed row by row (its kernels read kc rows of one set, unprefetched);
-       an in-place panel copied past 16 KiB of B or at 2 KiB strides */
-    d->set_stride = 1024;
-    d->set_rows = 8;
-    d->b_alias = 1024;
-    d->cp_min = 4096;
-    d->cp_stride = 512;
-    d->nr = NR;
-    /* typical Arm cores: L1d 64 KiB (B micro-panel KC x 12 = 12 KiB), L2 1 MiB (A block 128 KiB) */
-    d->kc = 256;
-    d->mc = 128;
-    d->nc = 4092;
 }

@@ -4,10 +4,10 @@
  * kernels, and the transposing packs (B^T panels, 6-row A panels). */
 #include <immintrin.h>
 
-#include "gemm.h"
+#include "x86/gemm.h"
 
-#define MR 6
-#define NR 16
+#define MR SK_GEMM_AVX2_MR
+#define NR SK_GEMM_AVX2_NR
 #define PF_ROWS 24 /* prefetch distance of an in-place B, rows */
 
 /* r x 16 tile: A(i,p) = a[p*csa + i] (ROWS: a[i*csa + p]), B(p, 0..15) = b[p*rsb + 0..15].
@@ -238,8 +238,8 @@ UKR(1) UKR(2) UKR(3) UKR(4) UKR(5) UKR(6)
 UKRT(1) UKRT(2) UKRT(3) UKRT(4) UKRT(5) UKRT(6)
 
 /* The micro-kernel (see sk_gemm_ukr_fn): the r-row kernel of the layout, copying B or not. */
-static void ukr(size_t r, size_t k, const float *a, size_t rsa, size_t csa, const float *b,
-                size_t rsb, float *c, size_t ldc, float alpha, float beta, float *bp)
+void sk_gemm_ukr_avx2(size_t r, size_t k, const float *a, size_t rsa, size_t csa, const float *b,
+                      size_t rsb, float *c, size_t ldc, float alpha, float beta, float *bp)
 {
     static const tile_fn tab[4][MR] = {
         { ukr_1, ukr_2, ukr_3, ukr_4, ukr_5, ukr_6 },
@@ -255,8 +255,8 @@ typedef void (*tile_t_fn)(size_t k, const float *a, size_t rsa, const float *b, 
                           size_t w, float *c, size_t ldc, size_t room, float alpha, float beta);
 
 /* The transposed tile (see sk_gemm_ukr_t_fn): the r-row kernel. */
-static void ukr_t(size_t r, size_t k, const float *a, size_t rsa, const float *b, size_t rsb,
-                  size_t w, float *c, size_t ldc, size_t room, float alpha, float beta)
+void sk_gemm_ukr_t_avx2(size_t r, size_t k, const float *a, size_t rsa, const float *b, size_t rsb,
+                        size_t w, float *c, size_t ldc, size_t room, float alpha, float beta)
 {
     static const tile_t_fn tab[6] = { ukr_t_1, ukr_t_2, ukr_t_3, ukr_t_4, ukr_t_5, ukr_t_6 };
     tab[r - 1](k, a, rsa, b, rsb, w, c, ldc, room, alpha, beta);
@@ -320,8 +320,8 @@ static void gemv_n_rows(size_t n, size_t k, float alpha, const float *a, const f
 }
 
 /* c[j] = alpha sum_p a[p] b[p*ldb + j] + beta c[j]: 64 columns (8 accumulators) at a time. */
-static void gemv_n(size_t n, size_t k, float alpha, const float *a, const float *b, size_t ldb,
-                   float beta, float *c)
+void sk_gemv_n_avx2(size_t n, size_t k, float alpha, const float *a, const float *b, size_t ldb,
+                    float beta, float *c)
 {
     if (ldb % 1024 == 0) {
         gemv_n_rows(n, k, alpha, a, b, ldb, beta, c);
@@ -366,8 +366,8 @@ static void gemv_n(size_t n, size_t k, float alpha, const float *a, const float 
 
 /* c[j] = alpha dot(a, b + j*ldb) + beta c[j]: eight rows of B at a time (eight FMA chains), one
    horizontal-add tree for the eight sums. */
-static void gemv_t(size_t n, size_t k, float alpha, const float *a, const float *b, size_t ldb,
-                   float beta, float *c)
+void sk_gemv_t_avx2(size_t n, size_t k, float alpha, const float *a, const float *b, size_t ldb,
+                    float beta, float *c)
 {
     const size_t kt = k & 7;
     const __m256i msk = tail_mask(kt);
@@ -553,8 +553,8 @@ dot_body(const int R, size_t n, size_t k, float alpha, const float *a, size_t ld
     }
 }
 
-static void dot(size_t m, size_t n, size_t k, float alpha, const float *a, size_t lda,
-                const float *b, size_t ldb, float beta, float *c, size_t ldc)
+void sk_gemm_dot_avx2(size_t m, size_t n, size_t k, float alpha, const float *a, size_t lda,
+                      const float *b, size_t ldb, float beta, float *c, size_t ldc)
 {
     switch (m) {
     case 1: dot_body(1, n, k, alpha, a, lda, b, ldb, beta, c, ldc); break;
@@ -566,40 +566,10 @@ static void dot(size_t m, size_t n, size_t k, float alpha, const float *a, size_
 
 /* The transposing pack (see sk_gemm_pack_fn): 6-row A panels, and B^T panels or any other
    width through 8-row groups. */
-static void pack_t(size_t w, size_t kc, const float *src, size_t lds, float *dst, size_t ld)
+void sk_gemm_pack_t_avx2(size_t w, size_t kc, const float *src, size_t lds, float *dst, size_t ld)
 {
     if (w == MR && ld == MR)
         pack_a6(w, kc, src, lds, dst, ld);
     else
         pack_bt(w, kc, src, lds, dst, ld);
-}
-
-void sk_gemm_init_avx2(sk_gemm_dsp *d)
-{
-    d->ukr = ukr;
-    d->ukr_t = ukr_t;
-    d->gemv_n = gemv_n;
-    d->gemv_t = gemv_t;
-    d->dot = dot;
-    d->dot_rows = 4;
-    d->pack_t = pack_t;
-    d->ukr_t_m = 16;
-    /* planner: rows at 4 KiB strides share an L1 set, 8 such rows walked side by side stay in
-       L1 (8 ways on Zen 4, 12 on Zen 5 and Golden Cove); B read in place at any stride (the
-       kernels prefetch its rows into L2); an in-place panel copied for the later row blocks past
-       16 KiB of B or at 2 KiB strides */
-    d->set_stride = 1024;
-    d->set_rows = 8;
-    d->b_alias = 0;
-    d->cp_min = 4096;
-    d->cp_stride = 512;
-    d->mr = MR;
-    d->ukr_t_n = MR;
-    d->nr = NR;
-    /* AMD Zen 4 / Zen 5 and recent Intel cores: L1d 32-48 KiB (B micro-panel KC x 16 = 16 KiB +
-       A micro-panel 6 KiB), L2 1-2 MiB (A block MC x KC = 168 KiB), L3 >= 8 MiB (B block KC x NC
-       = 4 MiB). KC 256 is the fastest (docs/bench/gemm-tuning.md). */
-    d->kc = 256;
-    d->mc = 168;
-    d->nc = 4080;
 }

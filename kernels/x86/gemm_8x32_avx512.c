@@ -8,12 +8,12 @@
 #include <immintrin.h>
 
 #include "common.h"
-#include "gemm.h"
+#include "x86/gemm.h"
 
-#define MR 8 /* rows of the main tile */
-#define MR_T 16 /* rows of B per transposed tile */
-#define NR 32
-#define DOT_ROWS 4 /* rows of A of the dot kernel */
+#define MR SK_GEMM_AVX512_MR
+#define MR_T SK_GEMM_AVX512_T_N /* rows of B per transposed tile */
+#define NR SK_GEMM_AVX512_NR
+#define DOT_ROWS SK_GEMM_AVX512_DOT_ROWS
 #define PF_ROWS 24 /* prefetch distance of an in-place B, rows (~200 cycles at 8 rows per tile) */
 
 /* r x 32 tile: A(i,p) = a[p*csa + i] (ROWS: a[i*csa + p]), B(p, 0..31) = b[p*rsb + 0..31].
@@ -203,8 +203,8 @@ UKRT(1) UKRT(2) UKRT(3) UKRT(4) UKRT(5) UKRT(6) UKRT(7) UKRT(8) UKRT(9) UKRT(10)
 UKRT(13) UKRT(14) UKRT(15) UKRT(16)
 
 /* The micro-kernel (see sk_gemm_ukr_fn): the r-row kernel of the layout, copying B or not. */
-static void ukr(size_t r, size_t k, const float *a, size_t rsa, size_t csa, const float *b,
-                size_t rsb, float *c, size_t ldc, float alpha, float beta, float *bp)
+void sk_gemm_ukr_avx512(size_t r, size_t k, const float *a, size_t rsa, size_t csa, const float *b,
+                        size_t rsb, float *c, size_t ldc, float alpha, float beta, float *bp)
 {
     static const tile_fn tab[4][MR] = {
         { ukr_1, ukr_2, ukr_3, ukr_4, ukr_5, ukr_6, ukr_7, ukr_8 },
@@ -220,8 +220,9 @@ typedef void (*tile_t_fn)(size_t k, const float *a, size_t rsa, const float *b, 
                           size_t w, float *c, size_t ldc, size_t room, float alpha, float beta);
 
 /* The transposed tile (see sk_gemm_ukr_t_fn): the r-row kernel. */
-static void ukr_t(size_t r, size_t k, const float *a, size_t rsa, const float *b, size_t rsb,
-                  size_t w, float *c, size_t ldc, size_t room, float alpha, float beta)
+void sk_gemm_ukr_t_avx512(size_t r, size_t k, const float *a, size_t rsa, const float *b,
+                          size_t rsb, size_t w, float *c, size_t ldc, size_t room, float alpha,
+                          float beta)
 {
     static const tile_t_fn tab[16] = { ukr_t_1,  ukr_t_2,  ukr_t_3,  ukr_t_4,  ukr_t_5,  ukr_t_6,
                                        ukr_t_7,  ukr_t_8,  ukr_t_9,  ukr_t_10, ukr_t_11, ukr_t_12,
@@ -280,8 +281,8 @@ static void gemv_n_rows(size_t n, size_t k, float alpha, const float *a, const f
 }
 
 /* c[j] = alpha sum_p a[p] b[p*ldb + j] + beta c[j]: 128 columns (8 accumulators) at a time. */
-static void gemv_n(size_t n, size_t k, float alpha, const float *a, const float *b, size_t ldb,
-                   float beta, float *c)
+void sk_gemv_n_avx512(size_t n, size_t k, float alpha, const float *a, const float *b, size_t ldb,
+                      float beta, float *c)
 {
     if (ldb % 1024 == 0) {
         gemv_n_rows(n, k, alpha, a, b, ldb, beta, c);
@@ -347,8 +348,8 @@ static inline __m256 reduce8(const __m512 v[8])
 }
 
 /* c[j] = alpha dot(a, b + j*ldb) + beta c[j]: eight rows of B at a time. */
-static void gemv_t(size_t n, size_t k, float alpha, const float *a, const float *b, size_t ldb,
-                   float beta, float *c)
+void sk_gemv_t_avx512(size_t n, size_t k, float alpha, const float *a, const float *b, size_t ldb,
+                      float beta, float *c)
 {
     const __mmask16 mt = tail16(k & 15);
     for (size_t j = 0; j < n; j += 8) {
@@ -443,8 +444,8 @@ dot_body(const int R, size_t n, size_t k, float alpha, const float *a, size_t ld
     }
 }
 
-static void dot(size_t m, size_t n, size_t k, float alpha, const float *a, size_t lda,
-                const float *b, size_t ldb, float beta, float *c, size_t ldc)
+void sk_gemm_dot_avx512(size_t m, size_t n, size_t k, float alpha, const float *a, size_t lda,
+                        const float *b, size_t ldb, float beta, float *c, size_t ldc)
 {
     switch (m) {
     case 1: dot_body(1, n, k, alpha, a, lda, b, ldb, beta, c, ldc); break;
@@ -452,35 +453,5 @@ static void dot(size_t m, size_t n, size_t k, float alpha, const float *a, size_
     case 3: dot_body(3, n, k, alpha, a, lda, b, ldb, beta, c, ldc); break;
     default: dot_body(4, n, k, alpha, a, lda, b, ldb, beta, c, ldc); break;
     }
-}
-
-void sk_gemm_init_avx512(sk_gemm_dsp *d)
-{
-    d->ukr = ukr;
-    d->ukr_t = ukr_t;
-    d->gemv_n = gemv_n;
-    d->gemv_t = gemv_t;
-    d->dot = dot;
-    d->dot_rows = DOT_ROWS;
-    /* pack_t: the AVX2 table's, set before this upgrade (its 8-row groups cover these panels) */
-    d->ukr_t_m = 16;
-    /* planner: rows at 4 KiB strides share an L1 set, 8 such rows walked side by side stay in
-       L1 (8 ways on Zen 4, 12 on Zen 5 and Golden Cove); B read in place at any stride (the
-       kernels prefetch its rows into L2); an in-place panel copied for the later row blocks past
-       16 KiB of B or at 2 KiB strides */
-    d->set_stride = 1024;
-    d->set_rows = 8;
-    d->b_alias = 0;
-    d->cp_min = 4096;
-    d->cp_stride = 512;
-    d->mr = MR;
-    d->ukr_t_n = MR_T;
-    d->nr = NR;
-    /* AMD Zen 4 / Zen 5, Intel Xeon: L1d 32-48 KiB (B micro-panel KC x 32 = 32 KiB, streamed
-       against the A micro-panel's 8 KiB; KC 256 is the fastest, docs/bench/gemm-tuning.md), L2
-       1-2 MiB (A block MC x KC = 168 KiB), L3 >= 8 MiB (B block KC x NC = 4 MiB). */
-    d->kc = 256;
-    d->mc = 168;
-    d->nc = 4080;
 }
 

@@ -1,0 +1,101 @@
+/* The x86 kernels of the GEMM family and their init. sk_gemm_dsp_init fills the table with the
+ * portable micro-kernel and blocks, then calls sk_gemm_dsp_init_x86, which upgrades the slots and
+ * the per-ISA fields tier by tier and returns at the first tier above the ISA asked for. */
+#ifndef SK_X86_GEMM_H
+#define SK_X86_GEMM_H
+
+#include "../gemm.h" /* the family header (this one has its name) */
+#include "x86/cpu.h"
+
+/* register tiles: mr x nr of the micro-kernel; the transposed tile's C rows (its lanes) x columns
+   (rows of B); rows of A of the dot kernel */
+#define SK_GEMM_AVX2_MR       6
+#define SK_GEMM_AVX2_NR       16
+#define SK_GEMM_AVX2_T_M      16
+#define SK_GEMM_AVX2_T_N      SK_GEMM_AVX2_MR
+#define SK_GEMM_AVX2_DOT_ROWS 4
+
+#define SK_GEMM_AVX512_MR       8
+#define SK_GEMM_AVX512_NR       32
+#define SK_GEMM_AVX512_T_M      16
+#define SK_GEMM_AVX512_T_N      16
+#define SK_GEMM_AVX512_DOT_ROWS 4
+
+void sk_gemm_ukr_avx2(size_t r, size_t k, const float *a, size_t rsa, size_t csa, const float *b,
+                      size_t rsb, float *c, size_t ldc, float alpha, float beta, float *bp);
+void sk_gemm_ukr_t_avx2(size_t r, size_t k, const float *a, size_t rsa, const float *b,
+                        size_t rsb, size_t w, float *c, size_t ldc, size_t room, float alpha,
+                        float beta);
+void sk_gemv_n_avx2(size_t n, size_t k, float alpha, const float *a, const float *b, size_t ldb,
+                    float beta, float *c);
+void sk_gemv_t_avx2(size_t n, size_t k, float alpha, const float *a, const float *b, size_t ldb,
+                    float beta, float *c);
+void sk_gemm_dot_avx2(size_t m, size_t n, size_t k, float alpha, const float *a, size_t lda,
+                      const float *b, size_t ldb, float beta, float *c, size_t ldc);
+void sk_gemm_pack_t_avx2(size_t w, size_t kc, const float *src, size_t lds, float *dst, size_t ld);
+
+void sk_gemm_ukr_avx512(size_t r, size_t k, const float *a, size_t rsa, size_t csa,
+                        const float *b, size_t rsb, float *c, size_t ldc, float alpha, float beta,
+                        float *bp);
+void sk_gemm_ukr_t_avx512(size_t r, size_t k, const float *a, size_t rsa, const float *b,
+                          size_t rsb, size_t w, float *c, size_t ldc, size_t room, float alpha,
+                          float beta);
+void sk_gemv_n_avx512(size_t n, size_t k, float alpha, const float *a, const float *b, size_t ldb,
+                      float beta, float *c);
+void sk_gemv_t_avx512(size_t n, size_t k, float alpha, const float *a, const float *b, size_t ldb,
+                      float beta, float *c);
+void sk_gemm_dot_avx512(size_t m, size_t n, size_t k, float alpha, const float *a, size_t lda,
+                        const float *b, size_t ldb, float beta, float *c, size_t ldc);
+
+static inline void sk_gemm_dsp_init_x86(sk_gemm_dsp *d, sk_isa isa)
+{
+    if (!sk_x86_tier(isa, SK_ISA_AVX2)) return;
+    d->ukr = sk_gemm_ukr_avx2;
+    d->ukr_t = sk_gemm_ukr_t_avx2;
+    d->gemv_n = sk_gemv_n_avx2;
+    d->gemv_t = sk_gemv_t_avx2;
+    d->dot = sk_gemm_dot_avx2;
+    d->dot_rows = SK_GEMM_AVX2_DOT_ROWS;
+    d->pack_t = sk_gemm_pack_t_avx2;
+    d->ukr_t_m = SK_GEMM_AVX2_T_M;
+    d->ukr_t_n = SK_GEMM_AVX2_T_N;
+    /* planner: rows at 4 KiB strides share an L1 set, 8 such rows walked side by side stay in
+       L1 (8 ways on Zen 4, 12 on Zen 5 and Golden Cove); B read in place at any stride (the
+       kernels prefetch its rows into L2); an in-place panel copied for the later row blocks past
+       16 KiB of B or at 2 KiB strides */
+    d->set_stride = 1024;
+    d->set_rows = 8;
+    d->b_alias = 0;
+    d->cp_min = 4096;
+    d->cp_stride = 512;
+    d->mr = SK_GEMM_AVX2_MR;
+    d->nr = SK_GEMM_AVX2_NR;
+    /* AMD Zen 4 / Zen 5 and recent Intel cores: L1d 32-48 KiB (B micro-panel KC x 16 = 16 KiB +
+       A micro-panel 6 KiB), L2 1-2 MiB (A block MC x KC = 168 KiB), L3 >= 8 MiB (B block KC x NC
+       = 4 MiB). KC 256 is the fastest (docs/bench/gemm-tuning.md). */
+    d->kc = 256;
+    d->mc = 168;
+    d->nc = 4080;
+
+    if (!sk_x86_tier(isa, SK_ISA_AVX512)) return;
+    d->ukr = sk_gemm_ukr_avx512;
+    d->ukr_t = sk_gemm_ukr_t_avx512;
+    d->gemv_n = sk_gemv_n_avx512;
+    d->gemv_t = sk_gemv_t_avx512;
+    d->dot = sk_gemm_dot_avx512;
+    d->dot_rows = SK_GEMM_AVX512_DOT_ROWS;
+    /* pack_t: the AVX2 tier's (its 8-row groups cover these panels) */
+    d->ukr_t_m = SK_GEMM_AVX512_T_M;
+    d->ukr_t_n = SK_GEMM_AVX512_T_N;
+    /* planner: as the AVX2 tier */
+    d->mr = SK_GEMM_AVX512_MR;
+    d->nr = SK_GEMM_AVX512_NR;
+    /* AMD Zen 4 / Zen 5, Intel Xeon: L1d 32-48 KiB (B micro-panel KC x 32 = 32 KiB, streamed
+       against the A micro-panel's 8 KiB; KC 256 is the fastest, docs/bench/gemm-tuning.md), L2
+       1-2 MiB (A block MC x KC = 168 KiB), L3 >= 8 MiB (B block KC x NC = 4 MiB). */
+    d->kc = 256;
+    d->mc = 168;
+    d->nc = 4080;
+}
+
+#endif
