@@ -114,7 +114,8 @@ sk_status sk_scale_mask_softmax(size_t rows, size_t cols, float scale, const flo
    n_q x n_kv score matrix is never formed whole; else weights[n_q x n_kv] (row stride n_kv).
    The mask is indexed [query row, key column]. A fully masked query row gives a zero output row.
    A masked key's row of v is multiplied by an exact zero weight, as in a GEMM: v rows of masked
-   keys must be finite (a NaN or Inf there reaches the output as 0·NaN), padding need not be zeroed.
+   keys must be finite (a NaN or Inf there reaches the output as 0·NaN), padding need not be
+   zeroed.
    Bounds (every path), T = the row's max over attended keys of |scale|·sum_p |q_p k_p| + |mask|:
      weights: |w - exact| <= (1e-5 + (d_k + 1)·2^-22·T)·exact + 1e-9, masked weights exactly 0;
      out:     |out - exact| <= (1e-5 + (d_k + 1)·2^-22·T)·sum_j w_j·|v_j| + 1e-6·max_j |v_j|.

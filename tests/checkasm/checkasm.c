@@ -1,4 +1,5 @@
-/* checkasm driver: `checkasm [--test=NAME] [--isa=NAME] [--seed=N] [--quick] [--bench] [--verbose]`.
+/* checkasm driver:
+ *   checkasm [--test=NAME] [--isa=NAME] [--seed=N] [--quick] [--bench] [--verbose]
  * Runs each family test once per ISA that is available (or just --isa); exits 77 (meson's "skip")
  * when the requested ISA is not available on this host, 1 on any failure. */
 #include <inttypes.h>
