@@ -4,9 +4,10 @@
 //   scale_mask_softmax/<contender>/keys/512x512 (scale 1/8, key padding mask) contender = each ISA,
 //       composition-sleef-<isa> (a scale loop, a mask loop, a 3-pass softmax with SLEEF exp)
 //   memcpy/memcpy/copy/<shape>               the same bytes copied (read + written)
-//   exp/<isa>/<normal|subnormal>-results/4096, softmax/<isa>/<normal|subnormal>-inputs/64x512: the
-//       same sizes with subnormal results / inputs next to normal ones (the ratio of the pair is
-//       the slowdown subnormals cost; results below FLT_MIN may flush to 0)
+//   exp/<isa>/<normal|subnormal|mixed>-results/4096, exp/<isa>/<normal|subnormal>-inputs/4096,
+//   softmax/<isa>/<normal|subnormal>-inputs/64x512: the same sizes with subnormal results / inputs
+//       (or vectors mixing both kinds of results) next to normal ones (the ratio to the normal
+//       case is the slowdown subnormals cost; results below FLT_MIN may flush to 0)
 // Counters: "elem/s" and "GB/s" (bytes read + written, rates). Inputs random, never zeros.
 #include <cmath>
 #include <cstring>
@@ -42,6 +43,21 @@ void run_exp_range(benchmark::State &st, sk_isa isa, size_t n, float lo, float h
 
 // exp: inputs in [-80, 80] (the normal range: the fast path of every contender).
 void run_exp(benchmark::State &st, sk_isa isa, size_t n) { run_exp_range(st, isa, n, -80.f, 80.f); }
+
+// exp of tiny inputs (results ~1): subnormal (|x| < FLT_MIN) or normal (|x| ~ 1e-30).
+void run_exp_tiny(benchmark::State &st, sk_isa isa, size_t n, bool subnormal)
+{
+    skb::IsaScope scope(isa);
+    skb::Buf x(n, -1.f, 1.f, 7), y(n);
+    const float s = subnormal ? 1e-39f : 1e-30f;
+    for (size_t i = 0; i < n; i++) x.data()[i] *= s;
+    for (auto _ : st) {
+        sk_exp(n, x.data(), y.data());
+        benchmark::DoNotOptimize(y.data());
+        benchmark::ClobberMemory();
+    }
+    set_counters(st, (double)n, 8.0 * (double)n);
+}
 
 // softmax of rows whose entries are tiny: subnormal (|x| < FLT_MIN) or normal (|x| ~ 1e-30).
 void run_softmax_tiny(benchmark::State &st, sk_isa isa, size_t rows, size_t cols, bool subnormal)
@@ -201,11 +217,17 @@ void sk_register_math_benchmarks()
     }
     for (sk_isa isa : isas) {
         const std::string name = sk_isa_name(isa);
+        // results: normal ([-80, -10]), subnormal ([-103, -88]: all flushed), mixed ([-95, -80]:
+        // every vector mixes normal results with results below FLT_MIN)
+        static const struct { const char *kind; float lo, hi; } ranges[] = {
+            {"normal", -80.f, -10.f}, {"subnormal", -103.f, -88.f}, {"mixed", -95.f, -80.f}};
+        for (const auto &r : ranges)
+            benchmark::RegisterBenchmark(("exp/" + name + "/" + r.kind + "-results/4096").c_str(),
+                                         run_exp_range, isa, (size_t)4096, r.lo, r.hi);
         for (int sub = 0; sub < 2; sub++) {
             const std::string kind = sub ? "subnormal" : "normal";
-            benchmark::RegisterBenchmark(("exp/" + name + "/" + kind + "-results/4096").c_str(),
-                                         run_exp_range, isa, (size_t)4096, sub ? -103.f : -80.f,
-                                         sub ? -88.f : -10.f);
+            benchmark::RegisterBenchmark(("exp/" + name + "/" + kind + "-inputs/4096").c_str(),
+                                         run_exp_tiny, isa, (size_t)4096, sub != 0);
             benchmark::RegisterBenchmark(
                 ("softmax/" + name + "/" + kind + "-inputs/64x512").c_str(), run_softmax_tiny, isa,
                 (size_t)64, (size_t)512, sub != 0);

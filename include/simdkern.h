@@ -74,7 +74,8 @@ sk_status sk_sgemm(sk_trans ta, sk_trans tb, size_t m, size_t n, size_t k,
    below FLT_MIN may flush to 0); exp(-inf) = 0, exp(+inf) = +inf, overflow -> +inf, NaN -> NaN.
    Subnormals: the x86 vector paths flush results below FLT_MIN to 0 and read subnormal x as 0
    (exp = 1 either way), so that no instruction touches a subnormal (microcode assists: 10-100x);
-   the softmax family reads subnormal x as 0 there too (a score moves by < |scale|·2^-126). */
+   the softmax family reads subnormal x as 0 there too (a score moves by < |scale|·2^-126).
+   The AVX2 path sets MXCSR's FTZ and DAZ bits for the call and restores them before returning. */
 sk_status sk_exp(size_t n, const float *x, float *y);
 
 /* y = softmax over each row of x; y may equal x. Rows up to 65536 columns:

@@ -6,6 +6,7 @@
  *   test_api --env-isa=VALUE      run with SIMDKERN_ISA=VALUE in the environment: the path active
  *                                 at first use is VALUE when that ISA is available, else the best one
  */
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -201,6 +202,39 @@ static void test_exp(void)
     float x[3] = { 0.f, -INFINITY, INFINITY };
     CHECK(sk_exp(3, x, x) == SK_OK && x[0] == 1.f && x[1] == 0.f && x[2] == INFINITY, "in place");
 }
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <xmmintrin.h>
+/* sk_exp leaves the caller's MXCSR control bits (rounding, FTZ, DAZ, exception masks) as they
+   were, whatever the inputs (subnormal, flushed, overflowing: every path of the loop and tail),
+   starting from the default state and from one with FTZ and DAZ already set. */
+static void test_exp_mxcsr(void)
+{
+    g_fn = "sk_exp (MXCSR)";
+    enum { N = 45 };
+    float x[N], y[N];
+    for (int i = 0; i < N; i++) x[i] = -95.f + 0.5f * (float)i; /* normal, flushed results */
+    x[3] = 1e-40f;                                                /* a subnormal input */
+    x[40] = 100.f;                                                /* overflow: the slow path */
+    const unsigned ctl = 0xffc0u, start = _mm_getcsr();
+    const unsigned states[2] = { start & ~0x8040u, start | 0x8040u };
+    volatile float tiny = 1e-20f; /* tiny * tiny = 1e-40: subnormal, 0 under FTZ */
+    for (int s = 0; s < 2; s++) {
+        _mm_setcsr(states[s]);
+        const sk_status st = sk_exp(N, x, y);
+        const unsigned after = _mm_getcsr();
+        const float sub = tiny * tiny * 1e10f; /* in the caller's state after the call */
+        _mm_setcsr(start);
+        CHECK(st == SK_OK, "status");
+        CHECK((after & ctl) == (states[s] & ctl), "MXCSR %#x -> %#x", states[s], after);
+        CHECK((sub != 0.f) == (s == 0), "FTZ %s after the call", s == 0 ? "set" : "cleared");
+        CHECK(y[3] == 1.f && y[40] == INFINITY && y[0] <= FLT_MIN, "values %g %g %g", y[3], y[40],
+              y[0]);
+    }
+}
+#else
+static void test_exp_mxcsr(void) {}
+#endif
 
 /* ---------------------------------------------------------------------------------------------- */
 typedef struct {
@@ -913,6 +947,7 @@ int main(int argc, char **argv)
         sk_isa_select((sk_isa)i);
         test_sgemm();
         test_exp();
+        test_exp_mxcsr();
         test_softmax();
         test_scale_mask_softmax();
         test_attention();

@@ -2,10 +2,11 @@
  * Same reduction and polynomials as exp_avx512.h (constants in exp_consts.h). Without vscalefps,
  * 2^n is built in the exponent bits: the shifter is 1.5 * 2^23 + 127, so the low bits of
  * t = x log2e + shifter hold n + 127 and t << 23 is 2^n as a float. That is exact for
- * n in [-126, 127] and gives 0.0 for n = -127; the full-range exp takes a slow path (2^n split in
- * two factors) only for vectors holding some |x| > 87, NaN or a subnormal. Results below FLT_MIN
- * are flushed to 0 and subnormal inputs read as 0 (exp = 1 either way): no instruction reads or
- * writes a subnormal, whose microcode assists cost ~50-100x on Intel cores. */
+ * n in [-126, 127] and gives 0.0 for n = -127; the full-range exp here takes a slow path (2^n split
+ * in two factors) only for vectors holding some |x| > 87, NaN or a subnormal. Results below
+ * FLT_MIN are flushed to 0 and subnormal inputs read as 0 (exp = 1 either way): no instruction
+ * reads or writes a subnormal, whose microcode assists cost ~50-100x on Intel cores. (sk_exp's
+ * loop, exp_avx2.c, gets the same from MXCSR's FTZ and DAZ bits instead, without the checks.) */
 #ifndef SK_EXP_AVX2_H
 #define SK_EXP_AVX2_H
 
@@ -72,27 +73,6 @@ static inline __m256i sk_exp_lanes_avx2(__m256 x, __m256i *low)
                                           _mm256_cmpgt_epi32(a, _mm256_setzero_si256()));
     *low = _mm256_and_si256(big, _mm256_and_si256(neg, nonan));
     return _mm256_or_si256(_mm256_andnot_si256(*low, big), tiny);
-}
-
-/* All-ones lanes where FLT_MIN <= |x| <= 87 (the fast path's range without any check), in four
-   integer instructions: |x| - FLT_MIN, unsigned, at most bits(87) - bits(FLT_MIN). */
-static inline __m256i sk_exp_fast_lanes_avx2(__m256 x)
-{
-    const __m256i a = _mm256_and_si256(_mm256_castps_si256(x), _mm256_set1_epi32(0x7fffffff));
-    const __m256i t = _mm256_sub_epi32(a, _mm256_set1_epi32(0x00800000));
-    return _mm256_cmpeq_epi32(_mm256_min_epu32(t, _mm256_set1_epi32(0x42ae0000 - 0x00800000)), t);
-}
-
-/* All-ones when every lane of a and b is below LNMIN or -inf (no NaN): every result flushes to 0.
-   Bits above bits(LNMIN) up to bits(-inf), unsigned, in five integer instructions for 16 lanes. */
-static inline int sk_exp_all_flush_avx2(__m256 a, __m256 b)
-{
-    const __m256i lo = _mm256_set1_epi32((int)0xc2aeac50u); /* bits(LNMIN) + 1 */
-    const __m256i ta = _mm256_sub_epi32(_mm256_castps_si256(a), lo);
-    const __m256i tb = _mm256_sub_epi32(_mm256_castps_si256(b), lo);
-    const __m256i t = _mm256_max_epu32(ta, tb);
-    const __m256i in = _mm256_cmpeq_epi32(_mm256_min_epu32(t, _mm256_set1_epi32(0x3cd153b0)), t);
-    return _mm256_testc_si256(in, _mm256_set1_epi32(-1));
 }
 
 /* exp(x) for x in [-inf, 87] (no NaN, no subnormal): 0 below LNMIN (results below FLT_MIN). */
