@@ -249,10 +249,14 @@ static inline void prefetch_rows(const float *p, size_t ld, size_t j0, size_t j1
    Per block of SK_DEC_BK keys: (1) the scores of every head, (2) the online-softmax update per
    head, (3) P·V per head, its first key group applying the head's rescale factor. When K and V are
    too big to stay in the outer caches (> 4 MB) the walk follows memory: (1) and (3) go by groups of
-   SK_DEC_G whole rows, heads inner, each group read once in address order with the next one
-   prefetched (~15% on AVX2 at n_kv = 4096). Below that, one group per block (per-head streams):
-   the hardware prefetchers keep up and the extra calls and prefetches only cost. Per-head running
-   state and the block's scores for up to SK_DEC_HG heads at a time.
+   SK_DEC_G whole rows, heads inner, each group read once, each head's slice of the next group
+   prefetched right before that head's kernel runs: the prefetches spread over the group's work
+   instead of a burst per group, which would stall the kernels behind it (a burst of 2 x 32 rows
+   ran at 0.7x a plain read of the bytes; spread over the heads, at 8 rows, at 1.1x on AVX-512 and
+   AVX2 on the Intel VM: the hardware prefetchers do not follow rows 4 KiB apart). Below that, one
+   group per block (per-head streams): the hardware prefetchers keep up and the extra calls and
+   prefetches only cost. Per-head running state and the block's scores for up to SK_DEC_HG heads
+   at a time.
    Long encoders: the keys are split into chunks fixed by n_kv and d_head alone (at least
    SK_DEC_CHUNK keys, at most SK_DEC_CMAX chunks, whole SK_DEC_BK blocks), each run as above into
    its own running max, sum and unnormalised output; these are merged in chunk order:
@@ -260,7 +264,7 @@ static inline void prefetch_rows(const float *p, size_t ld, size_t j0, size_t j1
    are the tasks on a pool; one thread runs the same chunks in order. Scratch: the chunks'
    partials on the calling thread's stack (SK_DEC_PART floats, ~33 KB): heads go in rounds that
    fit it. */
-enum { SK_DEC_HG = 16, SK_DEC_BK = 256, SK_DEC_G = 32, SK_DEC_CHUNK = 512, SK_DEC_CMAX = 8,
+enum { SK_DEC_HG = 16, SK_DEC_BK = 256, SK_DEC_G = 8, SK_DEC_CHUNK = 512, SK_DEC_CMAX = 8,
        SK_DEC_PART = SK_DEC_HG * SK_DEC_CMAX * (64 + 2) };
 #define TP_MIN_BYTES_DEC (512.0 * 1024)
 
@@ -282,10 +286,11 @@ static void decode_range(const sk_dsp *dsp, size_t hn, size_t dh, const float *q
         for (size_t j = 0; j < bk; j += G) {
             const size_t g = bk - j < G ? bk - j : G;
             const size_t pe = c0 + j + 2 * G < ke ? c0 + j + 2 * G : ke;
-            if (pf) prefetch_rows(kh, ldk, c0 + j + g, pe, hn * dh * sizeof(float));
-            for (size_t h = 0; h < hn; h++)
+            for (size_t h = 0; h < hn; h++) {
+                if (pf) prefetch_rows(kh + h * dh, ldk, c0 + j + g, pe, dh * sizeof(float));
                 a->score(&dsp->gemm, g, 1, dh, scale, kh + (c0 + j) * ldk + h * dh, ldk,
                          qh + h * dh, dh, NULL, st + h * SK_DEC_BK + j);
+            }
         }
         for (size_t h = 0; h < hn; h++) {
             if (mask) mask_tile(mask, 0, 1, c0, bk, st + h * SK_DEC_BK);
@@ -294,10 +299,11 @@ static void decode_range(const sk_dsp *dsp, size_t hn, size_t dh, const float *q
         for (size_t j = 0; j < bk; j += G) {
             const size_t g = bk - j < G ? bk - j : G;
             const size_t pe = c0 + j + 2 * G < ke ? c0 + j + 2 * G : ke;
-            if (pf) prefetch_rows(vh, ldv, c0 + j + g, pe, hn * dh * sizeof(float));
-            for (size_t h = 0; h < hn; h++)
+            for (size_t h = 0; h < hn; h++) {
+                if (pf) prefetch_rows(vh + h * dh, ldv, c0 + j + g, pe, dh * sizeof(float));
                 a->pv(&dsp->gemm, 1, g, dh, st + h * SK_DEC_BK + j, vh + (c0 + j) * ldv + h * dh,
                       ldv, j ? &one : corr + h, o + h * dh, dh);
+            }
         }
     }
 }
