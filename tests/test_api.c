@@ -14,7 +14,7 @@
 
 #include "simdkern.h"
 #include "config.h"
-#include "dsp.h" /* internal: sk_cpu_features */
+#include "cpu.h" /* internal: sk_cpu_features */
 
 /* sk_mhca initializers of its first six fields (d_model .. w_o) are kept on purpose: source written
    for the original struct must still compile and mean the bias-free, d_enc = d_model module. */

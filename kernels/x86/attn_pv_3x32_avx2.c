@@ -6,7 +6,6 @@
  * whole, once), then 32-column passes with the keys split over two accumulator sets. Column tails
  * use maskload/maskstore. */
 #include <immintrin.h>
-#include "dsp.h"
 #include "x86/attention.h"
 #include "x86/avx2_util.h"
 
