@@ -231,20 +231,6 @@ static int disjoint(const float *const *w, const size_t *wn, int nw, const float
     return 1;
 }
 
-/* 1 when the outputs of a module call (out, weights, the workspace of wsz bytes; n_dec > 0) overlap
-   neither each other nor its inputs: dec and src (the encoder rows or K/V, src_n floats). */
-static int outputs_ok(const sk_mhca *L, size_t n_dec, size_t n_enc, const float *dec,
-                      const float *src, size_t src_n, const float *out, const float *weights,
-                      const void *workspace, size_t wsz)
-{
-    const size_t d = L->d_model;
-    const float *w[3] = { out, weights, workspace }, *r[2] = { dec, src };
-    const size_t wn[3] = { n_dec * d, weights ? L->n_heads * n_dec * n_enc : 0,
-                           wsz / sizeof(float) };
-    const size_t rn[2] = { n_dec * d, src_n };
-    return disjoint(w, wn, 3, r, rn, 2);
-}
-
 sk_status sk_mhca_project_kv_tp(const sk_threadpool *tp, const sk_mhca *layer, size_t n_enc,
                                 const float *enc, float *kv)
 {
@@ -266,31 +252,51 @@ sk_status sk_mhca_project_kv(const sk_mhca *layer, size_t n_enc, const float *en
     return sk_mhca_project_kv_tp(NULL, layer, n_enc, enc, kv);
 }
 
-sk_status sk_mhca_forward_kv_tp(const sk_threadpool *tp, const sk_mhca *layer, size_t n_dec,
-                                const float *dec, size_t n_enc, const float *kv,
-                                const uint8_t *enc_mask, float *out, float *weights,
-                                void *workspace)
+/* The checks, the workspace and the run of a module call: kv == 0, sk_mhca_forward_tp (src: the
+   encoder rows, n_enc x d_enc); kv == 1, sk_mhca_forward_kv_tp (src: K and V, n_enc x d_model
+   each, one after the other). */
+static sk_status module_call(const sk_threadpool *tp, int kv, const sk_mhca *layer, size_t n_dec,
+                             const float *dec, size_t n_enc, const float *src,
+                             const uint8_t *enc_mask, float *out, float *weights, void *workspace)
 {
     if (!sk_tp_ok(tp) || !layer_ok(layer)) return SK_EINVAL;
-    const size_t d = layer->d_model;
-    if (!sk_mat_ok(dec, n_dec, d, d) || !sk_mat_ok(kv, n_enc, d, d) ||
+    const size_t d = layer->d_model, sw = kv ? d : sk_mhca_enc_width(layer);
+    if (!sk_mat_ok(dec, n_dec, d, d) || !sk_mat_ok(src, n_enc, sw, sw) ||
         !sk_mat_ok(out, n_dec, d, d))
         return SK_EINVAL;
     if (n_dec == 0 || d == 0) return SK_OK; /* nothing computed, weights not written */
     if (!weights_ok(layer, n_dec, n_enc, weights)) return SK_EINVAL;
-    const size_t wsz = sk_mhca_forward_kv_workspace_size(layer, n_dec);
-    if (!wsz || (n_enc && !sk_mhca_kv_size(layer, n_enc))) return SK_EINVAL; /* size overflow */
-    if (!outputs_ok(layer, n_dec, n_enc, dec, kv, 2 * n_enc * d, out, weights, workspace, wsz))
-        return SK_EINVAL; /* an output overlaps */
+    const size_t wsz = kv ? sk_mhca_forward_kv_workspace_size(layer, n_dec)
+                          : sk_mhca_workspace_size(layer, n_dec, n_enc);
+    if (!wsz || (kv && n_enc && !sk_mhca_kv_size(layer, n_enc))) return SK_EINVAL; /* overflow */
+    {
+        const float *w[3] = { out, weights, workspace }, *r[2] = { dec, src };
+        const size_t wn[3] = { n_dec * d, weights ? layer->n_heads * n_dec * n_enc : 0,
+                               wsz / sizeof(float) };
+        const size_t rn[2] = { n_dec * d, (kv ? 2 : 1) * n_enc * sw };
+        if (!disjoint(w, wn, 3, r, rn, 2)) return SK_EINVAL; /* an output overlaps */
+    }
     float *ws = workspace, *owned = NULL;
     if (!ws) {
         ws = owned = malloc(wsz);
         if (!ws) return SK_ENOMEM;
     }
     const sk_attn_tables t = attn_tables();
-    sk_mhca_forward_kv_run_tp(tp, &t, layer, n_dec, dec, n_enc, kv, enc_mask, out, weights, ws);
+    if (kv)
+        sk_mhca_forward_kv_run_tp(tp, &t, layer, n_dec, dec, n_enc, src, enc_mask, out, weights,
+                                  ws);
+    else
+        sk_mhca_forward_run_tp(tp, &t, layer, n_dec, dec, n_enc, src, enc_mask, out, weights, ws);
     free(owned);
     return SK_OK;
+}
+
+sk_status sk_mhca_forward_kv_tp(const sk_threadpool *tp, const sk_mhca *layer, size_t n_dec,
+                                const float *dec, size_t n_enc, const float *kv,
+                                const uint8_t *enc_mask, float *out, float *weights,
+                                void *workspace)
+{
+    return module_call(tp, 1, layer, n_dec, dec, n_enc, kv, enc_mask, out, weights, workspace);
 }
 
 sk_status sk_mhca_forward_kv(const sk_mhca *layer, size_t n_dec, const float *dec, size_t n_enc,
@@ -305,26 +311,7 @@ sk_status sk_mhca_forward_tp(const sk_threadpool *tp, const sk_mhca *layer, size
                              const float *dec, size_t n_enc, const float *enc,
                              const uint8_t *enc_mask, float *out, float *weights, void *workspace)
 {
-    if (!sk_tp_ok(tp) || !layer_ok(layer)) return SK_EINVAL;
-    const size_t d = layer->d_model, de = sk_mhca_enc_width(layer);
-    if (!sk_mat_ok(dec, n_dec, d, d) || !sk_mat_ok(enc, n_enc, de, de) ||
-        !sk_mat_ok(out, n_dec, d, d))
-        return SK_EINVAL;
-    if (n_dec == 0 || d == 0) return SK_OK; /* nothing computed, weights not written */
-    if (!weights_ok(layer, n_dec, n_enc, weights)) return SK_EINVAL;
-    const size_t wsz = sk_mhca_workspace_size(layer, n_dec, n_enc);
-    if (!wsz) return SK_EINVAL; /* size overflow */
-    if (!outputs_ok(layer, n_dec, n_enc, dec, enc, n_enc * de, out, weights, workspace, wsz))
-        return SK_EINVAL; /* an output overlaps */
-    float *ws = workspace, *owned = NULL;
-    if (!ws) {
-        ws = owned = malloc(wsz);
-        if (!ws) return SK_ENOMEM;
-    }
-    const sk_attn_tables t = attn_tables();
-    sk_mhca_forward_run_tp(tp, &t, layer, n_dec, dec, n_enc, enc, enc_mask, out, weights, ws);
-    free(owned);
-    return SK_OK;
+    return module_call(tp, 0, layer, n_dec, dec, n_enc, enc, enc_mask, out, weights, workspace);
 }
 
 sk_status sk_mhca_forward(const sk_mhca *layer, size_t n_dec, const float *dec, size_t n_enc,

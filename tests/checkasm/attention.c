@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "checkasm.h"
+#include "../ref_mask.h"
 
 /* sk_mhca initializers of its first six fields (d_model .. w_o) are kept on purpose: source written
    for the original struct must still compile and mean the bias-free, d_enc = d_model module. */
@@ -39,26 +40,6 @@ typedef struct {
     float amp;         /* q and k in [-amp, amp] (0: 1), ADD values in [-3 amp^2, 3 amp^2] */
 } acase;
 
-/* 1 when (r, c) is attended under m (NULL = everything). */
-static int ref_att(const sk_mask *m, size_t r, size_t c, double *add)
-{
-    *add = 0;
-    if (!m) return 1;
-    switch (m->kind) {
-    case SK_MASK_NONE: return 1;
-    case SK_MASK_KEYS: return ((const uint8_t *)m->data)[c] != 0;
-    case SK_MASK_BOOL: return ((const uint8_t *)m->data)[r * m->ld + c] != 0;
-    case SK_MASK_ADD: {
-        const float a = ((const float *)m->data)[r * m->ld + c];
-        if (a == -INFINITY) return 0;
-        *add = a;
-        return 1;
-    }
-    case SK_MASK_CAUSAL: return (long long)c <= (long long)r + (long long)m->offset;
-    }
-    return 1;
-}
-
 /* Double reference of one head. wd: n_q x n_kv, od: n_q x dv, omag: n_q x dv (sum w |v|). */
 static void ref_attention(size_t n_q, size_t n_kv, size_t dk, size_t dv, const float *q, size_t ldq,
                           const float *k, size_t ldk, const float *v, size_t ldv, double scale,
@@ -71,7 +52,7 @@ static void ref_attention(size_t n_q, size_t n_kv, size_t dk, size_t dv, const f
         int any = 0;
         for (size_t j = 0; j < n_kv; j++) {
             double add;
-            if (!ref_att(m, r, j, &add)) { s[j] = -INFINITY; continue; }
+            if (!ref_attended(m, r, j, &add)) { s[j] = -INFINITY; continue; }
             double acc = 0, mag = 0;
             for (size_t p = 0; p < dk; p++) {
                 acc += (double)q[r * ldq + p] * k[j * ldk + p];
@@ -129,7 +110,7 @@ static int check_out(const char *who, size_t n_q, size_t n_kv, size_t dv, const 
             double add;
             const double e = wd[r * n_kv + j];
             const float x = w[r * n_kv + j];
-            if (!ref_att(m, r, j, &add) && x != 0.f)
+            if (!ref_attended(m, r, j, &add) && x != 0.f)
                 return ck_fail("%s: masked weight [%zu,%zu] = %g, not 0", who, r, j, x);
             if (!(fabs(x - e) <= WTOL * e + 1e-9))
                 return ck_fail("%s: weight[%zu,%zu] = %.9g, expected %.9g", who, r, j, x, e);
@@ -496,6 +477,21 @@ static float *xavier(size_t d)
     return w;
 }
 
+/* Decoder step i's weights wsv (H x n_enc) against the reference of every row, wd (H x n_dec x
+   n_enc); the first difference fails. */
+static void check_step_weights(size_t i, size_t H, size_t n_dec, size_t n_enc, const float *wsv,
+                               const double *wd)
+{
+    for (size_t h = 0; h < H; h++)
+        for (size_t j = 0; j < n_enc; j++) {
+            const double e = wd[(h * n_dec + i) * n_enc + j];
+            if (!(fabs(wsv[h * n_enc + j] - e) <= 1e-4 * e + 1e-8)) {
+                ck_fail("step %zu: weight[%zu,%zu] %.9g vs %.9g", i, h, j, wsv[h * n_enc + j], e);
+                return;
+            }
+        }
+}
+
 static void test_mhca(void)
 {
     static const size_t shapes[][4] = { /* d_model, heads, n_dec, n_enc */
@@ -581,16 +577,7 @@ static void test_mhca(void)
                         break;
                     }
                 }
-                for (size_t h = 0; h < H; h++)
-                    for (size_t j = 0; j < n_enc; j++) {
-                        const double e = wd[(h * n_dec + i) * n_enc + j];
-                        if (!(fabs(wsv[h * n_enc + j] - e) <= 1e-4 * e + 1e-8)) {
-                            ck_fail("step %zu: weight[%zu,%zu] %.9g vs %.9g", i, h, j,
-                                    wsv[h * n_enc + j], e);
-                            h = H;
-                            break;
-                        }
-                    }
+                check_step_weights(i, H, n_dec, n_enc, wsv, wd);
             }
             ck_check(maxdiff <= 1e-5, "step vs all-at-once: max |diff| %g", maxdiff);
             ck_buf_check(kv, "kv"); ck_buf_check(os, "step out"); ck_buf_check(wsv, "step weights");
@@ -726,16 +713,7 @@ static void test_mhca_bias(void)
                                 os[c], od[i * d + c], out[i * d + c]);
                         break;
                     }
-                for (size_t h = 0; h < H; h++)
-                    for (size_t j = 0; j < n_enc; j++) {
-                        const double e = wd[(h * n_dec + i) * n_enc + j];
-                        if (!(fabs(wsv[h * n_enc + j] - e) <= 1e-4 * e + 1e-8)) {
-                            ck_fail("step %zu: weight[%zu,%zu] %.9g vs %.9g", i, h, j,
-                                    wsv[h * n_enc + j], e);
-                            h = H;
-                            break;
-                        }
-                    }
+                check_step_weights(i, H, n_dec, n_enc, wsv, wd);
             }
             /* zero biases and d_enc == d_model spelled out: the six-field layer's result */
             if (de == d) {

@@ -7,21 +7,8 @@
 #include <string.h>
 
 #include "checkasm.h"
+#include "../ref_mask.h"
 #include "dsp.h"
-
-static int attended(const sk_mask *m, size_t r, size_t c)
-{
-    if (!m) return 1;
-    switch (m->kind) {
-    case SK_MASK_KEYS: return ((const uint8_t *)m->data)[c] != 0;
-    case SK_MASK_BOOL: return ((const uint8_t *)m->data)[r * m->ld + c] != 0;
-    case SK_MASK_ADD: return ((const float *)m->data)[r * m->ld + c] != -INFINITY;
-    case SK_MASK_CAUSAL: /* c <= r + offset, without overflow */
-        if (m->offset >= 0) return c <= r || c - r <= (size_t)m->offset;
-        return r >= c && r - c >= (size_t)(-(m->offset + 1)) + 1;
-    default: return 1;
-    }
-}
 
 /* exact softmax of one row in double; returns 1 if the row must be NaN (a NaN or +inf score),
    2 if fully masked. *t: the row's max over attended positions of |scale x| + |mask|, the input
@@ -33,7 +20,7 @@ static int exact_row(size_t r, size_t cols, float scale, const float *x, const s
     *t = 0;
     for (size_t c = 0; c < cols; c++) {
         e[c] = -INFINITY;
-        if (!attended(m, r, c)) continue;
+        if (!ref_attended(m, r, c, NULL)) continue;
         double v = (double)scale * x[c], mag = fabs(v);
         if (m && m->kind == SK_MASK_ADD) {
             v += ((const float *)m->data)[r * m->ld + c];
@@ -63,7 +50,7 @@ static int check_rows(size_t rows, size_t cols, float scale, const float *x, siz
         const double rel = 1e-5 + 0x1p-22 * t; /* the documented bound */
         for (size_t c = 0; c < cols && ok; c++) {
             const float v = y[r * ldy + c];
-            if (k == 2 || !attended(m, r, c)) {
+            if (k == 2 || !ref_attended(m, r, c, NULL)) {
                 if (v != 0.f) ok = ck_fail("%s: masked y[%zu,%zu] = %a, want 0", what, r, c, v);
             } else if (k == 1) {
                 if (!isnan(v)) ok = ck_fail("%s: row %zu must be NaN, y[%zu] = %a", what, r, c, v);
@@ -376,14 +363,14 @@ static void test_scale_mask_max(void)
             if (ck_rand_u32(3) == 0) {
                 const size_t at = ck_rand_u32((uint32_t)n);
                 x[at] = NAN;
-                want_nan = attended(m, r, at);
+                want_nan = ref_attended(m, r, at, NULL);
             }
             const float got = md->scale_mask_max(n, scale, x, m, r, y);
             ck_buf_check(y, "y");
             double want = -INFINITY;
             int bad = 0;
             for (size_t c = 0; c < n; c++) {
-                if (!attended(m, r, c)) {
+                if (!ref_attended(m, r, c, NULL)) {
                     if (y[c] != -INFINITY && !bad++) ck_fail("masked y[%zu] = %a", c, y[c]);
                     continue;
                 }
