@@ -7,10 +7,11 @@
 //                                                 row softmax with SLEEF expf (AVX-512 or AVX2
 //                                                 variant), cblas_sgemm P V
 // (The variant names the operation, out = softmax(scale Q K^T) V without weights, so that
-// bench/compare pairs the compositions with the fused call.) Shapes: heads x n_q x n_kv x d_head; heads side by side in each row (ld = heads * d_head), as a
-// model lays them out. Counters: GFLOP/s over 4 n_q n_kv d per head; "scratch_B" = bytes of
-// temporary memory the approach needs besides inputs and output (the fused core: its fixed stack
-// frame; the compositions: the n_q x n_kv score matrix, reused across heads).
+// bench/compare pairs the compositions with the fused call.) Shapes: heads x n_q x n_kv x d_head;
+// heads side by side in each row (ld = heads * d_head), as a model lays them out. Counters: GFLOP/s
+// over 4 n_q n_kv d per head; "scratch_B" = bytes of temporary memory the approach needs besides
+// inputs and output (the fused core: its fixed stack frame; the compositions: the n_q x n_kv score
+// matrix, reused across heads).
 #include <cmath>
 #include <vector>
 
@@ -41,8 +42,9 @@ struct Inputs {
     size_t ld;
     skb::Buf q, k, v, o;
     explicit Inputs(const Shape &sh)
-        : s(sh), ld(sh.h * sh.d), q(sh.n_q * sh.h * sh.d, -1.f, 1.f, 1), k(sh.n_kv * sh.h * sh.d, -1.f, 1.f, 2),
-          v(sh.n_kv * sh.h * sh.d, -1.f, 1.f, 3), o(sh.n_q * sh.h * sh.d, 0.f, 1.f, 4)
+        : s(sh), ld(sh.h * sh.d), q(sh.n_q * sh.h * sh.d, -1.f, 1.f, 1),
+          k(sh.n_kv * sh.h * sh.d, -1.f, 1.f, 2), v(sh.n_kv * sh.h * sh.d, -1.f, 1.f, 3),
+          o(sh.n_q * sh.h * sh.d, 0.f, 1.f, 4)
     {
     }
 };
@@ -62,8 +64,8 @@ void bm_fused(benchmark::State &st, sk_isa isa, Shape s)
     Inputs in(s);
     const float scale = 1.f / std::sqrt((float)s.d);
     for (auto _ : st) {
-        sk_mha(s.h, s.n_q, s.n_kv, s.d, in.q.p, in.ld, in.k.p, in.ld, in.v.p, in.ld, scale, nullptr, in.o.p,
-               in.ld, nullptr);
+        sk_mha(s.h, s.n_q, s.n_kv, s.d, in.q.p, in.ld, in.k.p, in.ld, in.v.p, in.ld, scale, nullptr,
+               in.o.p, in.ld, nullptr);
         benchmark::DoNotOptimize(in.o.p);
         benchmark::ClobberMemory();
     }
@@ -78,11 +80,12 @@ void bm_comp_simdkern(benchmark::State &st, Shape s)
     for (auto _ : st) {
         for (size_t h = 0; h < s.h; h++) {
             const size_t c0 = h * s.d;
-            sk_sgemm(SK_NOTRANS, SK_TRANS, s.n_q, s.n_kv, s.d, 1.f, in.q.p + c0, in.ld, in.k.p + c0, in.ld, 0.f,
-                     sc.data(), s.n_kv);
-            sk_scale_mask_softmax(s.n_q, s.n_kv, scale, sc.data(), s.n_kv, nullptr, sc.data(), s.n_kv);
-            sk_sgemm(SK_NOTRANS, SK_NOTRANS, s.n_q, s.d, s.n_kv, 1.f, sc.data(), s.n_kv, in.v.p + c0, in.ld, 0.f,
-                     in.o.p + c0, in.ld);
+            sk_sgemm(SK_NOTRANS, SK_TRANS, s.n_q, s.n_kv, s.d, 1.f, in.q.p + c0, in.ld, in.k.p + c0,
+                     in.ld, 0.f, sc.data(), s.n_kv);
+            sk_scale_mask_softmax(s.n_q, s.n_kv, scale, sc.data(), s.n_kv, nullptr, sc.data(),
+                                  s.n_kv);
+            sk_sgemm(SK_NOTRANS, SK_NOTRANS, s.n_q, s.d, s.n_kv, 1.f, sc.data(), s.n_kv,
+                     in.v.p + c0, in.ld, 0.f, in.o.p + c0, in.ld);
         }
         benchmark::DoNotOptimize(in.o.p);
         benchmark::ClobberMemory();
@@ -101,15 +104,17 @@ void bm_comp_openblas(benchmark::State &st, Shape s)
     for (auto _ : st) {
         for (size_t h = 0; h < s.h; h++) {
             const size_t c0 = h * s.d;
-            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)s.n_q, (int)s.n_kv, (int)s.d, scale,
-                        in.q.p + c0, (int)in.ld, in.k.p + c0, (int)in.ld, 0.f, sc.data(), (int)s.n_kv);
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)s.n_q, (int)s.n_kv, (int)s.d,
+                        scale, in.q.p + c0, (int)in.ld, in.k.p + c0, (int)in.ld, 0.f, sc.data(),
+                        (int)s.n_kv);
             for (size_t r = 0; r < s.n_q; r++) {
                 float *row = sc.data() + r * s.n_kv;
                 if (z) sleef_softmax_row_avx512(s.n_kv, row, row);
                 else sleef_softmax_row_avx2(s.n_kv, row, row);
             }
-            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)s.n_q, (int)s.d, (int)s.n_kv, 1.f,
-                        sc.data(), (int)s.n_kv, in.v.p + c0, (int)in.ld, 0.f, in.o.p + c0, (int)in.ld);
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)s.n_q, (int)s.d,
+                        (int)s.n_kv, 1.f, sc.data(), (int)s.n_kv, in.v.p + c0, (int)in.ld, 0.f,
+                        in.o.p + c0, (int)in.ld);
         }
         benchmark::DoNotOptimize(in.o.p);
         benchmark::ClobberMemory();
@@ -125,13 +130,16 @@ void sk_register_attention_benchmarks()
     const Shape shapes[] = { { 8, 512, 512, 64 }, { 8, 1, 512, 64 }, { 8, 1, 4096, 64 } };
     for (const Shape &s : shapes) {
         for (sk_isa isa : skb::isas())
-            benchmark::RegisterBenchmark(skb::case_name("mha", sk_isa_name(isa), "fused", s.name()).c_str(),
-                                         bm_fused, isa, s);
-        benchmark::RegisterBenchmark(skb::case_name("mha", "composition-simdkern", "fused", s.name()).c_str(), bm_comp_simdkern,
-                                     s);
+            benchmark::RegisterBenchmark(
+                skb::case_name("mha", sk_isa_name(isa), "fused", s.name()).c_str(), bm_fused, isa,
+                s);
+        benchmark::RegisterBenchmark(
+            skb::case_name("mha", "composition-simdkern", "fused", s.name()).c_str(),
+            bm_comp_simdkern, s);
 #if defined(SK_BENCH_HAVE_OPENBLAS) && defined(SK_BENCH_HAVE_SLEEF)
-        benchmark::RegisterBenchmark(skb::case_name("mha", "composition-openblas-sleef", "fused", s.name()).c_str(),
-                                     bm_comp_openblas, s);
+        benchmark::RegisterBenchmark(
+            skb::case_name("mha", "composition-openblas-sleef", "fused", s.name()).c_str(),
+            bm_comp_openblas, s);
 #endif
     }
 }

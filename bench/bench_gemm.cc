@@ -49,7 +49,10 @@ const Shape kShapes[] = {
 
 struct Operands {
     skb::Buf a, b, c;
-    Operands(const Shape &s) : a(s.m * s.k, -1.f, 1.f, 1), b(s.k * s.n, -1.f, 1.f, 2), c(s.m * s.n, -1.f, 1.f, 3) {}
+    Operands(const Shape &s)
+        : a(s.m * s.k, -1.f, 1.f, 1), b(s.k * s.n, -1.f, 1.f, 2), c(s.m * s.n, -1.f, 1.f, 3)
+    {
+    }
 };
 
 void set_counters(benchmark::State &st, const Shape &s)
@@ -101,7 +104,8 @@ bool peer_agrees(const char *peer, const Operands &o, bool nt, Shape s, Peer run
 
 // Checks a peer once, then times it (the same loop for every peer).
 template <typename Peer>
-void time_peer(benchmark::State &st, const char *peer, const Operands &o, bool nt, Shape s, Peer call)
+void time_peer(benchmark::State &st, const char *peer, const Operands &o, bool nt, Shape s,
+               Peer call)
 {
     std::string why;
     if (!peer_agrees(peer, o, nt, s, call, &why)) {
@@ -133,8 +137,9 @@ void run_onednn(benchmark::State &st, bool nt, Shape s)
 {
     Operands o(s);
     time_peer(st, "oneDNN", o, nt, s, [&](float *c) {
-        dnnl_sgemm('N', nt ? 'T' : 'N', (dnnl_dim_t)s.m, (dnnl_dim_t)s.n, (dnnl_dim_t)s.k, 1.f, o.a.p,
-                   (dnnl_dim_t)s.k, o.b.p, (dnnl_dim_t)(nt ? s.k : s.n), 0.f, c, (dnnl_dim_t)s.n);
+        dnnl_sgemm('N', nt ? 'T' : 'N', (dnnl_dim_t)s.m, (dnnl_dim_t)s.n, (dnnl_dim_t)s.k, 1.f,
+                   o.a.p, (dnnl_dim_t)s.k, o.b.p, (dnnl_dim_t)(nt ? s.k : s.n), 0.f, c,
+                   (dnnl_dim_t)s.n);
     });
 }
 #endif
@@ -236,7 +241,8 @@ void sk_register_gemm_benchmarks()
     openblas_set_num_threads(1);
 #endif
 #ifdef SK_BENCH_HAVE_ONEDNN
-    omp_set_num_threads(1); /* oneDNN's CPU runtime here is OpenMP: single thread like every contender */
+    /* oneDNN's CPU runtime here is OpenMP: single thread like every contender */
+    omp_set_num_threads(1);
 #endif
     std::vector<std::string> seen;
     for (const Shape &s : kShapes) {
@@ -249,13 +255,15 @@ void sk_register_gemm_benchmarks()
         for (int nt = 0; nt < 2; nt++) {
             const std::string var = nt ? "NT" : "NN";
             for (sk_isa isa : skb::isas()) {
-                if (isa == SK_ISA_SCALAR && flops > 0x1p28) continue; /* the reference: keep it short */
-                benchmark::RegisterBenchmark(("sgemm/" + std::string(sk_isa_name(isa)) + "/" + var + "/" + shape).c_str(),
-                                             run_sk, isa, nt != 0, s);
+                /* the reference: keep it short */
+                if (isa == SK_ISA_SCALAR && flops > 0x1p28) continue;
+                benchmark::RegisterBenchmark(
+                    ("sgemm/" + std::string(sk_isa_name(isa)) + "/" + var + "/" + shape).c_str(),
+                    run_sk, isa, nt != 0, s);
             }
 #ifdef SK_BENCH_HAVE_OPENBLAS
-            benchmark::RegisterBenchmark(("sgemm/openblas/" + var + "/" + shape).c_str(), run_openblas,
-                                         nt != 0, s);
+            benchmark::RegisterBenchmark(("sgemm/openblas/" + var + "/" + shape).c_str(),
+                                         run_openblas, nt != 0, s);
 #endif
 #ifdef SK_BENCH_HAVE_ONEDNN
             benchmark::RegisterBenchmark(("sgemm/onednn/" + var + "/" + shape).c_str(), run_onednn,

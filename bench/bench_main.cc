@@ -1,7 +1,7 @@
 // simdkern benchmark suite: one binary, every family x every available ISA x every peer found at
-// configure time. Standard Google Benchmark flags apply (--benchmark_filter, --benchmark_format=json,
-// --benchmark_out=FILE, --benchmark_repetitions=N). bench/report runs it and summarizes the JSON;
-// bench/compare compares two reports.
+// configure time. Standard Google Benchmark flags apply (--benchmark_filter,
+// --benchmark_format=json, --benchmark_out=FILE, --benchmark_repetitions=N). bench/report runs it
+// and summarizes the JSON; bench/compare compares two reports.
 //
 // The report's "context" gets, besides Google Benchmark's own fields (host, caches, MHz, load):
 //   cpu_model, cpu_vendor, cpu_signature  what the CPU is (/proc/cpuinfo, else CPUID brand string)
@@ -9,7 +9,8 @@
 //   simdkern_version, simdkern_isas       library version; ISAs usable here, in tier order
 //   simdkern_isa_default                  the path plain calls take (SIMDKERN_ISA may change it)
 //   compiler, build                       how sk_bench itself was compiled
-//   openblas_*, sleef_version             peers compiled in ("absent" when not found at configure time)
+//   openblas_*, sleef_version             peers compiled in ("absent" when not found at
+//                                         configure time)
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -118,12 +119,14 @@ void add_context()
     std::string model = cpuinfo_field("model name"), vendor, sig;
 #if defined(__x86_64__) || defined(__i386__)
     std::string brand = cpuid_brand();
-    if (brand.size() > model.size()) model = brand; /* the longer of the two names is more precise */
+    /* the longer of the two names is more precise */
+    if (brand.size() > model.size()) model = brand;
     cpuid_signature(vendor, sig);
 #endif
     if (model.empty()) {
         std::string part = cpuinfo_field("CPU part"); /* arm64 cpuinfo has no model name */
-        model = part.empty() ? "unknown" : "implementer " + cpuinfo_field("CPU implementer") + " part " + part;
+        model = part.empty() ? "unknown"
+                             : "implementer " + cpuinfo_field("CPU implementer") + " part " + part;
     }
     benchmark::AddCustomContext("cpu_model", model);
     if (!vendor.empty()) benchmark::AddCustomContext("cpu_vendor", vendor);
@@ -168,7 +171,8 @@ void add_context()
         benchmark::AddCustomContext("onednn_version", std::to_string(v->major) + "." +
                                                           std::to_string(v->minor) + "." +
                                                           std::to_string(v->patch));
-        benchmark::AddCustomContext("onednn_cpu_runtime", v->cpu_runtime == DNNL_RUNTIME_OMP ? "omp" : "other");
+        benchmark::AddCustomContext("onednn_cpu_runtime",
+                                    v->cpu_runtime == DNNL_RUNTIME_OMP ? "omp" : "other");
         benchmark::AddCustomContext("onednn_threads", std::to_string(omp_get_max_threads()));
     }
 #else

@@ -1,6 +1,7 @@
 // Benchmarks: the exp / softmax family.
 //   exp/<contender>/<L1|DRAM>/<n>            contender = each ISA, sleef-avx2, sleef-avx512
-//   softmax/<contender>/rows/<rows>x<cols>   contender = each ISA, sleef-avx2-3pass, sleef-avx512-3pass
+//   softmax/<contender>/rows/<rows>x<cols>   contender = each ISA, sleef-avx2-3pass,
+//                                            sleef-avx512-3pass
 //   scale_mask_softmax/<contender>/keys/512x512 (scale 1/8, key padding mask) contender = each ISA,
 //       composition-sleef-<isa> (a scale loop, a mask loop, a 3-pass softmax with SLEEF exp)
 //   memcpy/memcpy/copy/<shape>               the same bytes copied (read + written)
@@ -22,8 +23,10 @@ namespace {
 
 void set_counters(benchmark::State &st, double elems, double bytes)
 {
-    st.counters["elem/s"] = benchmark::Counter(elems, benchmark::Counter::kIsIterationInvariantRate);
-    st.counters["GB/s"] = benchmark::Counter(bytes * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+    st.counters["elem/s"] =
+        benchmark::Counter(elems, benchmark::Counter::kIsIterationInvariantRate);
+    st.counters["GB/s"] =
+        benchmark::Counter(bytes * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
 }
 
 std::string shape2(size_t r, size_t c) { return std::to_string(r) + "x" + std::to_string(c); }
@@ -119,7 +122,8 @@ void run_smsm(benchmark::State &st, sk_isa isa, size_t rows, size_t cols)
 }
 
 #ifdef SK_BENCH_HAVE_SLEEF
-T_AVX2 void composition_avx2(size_t rows, size_t cols, float scale, const float *x, const uint8_t *keys, float *y)
+T_AVX2 void composition_avx2(size_t rows, size_t cols, float scale, const float *x,
+                             const uint8_t *keys, float *y)
 {
     for (size_t i = 0; i < rows * cols; i++) y[i] = scale * x[i];
     for (size_t r = 0; r < rows; r++)
@@ -127,7 +131,8 @@ T_AVX2 void composition_avx2(size_t rows, size_t cols, float scale, const float 
     for (size_t r = 0; r < rows; r++) sleef_softmax_row_avx2(cols, y + r * cols, y + r * cols);
 }
 
-T_AVX512 void composition_avx512(size_t rows, size_t cols, float scale, const float *x, const uint8_t *keys, float *y)
+T_AVX512 void composition_avx512(size_t rows, size_t cols, float scale, const float *x,
+                                 const uint8_t *keys, float *y)
 {
     for (size_t i = 0; i < rows * cols; i++) y[i] = scale * x[i];
     for (size_t r = 0; r < rows; r++)
@@ -186,34 +191,42 @@ void sk_register_math_benchmarks()
 {
     const size_t kL1 = 4096, kDram = 16777216; // 16 KiB and 64 MiB of input
     const auto isas = skb::isas();
-    const bool has_avx2 = sk_isa_available(SK_ISA_AVX2), has_avx512 = sk_isa_available(SK_ISA_AVX512);
+    const bool has_avx2 = sk_isa_available(SK_ISA_AVX2),
+               has_avx512 = sk_isa_available(SK_ISA_AVX512);
     (void)has_avx2;
     (void)has_avx512;
-    for (const auto &[tag, n] : { std::pair<const char *, size_t>{ "L1", kL1 }, { "DRAM", kDram } }) {
+    for (const auto &[tag, n] :
+         { std::pair<const char *, size_t>{ "L1", kL1 }, { "DRAM", kDram } }) {
         const std::string shape = std::string(tag) + "/" + std::to_string(n);
         for (sk_isa isa : isas)
-            benchmark::RegisterBenchmark(("exp/" + std::string(sk_isa_name(isa)) + "/" + shape).c_str(),
-                                         run_exp, isa, n);
+            benchmark::RegisterBenchmark(
+                ("exp/" + std::string(sk_isa_name(isa)) + "/" + shape).c_str(), run_exp, isa, n);
 #ifdef SK_BENCH_HAVE_SLEEF
-        if (has_avx2) benchmark::RegisterBenchmark(("exp/sleef-avx2/" + shape).c_str(), run_sleef_exp, false, n);
-        if (has_avx512) benchmark::RegisterBenchmark(("exp/sleef-avx512/" + shape).c_str(), run_sleef_exp, true, n);
+        if (has_avx2)
+            benchmark::RegisterBenchmark(("exp/sleef-avx2/" + shape).c_str(), run_sleef_exp, false,
+                                         n);
+        if (has_avx512)
+            benchmark::RegisterBenchmark(("exp/sleef-avx512/" + shape).c_str(), run_sleef_exp, true,
+                                         n);
 #endif
         benchmark::RegisterBenchmark(("memcpy/memcpy/copy/" + shape).c_str(), run_memcpy, n);
     }
     for (const RC &s : kRows) {
         const std::string shape = shape2(s.r, s.c);
         for (sk_isa isa : isas)
-            benchmark::RegisterBenchmark(("softmax/" + std::string(sk_isa_name(isa)) + "/rows/" + shape).c_str(),
-                                         run_softmax, isa, s.r, s.c);
+            benchmark::RegisterBenchmark(
+                ("softmax/" + std::string(sk_isa_name(isa)) + "/rows/" + shape).c_str(),
+                run_softmax, isa, s.r, s.c);
 #ifdef SK_BENCH_HAVE_SLEEF
         if (has_avx2)
-            benchmark::RegisterBenchmark(("softmax/sleef-avx2-3pass/rows/" + shape).c_str(), run_sleef_softmax,
-                                         false, s.r, s.c);
+            benchmark::RegisterBenchmark(("softmax/sleef-avx2-3pass/rows/" + shape).c_str(),
+                                         run_sleef_softmax, false, s.r, s.c);
         if (has_avx512)
-            benchmark::RegisterBenchmark(("softmax/sleef-avx512-3pass/rows/" + shape).c_str(), run_sleef_softmax,
-                                         true, s.r, s.c);
+            benchmark::RegisterBenchmark(("softmax/sleef-avx512-3pass/rows/" + shape).c_str(),
+                                         run_sleef_softmax, true, s.r, s.c);
 #endif
-        benchmark::RegisterBenchmark(("memcpy/memcpy/copy/" + shape).c_str(), run_memcpy, s.r * s.c);
+        benchmark::RegisterBenchmark(("memcpy/memcpy/copy/" + shape).c_str(), run_memcpy,
+                                     s.r * s.c);
     }
     for (sk_isa isa : isas) {
         const std::string name = sk_isa_name(isa);
@@ -237,15 +250,18 @@ void sk_register_math_benchmarks()
         const size_t r = 512, c = 512;
         const std::string shape = shape2(r, c);
         for (sk_isa isa : isas)
-            benchmark::RegisterBenchmark(("scale_mask_softmax/" + std::string(sk_isa_name(isa)) + "/keys/" + shape).c_str(),
-                                         run_smsm, isa, r, c);
+            benchmark::RegisterBenchmark(
+                ("scale_mask_softmax/" + std::string(sk_isa_name(isa)) + "/keys/" + shape).c_str(),
+                run_smsm, isa, r, c);
 #ifdef SK_BENCH_HAVE_SLEEF
         if (has_avx2)
-            benchmark::RegisterBenchmark(("scale_mask_softmax/composition-sleef-avx2/keys/" + shape).c_str(),
-                                         run_composition, false, r, c);
+            benchmark::RegisterBenchmark(
+                ("scale_mask_softmax/composition-sleef-avx2/keys/" + shape).c_str(),
+                run_composition, false, r, c);
         if (has_avx512)
-            benchmark::RegisterBenchmark(("scale_mask_softmax/composition-sleef-avx512/keys/" + shape).c_str(),
-                                         run_composition, true, r, c);
+            benchmark::RegisterBenchmark(
+                ("scale_mask_softmax/composition-sleef-avx512/keys/" + shape).c_str(),
+                run_composition, true, r, c);
 #endif
     }
 }

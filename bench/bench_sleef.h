@@ -31,7 +31,8 @@ inline T_AVX2 void sleef_exp_avx2(size_t n, const float *x, float *y)
 inline T_AVX512 void sleef_exp_avx512(size_t n, const float *x, float *y)
 {
     size_t i = 0;
-    for (; i + 16 <= n; i += 16) _mm512_storeu_ps(y + i, Sleef_expf16_u10avx512f(_mm512_loadu_ps(x + i)));
+    for (; i + 16 <= n; i += 16)
+        _mm512_storeu_ps(y + i, Sleef_expf16_u10avx512f(_mm512_loadu_ps(x + i)));
     for (; i < n; i++) y[i] = Sleef_expf_u10(x[i]);
 }
 
@@ -57,7 +58,8 @@ inline T_AVX2 void sleef_softmax_row_avx2(size_t n, const float *x, float *y)
     for (float t : tmp) s += t;
     for (; i < n; i++) s += (y[i] = Sleef_expf_u10(x[i] - m));
     const __m256 inv = _mm256_set1_ps(1.f / s);
-    for (i = 0; i + 8 <= n; i += 8) _mm256_storeu_ps(y + i, _mm256_mul_ps(_mm256_loadu_ps(y + i), inv));
+    for (i = 0; i + 8 <= n; i += 8)
+        _mm256_storeu_ps(y + i, _mm256_mul_ps(_mm256_loadu_ps(y + i), inv));
     for (; i < n; i++) y[i] *= 1.f / s;
 }
 
@@ -78,9 +80,11 @@ inline T_AVX512 void sleef_softmax_row_avx512(size_t n, const float *x, float *y
     float s = _mm512_reduce_add_ps(vs);
     for (; i < n; i++) s += (y[i] = Sleef_expf_u10(x[i] - m));
     const __m512 inv = _mm512_set1_ps(1.f / s);
-    for (i = 0; i + 16 <= n; i += 16) _mm512_storeu_ps(y + i, _mm512_mul_ps(_mm512_loadu_ps(y + i), inv));
+    for (i = 0; i + 16 <= n; i += 16)
+        _mm512_storeu_ps(y + i, _mm512_mul_ps(_mm512_loadu_ps(y + i), inv));
     for (; i < n; i++) y[i] *= 1.f / s;
 }
 
-// The user's composition: scale loop, mask loop (masked -> -inf), then the SLEEF softmax (in place).
+// The user's composition: scale loop, mask loop (masked -> -inf), then the SLEEF softmax (in
+// place).
 #endif

@@ -146,13 +146,16 @@ struct MhcaShape {
     double step_bytes() const { return 4.0 * (2.0 * (double)n_enc * d + 2.0 * (double)d * d); }
 };
 
-struct Layer {
+// A layer of shape s (no biases) with its decoder rows, encoder rows and output.
+struct MhcaCase {
     skb::Buf wq, wk, wv, wo;
     sk_mhca L;
-    explicit Layer(size_t d)
-        : wq(d * d, -0.05f, 0.05f, 11), wk(d * d, -0.05f, 0.05f, 12), wv(d * d, -0.05f, 0.05f, 13),
-          wo(d * d, -0.05f, 0.05f, 14),
-          L{d, 0, wq.p, wk.p, wv.p, wo.p, 0, nullptr, nullptr, nullptr, nullptr}
+    skb::Buf dec, enc, out;
+    explicit MhcaCase(const MhcaShape &s)
+        : wq(s.d * s.d, -0.05f, 0.05f, 11), wk(s.d * s.d, -0.05f, 0.05f, 12),
+          wv(s.d * s.d, -0.05f, 0.05f, 13), wo(s.d * s.d, -0.05f, 0.05f, 14),
+          L{s.d, s.h, wq.p, wk.p, wv.p, wo.p, 0, nullptr, nullptr, nullptr, nullptr},
+          dec(s.n_dec * s.d, -1.f, 1.f, 1), enc(s.n_enc * s.d, -1.f, 1.f, 2), out(s.n_dec * s.d)
     {
     }
 };
@@ -161,14 +164,12 @@ void bm_forward(benchmark::State &st, sk_isa isa, size_t t, MhcaShape s)
 {
     skb::IsaScope scope(isa);
     const sk_threadpool tp = pool_of(t);
-    Layer ly(s.d);
-    ly.L.n_heads = s.h;
-    skb::Buf dec(s.n_dec * s.d, -1.f, 1.f, 1), enc(s.n_enc * s.d, -1.f, 1.f, 2), out(s.n_dec * s.d);
-    skb::Buf ws(sk_mhca_workspace_size(&ly.L, s.n_dec, s.n_enc) / sizeof(float) + 1);
+    MhcaCase c(s);
+    skb::Buf ws(sk_mhca_workspace_size(&c.L, s.n_dec, s.n_enc) / sizeof(float) + 1);
     for (auto _ : st) {
-        sk_mhca_forward_tp(&tp, &ly.L, s.n_dec, dec.p, s.n_enc, enc.p, nullptr, out.p, nullptr,
-                           ws.p);
-        benchmark::DoNotOptimize(out.p);
+        sk_mhca_forward_tp(&tp, &c.L, s.n_dec, c.dec.p, s.n_enc, c.enc.p, nullptr, c.out.p,
+                           nullptr, ws.p);
+        benchmark::DoNotOptimize(c.out.p);
         benchmark::ClobberMemory();
     }
     const double d = (double)s.d, flops = 2.0 * d * d * (2.0 * s.n_enc + 2.0 * s.n_dec) +
@@ -180,16 +181,14 @@ void bm_forward_kv(benchmark::State &st, sk_isa isa, size_t t, MhcaShape s)
 {
     skb::IsaScope scope(isa);
     const sk_threadpool tp = pool_of(t);
-    Layer ly(s.d);
-    ly.L.n_heads = s.h;
-    skb::Buf dec(s.n_dec * s.d, -1.f, 1.f, 1), enc(s.n_enc * s.d, -1.f, 1.f, 2), out(s.n_dec * s.d);
+    MhcaCase c(s);
     skb::Buf kv(2 * s.n_enc * s.d);
-    skb::Buf ws(sk_mhca_forward_kv_workspace_size(&ly.L, s.n_dec) / sizeof(float) + 1);
-    sk_mhca_project_kv_tp(&tp, &ly.L, s.n_enc, enc.p, kv.p);
+    skb::Buf ws(sk_mhca_forward_kv_workspace_size(&c.L, s.n_dec) / sizeof(float) + 1);
+    sk_mhca_project_kv_tp(&tp, &c.L, s.n_enc, c.enc.p, kv.p);
     for (auto _ : st) {
-        sk_mhca_forward_kv_tp(&tp, &ly.L, s.n_dec, dec.p, s.n_enc, kv.p, nullptr, out.p, nullptr,
-                              ws.p);
-        benchmark::DoNotOptimize(out.p);
+        sk_mhca_forward_kv_tp(&tp, &c.L, s.n_dec, c.dec.p, s.n_enc, kv.p, nullptr, c.out.p,
+                              nullptr, ws.p);
+        benchmark::DoNotOptimize(c.out.p);
         benchmark::ClobberMemory();
     }
     skb::set_rates(st, 0, 0, s.step_bytes());

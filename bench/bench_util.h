@@ -74,11 +74,14 @@ inline std::string case_name(const std::string &family, const std::string &conte
 inline void set_rates(benchmark::State &st, double flops, double elems, double bytes)
 {
     if (flops > 0)
-        st.counters["GFLOP/s"] = benchmark::Counter(flops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+        st.counters["GFLOP/s"] =
+            benchmark::Counter(flops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
     if (elems > 0)
-        st.counters["elem/s"] = benchmark::Counter(elems, benchmark::Counter::kIsIterationInvariantRate);
+        st.counters["elem/s"] =
+            benchmark::Counter(elems, benchmark::Counter::kIsIterationInvariantRate);
     if (bytes > 0)
-        st.counters["GB/s"] = benchmark::Counter(bytes * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+        st.counters["GB/s"] =
+            benchmark::Counter(bytes * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
 }
 
 }  // namespace skb

@@ -1,4 +1,5 @@
-"""Reading simdkern benchmark reports (Google Benchmark JSON), shared by bench/report and bench/compare.
+"""Reading simdkern benchmark reports (Google Benchmark JSON), shared by bench/report and
+bench/compare.
 
 Python 3 standard library only.
 

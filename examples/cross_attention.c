@@ -183,16 +183,20 @@ int main(void)
     xavier(wk1, D1, D1);
     xavier(wv1, D1, D1);
     /* Q = decoder W_q, K = encoder W_k, V = encoder W_v */
-    if (!ok(sk_sgemm(SK_NOTRANS, SK_NOTRANS, N_TGT, D1, D1, 1.f, dec1, D1, wq1, D1, 0.f, q1, D1), "sk_sgemm") ||
-        !ok(sk_sgemm(SK_NOTRANS, SK_NOTRANS, N_SRC, D1, D1, 1.f, enc1, D1, wk1, D1, 0.f, k1, D1), "sk_sgemm") ||
-        !ok(sk_sgemm(SK_NOTRANS, SK_NOTRANS, N_SRC, D1, D1, 1.f, enc1, D1, wv1, D1, 0.f, v1, D1), "sk_sgemm"))
+    if (!ok(sk_sgemm(SK_NOTRANS, SK_NOTRANS, N_TGT, D1, D1, 1.f, dec1, D1, wq1, D1, 0.f, q1, D1),
+            "sk_sgemm") ||
+        !ok(sk_sgemm(SK_NOTRANS, SK_NOTRANS, N_SRC, D1, D1, 1.f, enc1, D1, wk1, D1, 0.f, k1, D1),
+            "sk_sgemm") ||
+        !ok(sk_sgemm(SK_NOTRANS, SK_NOTRANS, N_SRC, D1, D1, 1.f, enc1, D1, wv1, D1, 0.f, v1, D1),
+            "sk_sgemm"))
         return 1;
-    if (!ok(sk_attention(N_TGT, N_SRC, D1, D1, q1, D1, k1, D1, v1, D1, 1.f / sqrtf((float)D1), NULL, out1, D1, w1),
+    if (!ok(sk_attention(N_TGT, N_SRC, D1, D1, q1, D1, k1, D1, v1, D1, 1.f / sqrtf((float)D1), NULL,
+                         out1, D1, w1),
             "sk_attention"))
         return 1;
     printf("Single-head cross-attention (d_model = d_k = d_v = %d)\n", D1);
-    printf("  encoder (%d, %d), decoder (%d, %d), output (%d, %d), weights (%d, %d)\n", N_SRC, D1, N_TGT, D1,
-           N_TGT, D1, N_TGT, N_SRC);
+    printf("  encoder (%d, %d), decoder (%d, %d), output (%d, %d), weights (%d, %d)\n", N_SRC, D1,
+           N_TGT, D1, N_TGT, D1, N_TGT, N_SRC);
     printf("  attention weights (target x source; each row sums to 1):\n");
     print_table(w1);
     printf("\n");
@@ -209,7 +213,8 @@ int main(void)
     xavier(wo, D, D);
     const sk_mhca layer = { .d_model = D, .n_heads = H, .w_q = wq, .w_k = wk, .w_v = wv,
                             .w_o = wo }; /* no biases, d_enc = d_model */
-    if (!ok(sk_mhca_forward(&layer, N_TGT, dec, N_SRC, enc, NULL, out, w, NULL), "sk_mhca_forward")) return 1;
+    if (!ok(sk_mhca_forward(&layer, N_TGT, dec, N_SRC, enc, NULL, out, w, NULL), "sk_mhca_forward"))
+        return 1;
     printf("Multi-head cross-attention with %d heads (d_model = %d, d_head = %d):\n", H, D, D / H);
     printf("  Input encoder shape:  (%d, %d)\n", N_SRC, D);
     printf("  Input decoder shape:  (%d, %d)\n", N_TGT, D);
@@ -223,18 +228,21 @@ int main(void)
 
     /* ---- 3. decoder-step API: encoder projected once, one target token per step -------------- */
     static float kv[2 * N_SRC * D], out_step[N_TGT * D], w_step[H * N_SRC], ws[2 * D], out_fused[D];
-    if (sk_mhca_kv_size(&layer, N_SRC) != sizeof kv || sk_mhca_forward_kv_workspace_size(&layer, 1) > sizeof ws) {
+    if (sk_mhca_kv_size(&layer, N_SRC) != sizeof kv ||
+        sk_mhca_forward_kv_workspace_size(&layer, 1) > sizeof ws) {
         fprintf(stderr, "unexpected buffer sizes\n");
         return 1;
     }
     if (!ok(sk_mhca_project_kv(&layer, N_SRC, enc, kv), "sk_mhca_project_kv")) return 1;
-    printf("Incremental decoding: encoder K/V projected once (%zu bytes), then one target token per step\n"
+    printf("Incremental decoding: encoder K/V projected once (%zu bytes), then one target token "
+           "per step\n"
            "(each step run with weights and without: the fused path)\n",
            sk_mhca_kv_size(&layer, N_SRC));
     double max_out = 0, max_w = 0;
     int nan = 0;
     for (int i = 0; i < N_TGT; i++) {
-        if (!ok(sk_mhca_forward_kv(&layer, 1, dec + i * D, N_SRC, kv, NULL, out_step + i * D, w_step, ws),
+        if (!ok(sk_mhca_forward_kv(&layer, 1, dec + i * D, N_SRC, kv, NULL, out_step + i * D,
+                                   w_step, ws),
                 "sk_mhca_forward_kv"))
             return 1;
         for (int c = 0; c < D; c++) {
@@ -253,7 +261,8 @@ int main(void)
         }
         for (int h = 0; h < H; h++)
             for (int j = 0; j < N_SRC; j++) {
-                const double e = fabs((double)w_step[h * N_SRC + j] - w[(h * N_TGT + i) * N_SRC + j]);
+                const double e =
+                    fabs((double)w_step[h * N_SRC + j] - w[(h * N_TGT + i) * N_SRC + j]);
                 if (isnan(e)) nan = 1;
                 if (e > max_w) max_w = e;
             }

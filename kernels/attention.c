@@ -14,7 +14,10 @@
  * turns them into the contract's weights (exactly its semantics), and out = weights · V (GEMM). */
 #include <math.h>
 #include <string.h>
-#include "dsp.h"
+#include "config.h"
+#include "attn.h"
+#include "gemm.h"
+#include "vmath.h"
 #include "common.h"
 #include "pool.h"
 #if SK_HAVE_AVX2
@@ -86,14 +89,15 @@ static int keys_all_masked(const sk_mask *m, size_t c0, size_t bk)
 }
 
 /* The fused core: no weights. Arguments validated, n_q, n_kv > 0. */
-static void attention_fused(const sk_dsp *dsp, size_t n_q, size_t n_kv, size_t d_k, size_t d_v,
-                            const float *q, size_t ldq, const float *k, size_t ldk, const float *v,
-                            size_t ldv, float scale, const sk_mask *mask, float *out, size_t ldo)
+static void attention_fused(const sk_attn_tables *dsp, size_t n_q, size_t n_kv, size_t d_k,
+                            size_t d_v, const float *q, size_t ldq, const float *k, size_t ldk,
+                            const float *v, size_t ldv, float scale, const sk_mask *mask,
+                            float *out, size_t ldo)
 {
     SK_ALIGN(64) float qt[SK_ATTN_BQ * SK_ATTN_DMAX];
     SK_ALIGN(64) float st[SK_ATTN_TILE];
     SK_ALIGN(64) float mrow[SK_ATTN_BQ], lrow[SK_ATTN_BQ], corr[SK_ATTN_BQ];
-    const sk_attn_dsp *a = &dsp->attn;
+    const sk_attn_dsp *a = dsp->attn;
     /* the packed-Q pair takes d_k <= dmax; beyond, the portable (GEMM) score */
     const int packed = a->pack_q && d_k <= a->dmax;
     sk_attn_score_fn *score = packed ? a->score : sk_attn_score_scalar;
@@ -116,10 +120,10 @@ static void attention_fused(const sk_dsp *dsp, size_t n_q, size_t n_kv, size_t d
         for (size_t c0 = 0; c0 < kv_end; c0 += bk_max) {
             const size_t bk = kv_end - c0 < bk_max ? kv_end - c0 : bk_max;
             if (mask && mask->kind == SK_MASK_KEYS && keys_all_masked(mask, c0, bk)) continue;
-            score(&dsp->gemm, bk, bq, d_k, scale, k + c0 * ldk, ldk, q + r0 * ldq, ldq, qt, st);
+            score(dsp->gemm, bk, bq, d_k, scale, k + c0 * ldk, ldk, q + r0 * ldq, ldq, qt, st);
             if (mask) mask_tile(mask, r0, bq, c0, bk, st);
-            a->online(&dsp->math, bk, bq, st, mrow, lrow, corr);
-            if (d_v) a->pv(&dsp->gemm, bq, bk, d_v, st, v + c0 * ldv, ldv, corr, o, ldo);
+            a->online(dsp->math, bk, bq, st, mrow, lrow, corr);
+            if (d_v) a->pv(dsp->gemm, bq, bk, d_v, st, v + c0 * ldv, ldv, corr, o, ldo);
         }
         for (size_t r = 0; r < bq; r++) {
             float *orow = o + r * ldo;
@@ -132,24 +136,24 @@ static void attention_fused(const sk_dsp *dsp, size_t n_q, size_t n_kv, size_t d
 
 /* weights != NULL: weights (n_q x n_kv, stride n_kv) exactly per the softmax contract, then out.
    tp: the two GEMMs and the softmax on the caller's pool (each bitwise identical to one call). */
-static void attention_weights(const sk_threadpool *tp, const sk_dsp *dsp, size_t n_q, size_t n_kv,
-                              size_t d_k, size_t d_v, const float *q, size_t ldq, const float *k,
-                              size_t ldk, const float *v, size_t ldv, float scale,
+static void attention_weights(const sk_threadpool *tp, const sk_attn_tables *dsp, size_t n_q,
+                              size_t n_kv, size_t d_k, size_t d_v, const float *q, size_t ldq,
+                              const float *k, size_t ldk, const float *v, size_t ldv, float scale,
                               const sk_mask *mask, float *out, size_t ldo, float *weights)
 {
-    sk_gemm_run_tp(tp, &dsp->gemm, SK_NOTRANS, SK_TRANS, n_q, n_kv, d_k, 1.f, q, ldq, k, ldk, 0.f,
+    sk_gemm_run_tp(tp, dsp->gemm, SK_NOTRANS, SK_TRANS, n_q, n_kv, d_k, 1.f, q, ldq, k, ldk, 0.f,
                    weights, n_kv);
-    sk_scale_mask_softmax_run_tp(tp, &dsp->math, n_q, n_kv, scale, weights, n_kv, mask, weights,
+    sk_scale_mask_softmax_run_tp(tp, dsp->math, n_q, n_kv, scale, weights, n_kv, mask, weights,
                                  n_kv);
-    sk_gemm_run_tp(tp, &dsp->gemm, SK_NOTRANS, SK_NOTRANS, n_q, d_v, n_kv, 1.f, weights, n_kv, v,
+    sk_gemm_run_tp(tp, dsp->gemm, SK_NOTRANS, SK_NOTRANS, n_q, d_v, n_kv, 1.f, weights, n_kv, v,
                    ldv, 0.f, out, ldo);
 }
 
 /* One head, validated, n_q > 0; with weights the GEMMs and softmax run on tp. */
-static void attention_core(const sk_threadpool *tp, const sk_dsp *dsp, size_t n_q, size_t n_kv,
-                           size_t d_k, size_t d_v, const float *q, size_t ldq, const float *k,
-                           size_t ldk, const float *v, size_t ldv, float scale, const sk_mask *mask,
-                           float *out, size_t ldo, float *weights)
+static void attention_core(const sk_threadpool *tp, const sk_attn_tables *dsp, size_t n_q,
+                           size_t n_kv, size_t d_k, size_t d_v, const float *q, size_t ldq,
+                           const float *k, size_t ldk, const float *v, size_t ldv, float scale,
+                           const sk_mask *mask, float *out, size_t ldo, float *weights)
 {
     if (d_v == 0 && !weights) return;
     if (n_kv == 0) { /* nothing to attend to */
@@ -174,7 +178,7 @@ static void attention_core(const sk_threadpool *tp, const sk_dsp *dsp, size_t n_
 #define TP_MIN_FLOPS_ATTN 4.0e6
 
 typedef struct attn_job {
-    const sk_dsp *dsp;
+    const sk_attn_tables *dsp;
     size_t n_heads, n_q, n_kv, d_k, d_v, hq, hk, hv, ho; /* column offsets per head */
     const float *q, *k, *v;
     size_t ldq, ldk, ldv, ldo;
@@ -270,14 +274,15 @@ enum { SK_DEC_HG = 16, SK_DEC_BK = 256, SK_DEC_G = 8, SK_DEC_CHUNK = 512, SK_DEC
 
 /* Heads [0, hn) (pointers at the first one; hn <= SK_DEC_HG) over keys [kb, ke): the unnormalised
    output o (head h at o + h * dh), running max m[h] and sum l[h] (initialised here). */
-static void decode_range(const sk_dsp *dsp, size_t hn, size_t dh, const float *qh, const float *kh,
-                         size_t ldk, const float *vh, size_t ldv, float scale, const sk_mask *mask,
-                         size_t kb, size_t ke, int pf, size_t G, float *o, float *mrow, float *lrow)
+static void decode_range(const sk_attn_tables *dsp, size_t hn, size_t dh, const float *qh,
+                         const float *kh, size_t ldk, const float *vh, size_t ldv, float scale,
+                         const sk_mask *mask, size_t kb, size_t ke, int pf, size_t G, float *o,
+                         float *mrow, float *lrow)
 {
     SK_ALIGN(64) float st[SK_DEC_HG * SK_DEC_BK];
     float corr[SK_DEC_HG];
     static const float one = 1.f;
-    const sk_attn_dsp *a = &dsp->attn;
+    const sk_attn_dsp *a = dsp->attn;
     memset(o, 0, hn * dh * sizeof(float));
     for (size_t h = 0; h < hn; h++) { mrow[h] = -INFINITY; lrow[h] = 0.f; }
     for (size_t c0 = kb; c0 < ke; c0 += SK_DEC_BK) {
@@ -288,20 +293,20 @@ static void decode_range(const sk_dsp *dsp, size_t hn, size_t dh, const float *q
             const size_t pe = c0 + j + 2 * G < ke ? c0 + j + 2 * G : ke;
             for (size_t h = 0; h < hn; h++) {
                 if (pf) prefetch_rows(kh + h * dh, ldk, c0 + j + g, pe, dh * sizeof(float));
-                a->score(&dsp->gemm, g, 1, dh, scale, kh + (c0 + j) * ldk + h * dh, ldk,
+                a->score(dsp->gemm, g, 1, dh, scale, kh + (c0 + j) * ldk + h * dh, ldk,
                          qh + h * dh, dh, NULL, st + h * SK_DEC_BK + j);
             }
         }
         for (size_t h = 0; h < hn; h++) {
             if (mask) mask_tile(mask, 0, 1, c0, bk, st + h * SK_DEC_BK);
-            a->online(&dsp->math, bk, 1, st + h * SK_DEC_BK, mrow + h, lrow + h, corr + h);
+            a->online(dsp->math, bk, 1, st + h * SK_DEC_BK, mrow + h, lrow + h, corr + h);
         }
         for (size_t j = 0; j < bk; j += G) {
             const size_t g = bk - j < G ? bk - j : G;
             const size_t pe = c0 + j + 2 * G < ke ? c0 + j + 2 * G : ke;
             for (size_t h = 0; h < hn; h++) {
                 if (pf) prefetch_rows(vh + h * dh, ldv, c0 + j + g, pe, dh * sizeof(float));
-                a->pv(&dsp->gemm, 1, g, dh, st + h * SK_DEC_BK + j, vh + (c0 + j) * ldv + h * dh,
+                a->pv(dsp->gemm, 1, g, dh, st + h * SK_DEC_BK + j, vh + (c0 + j) * ldv + h * dh,
                       ldv, j ? &one : corr + h, o + h * dh, dh);
             }
         }
@@ -309,7 +314,7 @@ static void decode_range(const sk_dsp *dsp, size_t hn, size_t dh, const float *q
 }
 
 typedef struct dec_job {
-    const sk_dsp *dsp;
+    const sk_attn_tables *dsp;
     size_t dh, ldk, ldv, kv_end, G, chunk, nc, h0, hr, ns;
     const float *q, *k, *v;
     float scale;
@@ -376,9 +381,9 @@ static void dec_merge(const dec_job *j)
     }
 }
 
-static void mha_decode(const sk_threadpool *tp, const sk_dsp *dsp, size_t n_heads, size_t n_kv,
-                       size_t dh, const float *q, const float *k, size_t ldk, const float *v,
-                       size_t ldv, float scale, const sk_mask *mask, float *out)
+static void mha_decode(const sk_threadpool *tp, const sk_attn_tables *dsp, size_t n_heads,
+                       size_t n_kv, size_t dh, const float *q, const float *k, size_t ldk,
+                       const float *v, size_t ldv, float scale, const sk_mask *mask, float *out)
 {
     SK_ALIGN(64) float part[SK_DEC_PART];
     if (mask && mask->kind == SK_MASK_NONE) mask = NULL;
@@ -431,10 +436,10 @@ static void mha_decode(const sk_threadpool *tp, const sk_dsp *dsp, size_t n_head
 static float dummy_operand[1];
 #define NONNULL(p) ((p) ? (p) : dummy_operand)
 
-void sk_attention_run_tp(const sk_threadpool *tp, const sk_dsp *dsp, size_t n_q, size_t n_kv,
-                         size_t d_k, size_t d_v, const float *q, size_t ldq, const float *k,
-                         size_t ldk, const float *v, size_t ldv, float scale, const sk_mask *mask,
-                         float *out, size_t ldo, float *weights)
+void sk_attention_run_tp(const sk_threadpool *tp, const sk_attn_tables *dsp, size_t n_q,
+                         size_t n_kv, size_t d_k, size_t d_v, const float *q, size_t ldq,
+                         const float *k, size_t ldk, const float *v, size_t ldv, float scale,
+                         const sk_mask *mask, float *out, size_t ldo, float *weights)
 {
     if (n_kv == 0 || (d_v == 0 && !weights)) {
         attention_core(NULL, dsp, n_q, n_kv, d_k, d_v, NONNULL(q), ldq, NONNULL(k), ldk, NONNULL(v),
@@ -449,7 +454,7 @@ void sk_attention_run_tp(const sk_threadpool *tp, const sk_dsp *dsp, size_t n_q,
     attn_heads(tp, &j);
 }
 
-void sk_mha_run_tp(const sk_threadpool *tp, const sk_dsp *dsp, size_t n_heads, size_t n_q,
+void sk_mha_run_tp(const sk_threadpool *tp, const sk_attn_tables *dsp, size_t n_heads, size_t n_q,
                    size_t n_kv, size_t d_head, const float *q, size_t ldq, const float *k,
                    size_t ldk, const float *v, size_t ldv, float scale, const sk_mask *mask,
                    float *out, size_t ldo, float *weights)

@@ -13,7 +13,6 @@
 
 #include "simdkern.h"
 
-struct sk_dsp;
 struct sk_gemm_dsp;
 struct sk_math_dsp;
 
@@ -47,16 +46,24 @@ typedef struct sk_attn_dsp {
 /* The portable kernels, then the arch init (kernels/x86/attention.h, kernels/arm/attention.h). */
 void sk_attn_dsp_init(sk_attn_dsp *d, sk_isa isa);
 
-/* sk_attention / sk_mha of table dsp on the caller's pool tp: arguments checked (lib.c), n_q > 0,
-   row strides normalised with sk_ld1; empty operands may be NULL. */
-void sk_attention_run_tp(const sk_threadpool *tp, const struct sk_dsp *dsp, size_t n_q,
+/* What the attention core and the module run on: the attention slots and the GEMM and math tables
+   they build on, all of one ISA (lib.c points them into the active sk_dsp). */
+typedef struct sk_attn_tables {
+    const struct sk_gemm_dsp *gemm;
+    const struct sk_math_dsp *math;
+    const sk_attn_dsp *attn;
+} sk_attn_tables;
+
+/* sk_attention / sk_mha on tables dsp and the caller's pool tp: arguments checked (lib.c),
+   n_q > 0, row strides normalised with sk_ld1; empty operands may be NULL. */
+void sk_attention_run_tp(const sk_threadpool *tp, const sk_attn_tables *dsp, size_t n_q,
                          size_t n_kv, size_t d_k, size_t d_v, const float *q, size_t ldq,
                          const float *k, size_t ldk, const float *v, size_t ldv, float scale,
                          const sk_mask *mask, float *out, size_t ldo, float *weights);
-void sk_mha_run_tp(const sk_threadpool *tp, const struct sk_dsp *dsp, size_t n_heads, size_t n_q,
-                   size_t n_kv, size_t d_head, const float *q, size_t ldq, const float *k,
-                   size_t ldk, const float *v, size_t ldv, float scale, const sk_mask *mask,
-                   float *out, size_t ldo, float *weights);
+void sk_mha_run_tp(const sk_threadpool *tp, const sk_attn_tables *dsp, size_t n_heads,
+                   size_t n_q, size_t n_kv, size_t d_head, const float *q, size_t ldq,
+                   const float *k, size_t ldk, const float *v, size_t ldv, float scale,
+                   const sk_mask *mask, float *out, size_t ldo, float *weights);
 
 /* Block geometry of the fused core. */
 enum {

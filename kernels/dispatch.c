@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "dsp.h"
+#include "cpu.h"
 
 static sk_dsp g_tables[SK_ISA_COUNT];
 static unsigned g_avail;

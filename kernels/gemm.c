@@ -1,4 +1,4 @@
-/* GEMM: argument checks, the portable BLIS-style framework and the table init.
+/* GEMM: the portable BLIS-style framework and the table init (sk_sgemm and its checks: lib.c).
  *
  * C[m x n] = alpha op(A)[m x k] op(B)[k x n] + beta C, row-major.
  *   jc loop (NC columns of C)  : B block kc x nc packed into NR-wide micro-panels (L3)
@@ -30,7 +30,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dsp.h"
+#include "config.h"
+#include "gemm.h"
 #include "common.h"
 #include "pool.h"
 #if SK_HAVE_AVX2
@@ -607,24 +608,4 @@ void sk_gemm_run_tp(const sk_threadpool *tp, const sk_gemm_dsp *d, sk_trans ta, 
                     const float *b, size_t ldb, float beta, float *c, size_t ldc)
 {
     sk_gemm_run_bias_tp(tp, d, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, NULL, c, ldc);
-}
-
-sk_status sk_sgemm_tp(const sk_threadpool *tp, sk_trans ta, sk_trans tb, size_t m, size_t n,
-                      size_t k, float alpha, const float *a, size_t lda, const float *b, size_t ldb,
-                      float beta, float *c, size_t ldc)
-{
-    if (!sk_tp_ok(tp)) return SK_EINVAL;
-    if ((unsigned)ta > SK_TRANS || (unsigned)tb > SK_TRANS) return SK_EINVAL;
-    if (!sk_mat_ok(a, ta ? k : m, ta ? m : k, lda)) return SK_EINVAL;
-    if (!sk_mat_ok(b, tb ? n : k, tb ? k : n, ldb)) return SK_EINVAL;
-    if (!sk_mat_ok(c, m, n, ldc)) return SK_EINVAL;
-    sk_gemm_run_tp(tp, &sk_dsp_get()->gemm, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-    return SK_OK;
-}
-
-sk_status sk_sgemm(sk_trans ta, sk_trans tb, size_t m, size_t n, size_t k,
-                   float alpha, const float *a, size_t lda, const float *b, size_t ldb,
-                   float beta, float *c, size_t ldc)
-{
-    return sk_sgemm_tp(NULL, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }

@@ -1,10 +1,40 @@
-/* The public entry points of the exp / softmax and attention families and their argument
- * checks (the GEMM's sk_sgemm and the module's sk_mhca_* stay with their families for now; the ISA
- * queries are in dispatch.c). A checked call takes the active table and hands the family's run
- * function validated arguments, with the row stride of one-row operands normalised (sk_ld1). */
+/* The public entry points of every family and their argument checks (the ISA queries are in
+ * dispatch.c). A checked call takes the active table and hands the family's run function validated
+ * arguments, with the row stride of one-row operands normalised (sk_ld1). */
+#include <stdlib.h>
 #include "dsp.h"
 #include "common.h"
 #include "pool.h"
+#include "mhca.h"
+
+/* The tables of the active ISA that the attention core and the module run on. */
+static sk_attn_tables attn_tables(void)
+{
+    const sk_dsp *d = sk_dsp_get();
+    const sk_attn_tables t = { &d->gemm, &d->math, &d->attn };
+    return t;
+}
+
+/* ---- GEMM ---- */
+sk_status sk_sgemm_tp(const sk_threadpool *tp, sk_trans ta, sk_trans tb, size_t m, size_t n,
+                      size_t k, float alpha, const float *a, size_t lda, const float *b, size_t ldb,
+                      float beta, float *c, size_t ldc)
+{
+    if (!sk_tp_ok(tp)) return SK_EINVAL;
+    if ((unsigned)ta > SK_TRANS || (unsigned)tb > SK_TRANS) return SK_EINVAL;
+    if (!sk_mat_ok(a, ta ? k : m, ta ? m : k, lda)) return SK_EINVAL;
+    if (!sk_mat_ok(b, tb ? n : k, tb ? k : n, ldb)) return SK_EINVAL;
+    if (!sk_mat_ok(c, m, n, ldc)) return SK_EINVAL;
+    sk_gemm_run_tp(tp, &sk_dsp_get()->gemm, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    return SK_OK;
+}
+
+sk_status sk_sgemm(sk_trans ta, sk_trans tb, size_t m, size_t n, size_t k,
+                   float alpha, const float *a, size_t lda, const float *b, size_t ldb,
+                   float beta, float *c, size_t ldc)
+{
+    return sk_sgemm_tp(NULL, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
 
 /* ---- exp / softmax ---- */
 sk_status sk_exp_tp(const sk_threadpool *tp, size_t n, const float *x, float *y)
@@ -94,8 +124,9 @@ sk_status sk_attention_tp(const sk_threadpool *tp, size_t n_q, size_t n_kv, size
     if (n_q == 0) return SK_OK;
     ldq = sk_ld1(n_q, d_k, ldq), ldo = sk_ld1(n_q, d_v, ldo);
     ldk = sk_ld1(n_kv, d_k, ldk), ldv = sk_ld1(n_kv, d_v, ldv);
-    sk_attention_run_tp(tp, sk_dsp_get(), n_q, n_kv, d_k, d_v, q, ldq, k, ldk, v, ldv, scale, mask,
-                        out, ldo, weights);
+    const sk_attn_tables t = attn_tables();
+    sk_attention_run_tp(tp, &t, n_q, n_kv, d_k, d_v, q, ldq, k, ldk, v, ldv, scale, mask, out, ldo,
+                        weights);
     return SK_OK;
 }
 
@@ -126,8 +157,9 @@ sk_status sk_mha_tp(const sk_threadpool *tp, size_t n_heads, size_t n_q, size_t 
     if (n_q == 0) return SK_OK;
     ldq = sk_ld1(n_q, w, ldq), ldo = sk_ld1(n_q, w, ldo);
     ldk = sk_ld1(n_kv, w, ldk), ldv = sk_ld1(n_kv, w, ldv);
-    sk_mha_run_tp(tp, sk_dsp_get(), n_heads, n_q, n_kv, d_head, q, ldq, k, ldk, v, ldv, scale,
-                  mask, out, ldo, weights);
+    const sk_attn_tables t = attn_tables();
+    sk_mha_run_tp(tp, &t, n_heads, n_q, n_kv, d_head, q, ldq, k, ldk, v, ldv, scale, mask, out, ldo,
+                  weights);
     return SK_OK;
 }
 
@@ -137,4 +169,155 @@ sk_status sk_mha(size_t n_heads, size_t n_q, size_t n_kv, size_t d_head,
 {
     return sk_mha_tp(NULL, n_heads, n_q, n_kv, d_head, q, ldq, k, ldk, v, ldv, scale, mask, out,
                      ldo, weights);
+}
+
+/* ---- the cross-attention module ---- */
+/* 1 when the layer is usable: heads divide d_model, every weight matrix present (d_model > 0) with
+   an extent that fits (d_model x d_model; d_enc x d_model for w_k and w_v). */
+static int layer_ok(const sk_mhca *L)
+{
+    if (!L || L->n_heads == 0 || L->d_model % L->n_heads != 0) return 0;
+    const size_t d = L->d_model, de = sk_mhca_enc_width(L);
+    return sk_mat_ok(L->w_q, d, d, d) && sk_mat_ok(L->w_o, d, d, d) &&
+           sk_mat_ok(L->w_k, de, d, d) && sk_mat_ok(L->w_v, de, d, d);
+}
+
+size_t sk_mhca_kv_size(const sk_mhca *layer, size_t n_enc)
+{
+    if (!layer_ok(layer)) return 0;
+    return sk_floats_bytes3(2, n_enc, layer->d_model);
+}
+
+size_t sk_mhca_forward_kv_workspace_size(const sk_mhca *layer, size_t n_dec)
+{
+    if (!layer_ok(layer)) return 0;
+    return sk_floats_bytes3(2, n_dec, layer->d_model); /* Q and the concat, n_dec x d_model each */
+}
+
+size_t sk_mhca_workspace_size(const sk_mhca *layer, size_t n_dec, size_t n_enc)
+{
+    if (!layer_ok(layer)) return 0;
+    /* each part 0 on overflow: a nonzero part that is 0 makes the sum 0, never the other part */
+    const size_t a = sk_mhca_kv_size(layer, n_enc),
+                 b = sk_mhca_forward_kv_workspace_size(layer, n_dec);
+    size_t sum;
+    if ((!a && n_enc && layer->d_model) || (!b && n_dec && layer->d_model)) return 0;
+    size_t ne; /* the encoder rows of such a call must be able to exist */
+    if (layer->d_model && (!sk_mul_ok(n_enc, sk_mhca_enc_width(layer), &ne) || ne > SK_ELEMS_MAX))
+        return 0;
+    if (!sk_add_ok(a, b, &sum) || sum / sizeof(float) > SK_ELEMS_MAX) return 0;
+    return sum;
+}
+
+/* 1 when weights (NULL or n_heads x n_dec x n_enc floats) has an extent that fits. */
+static int weights_ok(const sk_mhca *L, size_t n_dec, size_t n_enc, const float *weights)
+{
+    size_t n;
+    return !weights || (sk_mul_ok(n_dec, n_enc, &n) && sk_mat_ok(weights, L->n_heads, n, n));
+}
+
+/* 1 when the written buffers (w[0..nw), each of wn[i] floats) overlap neither each other nor the
+   read ones (r[0..nr), rn[i] floats); NULL or empty buffers never overlap (sizes checked). */
+static int disjoint(const float *const *w, const size_t *wn, int nw, const float *const *r,
+                    const size_t *rn, int nr)
+{
+    for (int i = 0; i < nw; i++) {
+        if (!w[i]) continue;
+        for (int j = 0; j < nr; j++)
+            if (r[j] && sk_mat_overlap(w[i], 1, wn[i], wn[i], r[j], 1, rn[j], rn[j])) return 0;
+        for (int j = i + 1; j < nw; j++)
+            if (w[j] && sk_mat_overlap(w[i], 1, wn[i], wn[i], w[j], 1, wn[j], wn[j])) return 0;
+    }
+    return 1;
+}
+
+sk_status sk_mhca_project_kv_tp(const sk_threadpool *tp, const sk_mhca *layer, size_t n_enc,
+                                const float *enc, float *kv)
+{
+    if (!sk_tp_ok(tp) || !layer_ok(layer)) return SK_EINVAL;
+    const size_t d = layer->d_model, de = sk_mhca_enc_width(layer);
+    if (!sk_mat_ok(enc, n_enc, de, de) || !sk_mat_ok(kv, n_enc, d, d)) return SK_EINVAL;
+    if (n_enc && d && !sk_mhca_kv_size(layer, n_enc)) return SK_EINVAL; /* size overflow */
+    if (n_enc == 0 || d == 0) return SK_OK;
+    const float *w[1] = { kv }, *r[1] = { enc };
+    const size_t wn[1] = { 2 * n_enc * d }, rn[1] = { n_enc * de };
+    if (!disjoint(w, wn, 1, r, rn, 1)) return SK_EINVAL; /* kv overlaps enc */
+    const sk_attn_tables t = attn_tables();
+    sk_mhca_project_kv_run_tp(tp, &t, layer, n_enc, enc, kv);
+    return SK_OK;
+}
+
+sk_status sk_mhca_project_kv(const sk_mhca *layer, size_t n_enc, const float *enc, float *kv)
+{
+    return sk_mhca_project_kv_tp(NULL, layer, n_enc, enc, kv);
+}
+
+/* The checks, the workspace and the run of a module call: kv == 0, sk_mhca_forward_tp (src: the
+   encoder rows, n_enc x d_enc); kv == 1, sk_mhca_forward_kv_tp (src: K and V, n_enc x d_model
+   each, one after the other). */
+static sk_status module_call(const sk_threadpool *tp, int kv, const sk_mhca *layer, size_t n_dec,
+                             const float *dec, size_t n_enc, const float *src,
+                             const uint8_t *enc_mask, float *out, float *weights, void *workspace)
+{
+    if (!sk_tp_ok(tp) || !layer_ok(layer)) return SK_EINVAL;
+    const size_t d = layer->d_model, sw = kv ? d : sk_mhca_enc_width(layer);
+    if (!sk_mat_ok(dec, n_dec, d, d) || !sk_mat_ok(src, n_enc, sw, sw) ||
+        !sk_mat_ok(out, n_dec, d, d))
+        return SK_EINVAL;
+    if (n_dec == 0 || d == 0) return SK_OK; /* nothing computed, weights not written */
+    if (!weights_ok(layer, n_dec, n_enc, weights)) return SK_EINVAL;
+    const size_t wsz = kv ? sk_mhca_forward_kv_workspace_size(layer, n_dec)
+                          : sk_mhca_workspace_size(layer, n_dec, n_enc);
+    if (!wsz || (kv && n_enc && !sk_mhca_kv_size(layer, n_enc))) return SK_EINVAL; /* overflow */
+    {
+        const float *w[3] = { out, weights, workspace }, *r[2] = { dec, src };
+        const size_t wn[3] = { n_dec * d, weights ? layer->n_heads * n_dec * n_enc : 0,
+                               wsz / sizeof(float) };
+        const size_t rn[2] = { n_dec * d, (kv ? 2 : 1) * n_enc * sw };
+        if (!disjoint(w, wn, 3, r, rn, 2)) return SK_EINVAL; /* an output overlaps */
+    }
+    float *ws = workspace, *owned = NULL;
+    if (!ws) {
+        ws = owned = malloc(wsz);
+        if (!ws) return SK_ENOMEM;
+    }
+    const sk_attn_tables t = attn_tables();
+    if (kv)
+        sk_mhca_forward_kv_run_tp(tp, &t, layer, n_dec, dec, n_enc, src, enc_mask, out, weights,
+                                  ws);
+    else
+        sk_mhca_forward_run_tp(tp, &t, layer, n_dec, dec, n_enc, src, enc_mask, out, weights, ws);
+    free(owned);
+    return SK_OK;
+}
+
+sk_status sk_mhca_forward_kv_tp(const sk_threadpool *tp, const sk_mhca *layer, size_t n_dec,
+                                const float *dec, size_t n_enc, const float *kv,
+                                const uint8_t *enc_mask, float *out, float *weights,
+                                void *workspace)
+{
+    return module_call(tp, 1, layer, n_dec, dec, n_enc, kv, enc_mask, out, weights, workspace);
+}
+
+sk_status sk_mhca_forward_kv(const sk_mhca *layer, size_t n_dec, const float *dec, size_t n_enc,
+                             const float *kv, const uint8_t *enc_mask, float *out, float *weights,
+                             void *workspace)
+{
+    return sk_mhca_forward_kv_tp(NULL, layer, n_dec, dec, n_enc, kv, enc_mask, out, weights,
+                                 workspace);
+}
+
+sk_status sk_mhca_forward_tp(const sk_threadpool *tp, const sk_mhca *layer, size_t n_dec,
+                             const float *dec, size_t n_enc, const float *enc,
+                             const uint8_t *enc_mask, float *out, float *weights, void *workspace)
+{
+    return module_call(tp, 0, layer, n_dec, dec, n_enc, enc, enc_mask, out, weights, workspace);
+}
+
+sk_status sk_mhca_forward(const sk_mhca *layer, size_t n_dec, const float *dec, size_t n_enc,
+                          const float *enc, const uint8_t *enc_mask, float *out, float *weights,
+                          void *workspace)
+{
+    return sk_mhca_forward_tp(NULL, layer, n_dec, dec, n_enc, enc, enc_mask, out, weights,
+                              workspace);
 }

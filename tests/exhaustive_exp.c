@@ -84,7 +84,10 @@ int main(int argc, char **argv)
         if (!strncmp(argv[i], "--isa=", 6)) isa_name = argv[i] + 6;
         else if (!strncmp(argv[i], "--stride=", 9)) stride = strtoull(argv[i] + 9, NULL, 0);
         else if (!strncmp(argv[i], "--threads=", 10)) threads = atoi(argv[i] + 10);
-        else { fprintf(stderr, "usage: %s --isa=NAME [--stride=N] [--threads=N]\n", argv[0]); return 2; }
+        else {
+            fprintf(stderr, "usage: %s --isa=NAME [--stride=N] [--threads=N]\n", argv[0]);
+            return 2;
+        }
     }
     if (stride < 1) stride = 1;
     if (threads < 1 || threads > 64) threads = 2;
@@ -92,7 +95,10 @@ int main(int argc, char **argv)
     for (int k = 0; k < SK_ISA_COUNT; k++)
         if (!strcmp(isa_name, sk_isa_name((sk_isa)k))) isa = k;
     if (isa < 0) { fprintf(stderr, "unknown ISA %s\n", isa_name); return 2; }
-    if (!sk_isa_available((sk_isa)isa)) { printf("%s not available here: skipped\n", isa_name); return 77; }
+    if (!sk_isa_available((sk_isa)isa)) {
+        printf("%s not available here: skipped\n", isa_name);
+        return 77;
+    }
 
     job jobs[64];
     pthread_t tid[64];
@@ -113,7 +119,10 @@ int main(int argc, char **argv)
         sum.flushed += jobs[t].flushed;
         if (jobs[t].bad && !sum.bad) sum.first_bad = jobs[t].first_bad;
         sum.bad += jobs[t].bad;
-        if (jobs[t].max_ulp > sum.max_ulp) { sum.max_ulp = jobs[t].max_ulp; sum.worst = jobs[t].worst; }
+        if (jobs[t].max_ulp > sum.max_ulp) {
+            sum.max_ulp = jobs[t].max_ulp;
+            sum.worst = jobs[t].worst;
+        }
     }
     printf("exhaustive exp %s: %s (%" PRIu64 " inputs, stride %" PRIu64 "), %" PRIu64
            " normal results, max %.4f ulp at x = %a; %" PRIu64 " subnormal results flushed to 0;"

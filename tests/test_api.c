@@ -4,7 +4,8 @@
  *
  *   test_api                      all of the above
  *   test_api --env-isa=VALUE      run with SIMDKERN_ISA=VALUE in the environment: the path active
- *                                 at first use is VALUE when that ISA is available, else the best one
+ *                                 at first use is VALUE when that ISA is available, else the best
+ *                                 one
  */
 #include <float.h>
 #include <math.h>
@@ -15,7 +16,7 @@
 
 #include "simdkern.h"
 #include "config.h"
-#include "dsp.h" /* internal: sk_cpu_features */
+#include "cpu.h" /* internal: sk_cpu_features */
 
 /* sk_mhca initializers of its first six fields (d_model .. w_o) are kept on purpose: source written
    for the original struct must still compile and mean the bias-free, d_enc = d_model module. */
@@ -57,7 +58,8 @@ static int untouched(const void *p, size_t bytes)
 }
 static int all_untouched(void)
 {
-    return untouched(g_out, sizeof g_out) && untouched(g_w, sizeof g_w) && untouched(g_ws, sizeof g_ws);
+    return untouched(g_out, sizeof g_out) && untouched(g_w, sizeof g_w) &&
+           untouched(g_ws, sizeof g_ws);
 }
 
 /* Inputs: small distinct values, never NaN. */
@@ -113,7 +115,8 @@ static void test_sgemm(void)
     /* A good call first, checked by hand: [1 2; 3 4] * [5 6; 7 8] = [19 22; 43 50] */
     const float a2[4] = { 1, 2, 3, 4 }, b2[4] = { 5, 6, 7, 8 };
     float c2[4] = { 1, 1, 1, 1 };
-    CHECK(sk_sgemm(SK_NOTRANS, SK_NOTRANS, 2, 2, 2, 1.f, a2, 2, b2, 2, 0.f, c2, 2) == SK_OK, "good call");
+    CHECK(sk_sgemm(SK_NOTRANS, SK_NOTRANS, 2, 2, 2, 1.f, a2, 2, b2, 2, 0.f, c2, 2) == SK_OK,
+          "good call");
     CHECK(c2[0] == 19 && c2[1] == 22 && c2[2] == 43 && c2[3] == 50, "2x2 product %g %g %g %g",
           c2[0], c2[1], c2[2], c2[3]);
     /* A^T B^T with alpha, beta: (A^T B^T)^T = B A */
@@ -143,21 +146,30 @@ static void test_sgemm(void)
                 g = good; g.tb = k_bad_trans[i];
                 EXPECT(SK_EINVAL, gemm(g), "tb=%d", (int)k_bad_trans[i]);
             }
-            g = good; g.a = NULL;            EXPECT(SK_EINVAL, gemm(g), "a NULL ta=%d tb=%d", ta, tb);
-            g = good; g.b = NULL;            EXPECT(SK_EINVAL, gemm(g), "b NULL ta=%d tb=%d", ta, tb);
-            g = good; g.c = NULL;            EXPECT(SK_EINVAL, gemm(g), "c NULL ta=%d tb=%d", ta, tb);
-            g = good; g.lda = a_cols - 1;    EXPECT(SK_EINVAL, gemm(g), "lda small ta=%d tb=%d", ta, tb);
-            g = good; g.ldb = b_cols - 1;    EXPECT(SK_EINVAL, gemm(g), "ldb small ta=%d tb=%d", ta, tb);
-            g = good; g.ldc = n - 1;         EXPECT(SK_EINVAL, gemm(g), "ldc small ta=%d tb=%d", ta, tb);
-            g = good; g.lda = 0;             EXPECT(SK_EINVAL, gemm(g), "lda 0 ta=%d tb=%d", ta, tb);
+            g = good; g.a = NULL;
+            EXPECT(SK_EINVAL, gemm(g), "a NULL ta=%d tb=%d", ta, tb);
+            g = good; g.b = NULL;
+            EXPECT(SK_EINVAL, gemm(g), "b NULL ta=%d tb=%d", ta, tb);
+            g = good; g.c = NULL;
+            EXPECT(SK_EINVAL, gemm(g), "c NULL ta=%d tb=%d", ta, tb);
+            g = good; g.lda = a_cols - 1;
+            EXPECT(SK_EINVAL, gemm(g), "lda small ta=%d tb=%d", ta, tb);
+            g = good; g.ldb = b_cols - 1;
+            EXPECT(SK_EINVAL, gemm(g), "ldb small ta=%d tb=%d", ta, tb);
+            g = good; g.ldc = n - 1;
+            EXPECT(SK_EINVAL, gemm(g), "ldc small ta=%d tb=%d", ta, tb);
+            g = good; g.lda = 0;
+            EXPECT(SK_EINVAL, gemm(g), "lda 0 ta=%d tb=%d", ta, tb);
             /* the leading dimension follows the transpose: for op(A) = A^T, lda >= m, not k */
             /* m = 3 < k = 5: A (3x5) needs lda >= 5, A^T (A is 5x3) needs lda >= 3 */
             g = good; g.ta = (sk_trans)!ta;
-            EXPECT(ta ? SK_EINVAL : SK_OK, gemm(g), "lda %zu for the other transpose ta=%d", g.lda, ta);
+            EXPECT(ta ? SK_EINVAL : SK_OK, gemm(g), "lda %zu for the other transpose ta=%d", g.lda,
+                   ta);
             g = good; g.ta = (sk_trans)!ta; g.lda = k;
             EXPECT(SK_OK, gemm(g), "lda=k ta=%d", !ta);
             g = good; g.tb = (sk_trans)!tb; /* B 5x4 needs ldb >= 4, B^T 4x5 needs ldb >= 5 */
-            EXPECT(tb ? SK_OK : SK_EINVAL, gemm(g), "ldb %zu for the other transpose tb=%d", g.ldb, tb);
+            EXPECT(tb ? SK_OK : SK_EINVAL, gemm(g), "ldb %zu for the other transpose tb=%d", g.ldb,
+                   tb);
 
             /* zero sizes: OK with NULL pointers and any ld, nothing written */
             g = good; g.m = 0; g.a = NULL; g.c = NULL; g.lda = g.ldc = 0;
@@ -171,15 +183,18 @@ static void test_sgemm(void)
     /* k == 0: C = beta * C, A and B may be NULL; beta == 0 does not read C (NaN in C disappears) */
     g_fn = "sk_sgemm k=0";
     float c4[6] = { 1, 2, 3, 4, 5, NAN };
-    CHECK(sk_sgemm(SK_NOTRANS, SK_NOTRANS, 2, 2, 0, 1.f, NULL, 0, NULL, 0, 2.f, c4, 3) == SK_OK, "k=0");
+    CHECK(sk_sgemm(SK_NOTRANS, SK_NOTRANS, 2, 2, 0, 1.f, NULL, 0, NULL, 0, 2.f, c4, 3) == SK_OK,
+          "k=0");
     CHECK(c4[0] == 2 && c4[1] == 4 && c4[2] == 3 && c4[3] == 8 && c4[4] == 10 && isnan(c4[5]),
           "k=0 beta=2: %g %g %g %g %g", c4[0], c4[1], c4[2], c4[3], c4[4]);
     float c5[4] = { NAN, NAN, NAN, NAN };
-    CHECK(sk_sgemm(SK_NOTRANS, SK_TRANS, 2, 2, 0, 1.f, NULL, 0, NULL, 0, 0.f, c5, 2) == SK_OK, "k=0");
+    CHECK(sk_sgemm(SK_NOTRANS, SK_TRANS, 2, 2, 0, 1.f, NULL, 0, NULL, 0, 0.f, c5, 2) == SK_OK,
+          "k=0");
     CHECK(c5[0] == 0 && c5[1] == 0 && c5[2] == 0 && c5[3] == 0, "k=0 beta=0 must give zeros");
     /* beta == 0 with NaN in C: C not read */
     float c6[4] = { NAN, NAN, NAN, NAN };
-    CHECK(sk_sgemm(SK_NOTRANS, SK_NOTRANS, 2, 2, 2, 1.f, a2, 2, b2, 2, 0.f, c6, 2) == SK_OK, "beta=0");
+    CHECK(sk_sgemm(SK_NOTRANS, SK_NOTRANS, 2, 2, 2, 1.f, a2, 2, b2, 2, 0.f, c6, 2) == SK_OK,
+          "beta=0");
     CHECK(c6[0] == 19 && c6[3] == 50, "beta=0 read C: %g %g", c6[0], c6[3]);
 }
 
@@ -286,7 +301,8 @@ static void test_softmax(void)
     /* hand-computed: softmax([0, ln 2, ln 3]) = [1/6, 2/6, 3/6] */
     float x[3] = { 0.f, logf(2.f), logf(3.f) }, y[3];
     CHECK(sk_softmax(1, 3, x, 3, y, 3) == SK_OK, "good call");
-    CHECK(fabsf(y[0] - 1.f / 6) < 1e-6f && fabsf(y[1] - 2.f / 6) < 1e-6f && fabsf(y[2] - 3.f / 6) < 1e-6f,
+    CHECK(fabsf(y[0] - 1.f / 6) < 1e-6f && fabsf(y[1] - 2.f / 6) < 1e-6f &&
+              fabsf(y[2] - 3.f / 6) < 1e-6f,
           "softmax [0, ln2, ln3] = %g %g %g", y[0], y[1], y[2]);
 }
 
@@ -312,8 +328,10 @@ static void test_scale_mask_softmax(void)
         poison();
         CHECK(smsoftmax(s) == SK_OK, "causal");
         for (size_t c = 0; c < cols; c++)
-            CHECK(g_out[c] == 0.f && !signbit(g_out[c]), "fully masked row 0 col %zu = %g", c, g_out[c]);
-        CHECK(g_out[7] == 1.f && g_out[8] == 0.f, "row 1 attends only col 0: %g %g", g_out[7], g_out[8]);
+            CHECK(g_out[c] == 0.f && !signbit(g_out[c]), "fully masked row 0 col %zu = %g", c,
+                  g_out[c]);
+        CHECK(g_out[7] == 1.f && g_out[8] == 0.f, "row 1 attends only col 0: %g %g", g_out[7],
+              g_out[8]);
     }
     sk_mask bad;
     const smx_args base = { rows, cols, 0.5f, g_a, 6, NULL, g_out, 7 };
@@ -381,11 +399,16 @@ static void attn_bad_common(sk_status (*fn)(attn_args), attn_args good, size_t w
             bad = (sk_mask){ k_bad_kinds[i], g_u8, 64, 0 };
             EXPECT(SK_EINVAL, fn(t), "unknown mask kind %d", (int)k_bad_kinds[i]);
         }
-        bad = (sk_mask){ SK_MASK_KEYS, NULL, 0, 0 };           EXPECT(SK_EINVAL, fn(t), "KEYS NULL");
-        bad = (sk_mask){ SK_MASK_BOOL, NULL, 64, 0 };          EXPECT(SK_EINVAL, fn(t), "BOOL NULL");
-        bad = (sk_mask){ SK_MASK_BOOL, g_u8, good.n_kv - 1, 0 }; EXPECT(SK_EINVAL, fn(t), "BOOL ld < n_kv");
-        bad = (sk_mask){ SK_MASK_ADD, NULL, 64, 0 };           EXPECT(SK_EINVAL, fn(t), "ADD NULL");
-        bad = (sk_mask){ SK_MASK_ADD, g_c, good.n_kv - 1, 0 }; EXPECT(SK_EINVAL, fn(t), "ADD ld < n_kv");
+        bad = (sk_mask){ SK_MASK_KEYS, NULL, 0, 0 };
+        EXPECT(SK_EINVAL, fn(t), "KEYS NULL");
+        bad = (sk_mask){ SK_MASK_BOOL, NULL, 64, 0 };
+        EXPECT(SK_EINVAL, fn(t), "BOOL NULL");
+        bad = (sk_mask){ SK_MASK_BOOL, g_u8, good.n_kv - 1, 0 };
+        EXPECT(SK_EINVAL, fn(t), "BOOL ld < n_kv");
+        bad = (sk_mask){ SK_MASK_ADD, NULL, 64, 0 };
+        EXPECT(SK_EINVAL, fn(t), "ADD NULL");
+        bad = (sk_mask){ SK_MASK_ADD, g_c, good.n_kv - 1, 0 };
+        EXPECT(SK_EINVAL, fn(t), "ADD ld < n_kv");
         /* zero sizes */
         t = good; t.n_q = 0; t.q = NULL; t.out = NULL; t.ldq = t.ldo = 0;
         EXPECT(SK_OK, fn(t), "n_q=0");
@@ -397,10 +420,12 @@ static void attn_bad_common(sk_status (*fn)(attn_args), attn_args good, size_t w
     CHECK(fn(t) == SK_OK, "n_kv=0");
     for (size_t r = 0; r < good.n_q; r++)
         for (size_t c = 0; c < wv; c++)
-            CHECK(g_out[r * good.ldo + c] == 0.f, "n_kv=0: out[%zu,%zu] = %g", r, c, g_out[r * good.ldo + c]);
+            CHECK(g_out[r * good.ldo + c] == 0.f, "n_kv=0: out[%zu,%zu] = %g", r, c,
+                  g_out[r * good.ldo + c]);
     /* d_k == 0: all scores 0 -> uniform weights, out = column means of v */
     if (fn == attention) {
-        t = good; t.d_k = 0; t.q = NULL; t.k = NULL; t.ldq = t.ldk = 0; t.weights = g_w; t.mask = NULL;
+        t = good; t.d_k = 0; t.q = NULL; t.k = NULL; t.ldq = t.ldk = 0;
+        t.weights = g_w; t.mask = NULL;
         poison();
         CHECK(fn(t) == SK_OK, "d_k=0");
         CHECK(fabsf(g_w[0] - 1.f / (float)good.n_kv) < 1e-6f, "d_k=0: weight %g", g_w[0]);
@@ -412,7 +437,8 @@ static void test_attention(void)
     g_fn = "sk_attention";
     const size_t n_q = 3, n_kv = 5, d_k = 4, d_v = 6;
     const sk_mask keys = { SK_MASK_KEYS, g_u8 + 1, 0, 0 };
-    const attn_args good = { 0, n_q, n_kv, d_k, d_v, g_a, 5, g_b, 4, g_c, 7, 0.5f, &keys, g_out, 8, NULL };
+    const attn_args good = { 0, n_q, n_kv, d_k, d_v, g_a, 5, g_b, 4, g_c, 7, 0.5f,
+                             &keys, g_out, 8, NULL };
     attn_bad_common(attention, good, d_k, d_v);
     /* d_v == 0: out has no columns; NULL v is fine */
     attn_args t = good; t.d_v = 0; t.v = NULL; t.ldv = t.ldo = 0;
@@ -425,7 +451,8 @@ static void test_mha(void)
 {
     g_fn = "sk_mha";
     const size_t h = 3, n_q = 2, n_kv = 5, dh = 4, w = h * dh;
-    const attn_args good = { h, n_q, n_kv, dh, dh, g_a, w, g_b, w + 1, g_c, w + 3, 0.25f, NULL, g_out, w, NULL };
+    const attn_args good = { h, n_q, n_kv, dh, dh, g_a, w, g_b, w + 1, g_c, w + 3, 0.25f,
+                             NULL, g_out, w, NULL };
     attn_bad_common(mha, good, w, w);
     attn_args t = good;
     t.n_heads = 0;            EXPECT(SK_EINVAL, mha(t), "n_heads=0");
@@ -458,27 +485,36 @@ static void test_mhca(void)
             float *wts = w ? g_w : NULL;
             void *wsp = ws ? (void *)g_ws : NULL;
             poison();
-            CHECK(sk_mhca_forward(&good, ND, g_b, NE, g_c, g_u8, g_out, wts, wsp) == SK_OK, "good call");
+            CHECK(sk_mhca_forward(&good, ND, g_b, NE, g_c, g_u8, g_out, wts, wsp) == SK_OK,
+                  "good call");
             CHECK(!untouched(g_out, sizeof(float)), "good call wrote nothing");
-            CHECK(untouched(g_out + ND * D, sizeof g_out - ND * D * sizeof(float)), "wrote past out");
+            CHECK(untouched(g_out + ND * D, sizeof g_out - ND * D * sizeof(float)),
+                  "wrote past out");
             sk_mhca L;
-#define MHCA_BAD(what, ...) EXPECT(SK_EINVAL, sk_mhca_forward(__VA_ARGS__), what " (weights=%d ws=%d)", w, ws)
+#define MHCA_BAD(what, ...)                                                                        \
+    EXPECT(SK_EINVAL, sk_mhca_forward(__VA_ARGS__), what " (weights=%d ws=%d)", w, ws)
             MHCA_BAD("layer NULL", NULL, ND, g_b, NE, g_c, g_u8, g_out, wts, wsp);
             L = good; L.n_heads = 0;
             MHCA_BAD("n_heads=0", &L, ND, g_b, NE, g_c, g_u8, g_out, wts, wsp);
             CHECK(sk_mhca_workspace_size(&L, ND, NE) == 0, "workspace size with n_heads=0");
             L = good; L.n_heads = 3;
             MHCA_BAD("d_model %% n_heads != 0", &L, ND, g_b, NE, g_c, g_u8, g_out, wts, wsp);
-            CHECK(sk_mhca_workspace_size(&L, ND, NE) == 0, "workspace size with d_model %% n_heads");
-            L = good; L.w_q = NULL; MHCA_BAD("w_q NULL", &L, ND, g_b, NE, g_c, g_u8, g_out, wts, wsp);
-            L = good; L.w_k = NULL; MHCA_BAD("w_k NULL", &L, ND, g_b, NE, g_c, g_u8, g_out, wts, wsp);
-            L = good; L.w_v = NULL; MHCA_BAD("w_v NULL", &L, ND, g_b, NE, g_c, g_u8, g_out, wts, wsp);
-            L = good; L.w_o = NULL; MHCA_BAD("w_o NULL", &L, ND, g_b, NE, g_c, g_u8, g_out, wts, wsp);
+            CHECK(sk_mhca_workspace_size(&L, ND, NE) == 0,
+                  "workspace size with d_model %% n_heads");
+            L = good; L.w_q = NULL;
+            MHCA_BAD("w_q NULL", &L, ND, g_b, NE, g_c, g_u8, g_out, wts, wsp);
+            L = good; L.w_k = NULL;
+            MHCA_BAD("w_k NULL", &L, ND, g_b, NE, g_c, g_u8, g_out, wts, wsp);
+            L = good; L.w_v = NULL;
+            MHCA_BAD("w_v NULL", &L, ND, g_b, NE, g_c, g_u8, g_out, wts, wsp);
+            L = good; L.w_o = NULL;
+            MHCA_BAD("w_o NULL", &L, ND, g_b, NE, g_c, g_u8, g_out, wts, wsp);
             MHCA_BAD("dec NULL", &good, ND, NULL, NE, g_c, g_u8, g_out, wts, wsp);
             MHCA_BAD("enc NULL", &good, ND, g_b, NE, NULL, g_u8, g_out, wts, wsp);
             MHCA_BAD("out NULL", &good, ND, g_b, NE, g_c, g_u8, NULL, wts, wsp);
 #undef MHCA_BAD
-            EXPECT(SK_OK, sk_mhca_forward(&good, 0, NULL, NE, g_c, g_u8, NULL, NULL, wsp), "n_dec=0");
+            EXPECT(SK_OK, sk_mhca_forward(&good, 0, NULL, NE, g_c, g_u8, NULL, NULL, wsp),
+                   "n_dec=0");
             CHECK(all_untouched(), "n_dec=0 wrote");
         }
     /* n_enc == 0: nothing to attend to -> zero heads -> out = 0 W_o = 0 */
@@ -489,8 +525,10 @@ static void test_mhca(void)
     static const uint8_t none[NE] = { 0 };
     poison();
     CHECK(sk_mhca_forward(&good, ND, g_b, NE, g_c, none, g_out, g_w, NULL) == SK_OK, "all masked");
-    for (int i = 0; i < ND * D; i++) CHECK(g_out[i] == 0.f, "all masked: out[%d] = %g", i, g_out[i]);
-    for (int i = 0; i < H * ND * NE; i++) CHECK(g_w[i] == 0.f, "all masked: weight[%d] = %g", i, g_w[i]);
+    for (int i = 0; i < ND * D; i++)
+        CHECK(g_out[i] == 0.f, "all masked: out[%d] = %g", i, g_out[i]);
+    for (int i = 0; i < H * ND * NE; i++)
+        CHECK(g_w[i] == 0.f, "all masked: weight[%d] = %g", i, g_w[i]);
     /* d_model == 0 is an empty layer: OK, nothing to do */
     const sk_mhca empty = { 0, 1, NULL, NULL, NULL, NULL };
     EXPECT(SK_OK, sk_mhca_forward(&empty, ND, NULL, NE, NULL, NULL, NULL, NULL, NULL), "d_model=0");
@@ -598,11 +636,13 @@ static void test_mhca_kv(void)
     CHECK(kvb == 2 * NE * D * sizeof(float), "sk_mhca_kv_size = %zu", kvb);
     CHECK(sk_mhca_kv_size(NULL, NE) == 0, "kv size of NULL layer");
     CHECK(sk_mhca_forward_kv_workspace_size(NULL, ND) == 0, "workspace size of NULL layer");
-    CHECK(sk_mhca_forward_kv_workspace_size(&good, ND) <= sizeof g_ws, "workspace too big for the test");
+    CHECK(sk_mhca_forward_kv_workspace_size(&good, ND) <= sizeof g_ws,
+          "workspace too big for the test");
     static float kv[2 * NE * D];
     poison();
     CHECK(sk_mhca_project_kv(&good, NE, g_c, g_out) == SK_OK, "project_kv");
-    CHECK(!untouched(g_out, kvb) && untouched((char *)g_out + kvb, sizeof g_out - kvb), "project_kv extent");
+    CHECK(!untouched(g_out, kvb) && untouched((char *)g_out + kvb, sizeof g_out - kvb),
+          "project_kv extent");
     memcpy(kv, g_out, sizeof kv);
     sk_mhca L;
 #define KV_BAD(what, ...) EXPECT(SK_EINVAL, sk_mhca_project_kv(__VA_ARGS__), what)
@@ -621,26 +661,34 @@ static void test_mhca_kv(void)
             float *wts = w ? g_w : NULL;
             void *wsp = ws ? (void *)g_ws : NULL;
             poison();
-            CHECK(sk_mhca_forward_kv(&good, ND, g_b, NE, kv, g_u8, g_out, wts, wsp) == SK_OK, "good call");
+            CHECK(sk_mhca_forward_kv(&good, ND, g_b, NE, kv, g_u8, g_out, wts, wsp) == SK_OK,
+                  "good call");
             CHECK(!untouched(g_out, sizeof(float)), "good call wrote nothing");
-#define FKV_BAD(what, ...) EXPECT(SK_EINVAL, sk_mhca_forward_kv(__VA_ARGS__), what " (weights=%d ws=%d)", w, ws)
+#define FKV_BAD(what, ...)                                                                         \
+    EXPECT(SK_EINVAL, sk_mhca_forward_kv(__VA_ARGS__), what " (weights=%d ws=%d)", w, ws)
             FKV_BAD("layer NULL", NULL, ND, g_b, NE, kv, g_u8, g_out, wts, wsp);
-            L = good; L.n_heads = 0; FKV_BAD("n_heads=0", &L, ND, g_b, NE, kv, g_u8, g_out, wts, wsp);
-            L = good; L.n_heads = 3; FKV_BAD("d_model %% n_heads", &L, ND, g_b, NE, kv, g_u8, g_out, wts, wsp);
-            L = good; L.w_q = NULL;  FKV_BAD("w_q NULL", &L, ND, g_b, NE, kv, g_u8, g_out, wts, wsp);
-            L = good; L.w_o = NULL;  FKV_BAD("w_o NULL", &L, ND, g_b, NE, kv, g_u8, g_out, wts, wsp);
+            L = good; L.n_heads = 0;
+            FKV_BAD("n_heads=0", &L, ND, g_b, NE, kv, g_u8, g_out, wts, wsp);
+            L = good; L.n_heads = 3;
+            FKV_BAD("d_model %% n_heads", &L, ND, g_b, NE, kv, g_u8, g_out, wts, wsp);
+            L = good; L.w_q = NULL;
+            FKV_BAD("w_q NULL", &L, ND, g_b, NE, kv, g_u8, g_out, wts, wsp);
+            L = good; L.w_o = NULL;
+            FKV_BAD("w_o NULL", &L, ND, g_b, NE, kv, g_u8, g_out, wts, wsp);
             FKV_BAD("dec NULL", &good, ND, NULL, NE, kv, g_u8, g_out, wts, wsp);
             FKV_BAD("kv NULL", &good, ND, g_b, NE, NULL, g_u8, g_out, wts, wsp);
             FKV_BAD("out NULL", &good, ND, g_b, NE, kv, g_u8, NULL, wts, wsp);
 #undef FKV_BAD
-            EXPECT(SK_OK, sk_mhca_forward_kv(&good, 0, NULL, NE, kv, g_u8, NULL, NULL, wsp), "n_dec=0");
+            EXPECT(SK_OK, sk_mhca_forward_kv(&good, 0, NULL, NE, kv, g_u8, NULL, NULL, wsp),
+                   "n_dec=0");
             CHECK(all_untouched(), "n_dec=0 wrote");
         }
     /* one step at a time gives the all-at-once rows (same kernels: equal up to rounding) */
     static float all[ND * D], step[D];
     CHECK(sk_mhca_forward(&good, ND, g_b, NE, g_c, g_u8, all, NULL, NULL) == SK_OK, "forward");
     for (int r = 0; r < ND; r++) {
-        CHECK(sk_mhca_forward_kv(&good, 1, g_b + r * D, NE, kv, g_u8, step, NULL, NULL) == SK_OK, "step");
+        CHECK(sk_mhca_forward_kv(&good, 1, g_b + r * D, NE, kv, g_u8, step, NULL, NULL) == SK_OK,
+              "step");
         for (int c = 0; c < D; c++)
             CHECK(fabsf(step[c] - all[r * D + c]) <= 1e-5f * (1.f + fabsf(all[r * D + c])),
                   "step %d col %d: %g vs %g", r, c, step[c], all[r * D + c]);
@@ -655,22 +703,26 @@ static void test_names(void)
     for (int s = 0; s < 4; s++) {
         st[s] = sk_status_str((sk_status)s);
         CHECK(st[s] && st[s][0], "sk_status_str(%d) empty", s);
-        for (int t = 0; t < s; t++) CHECK(strcmp(st[s], st[t]), "status %d and %d share a string", s, t);
+        for (int t = 0; t < s; t++)
+            CHECK(strcmp(st[s], st[t]), "status %d and %d share a string", s, t);
     }
     const int bad_status[] = { 4, 99, -1, 0x7fffffff };
     for (size_t i = 0; i < sizeof bad_status / sizeof bad_status[0]; i++) {
         const char *p = sk_status_str((sk_status)bad_status[i]);
         CHECK(p && p[0], "sk_status_str(%d) gives no string", bad_status[i]);
-        for (int t = 0; t < 4 && p; t++) CHECK(strcmp(p, st[t]), "status %d looks like %d", bad_status[i], t);
+        for (int t = 0; t < 4 && p; t++)
+            CHECK(strcmp(p, st[t]), "status %d looks like %d", bad_status[i], t);
     }
     static const char *const names[SK_ISA_COUNT] = { "scalar", "avx2", "avx512", "neon" };
     for (int i = 0; i < SK_ISA_COUNT; i++)
-        CHECK(sk_isa_name((sk_isa)i) && !strcmp(sk_isa_name((sk_isa)i), names[i]), "sk_isa_name(%d)", i);
+        CHECK(sk_isa_name((sk_isa)i) && !strcmp(sk_isa_name((sk_isa)i), names[i]),
+              "sk_isa_name(%d)", i);
     const int bad_isa[] = { SK_ISA_COUNT, 99, -1, 0x7fffffff };
     for (size_t i = 0; i < sizeof bad_isa / sizeof bad_isa[0]; i++) {
         const char *p = sk_isa_name((sk_isa)bad_isa[i]);
         CHECK(p && p[0], "sk_isa_name(%d) gives no string", bad_isa[i]);
-        for (int t = 0; t < SK_ISA_COUNT && p; t++) CHECK(strcmp(p, names[t]), "isa %d named %s", bad_isa[i], p);
+        for (int t = 0; t < SK_ISA_COUNT && p; t++)
+            CHECK(strcmp(p, names[t]), "isa %d named %s", bad_isa[i], p);
     }
     char v[32];
     snprintf(v, sizeof v, "%d.%d.%d", SK_VERSION_MAJOR, SK_VERSION_MINOR, SK_VERSION_PATCH);
@@ -687,8 +739,9 @@ static int expect_available(sk_isa isa)
     case SK_ISA_AVX2:
         return SK_HAVE_AVX2 && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
     case SK_ISA_AVX512:
-        return SK_HAVE_AVX512 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
-               __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq");
+        return SK_HAVE_AVX512 && __builtin_cpu_supports("avx512f") &&
+               __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw") &&
+               __builtin_cpu_supports("avx512dq");
 #endif
     case SK_ISA_NEON: return SK_ARCH_AARCH64 && SK_HAVE_NEON;
     default: return -1; /* unknown: do not compare */
@@ -713,7 +766,8 @@ static void test_cpu_features(void)
                         __builtin_cpu_supports("avx512bw"), __builtin_cpu_supports("avx512vl"),
                         __builtin_cpu_supports("avx512vnni") };
     for (size_t i = 0; i < sizeof x / sizeof x[0]; i++)
-        CHECK(!!(f & x[i].bit) == !!has[i], "%s: recorded %d, CPU says %d", x[i].name, !!(f & x[i].bit), !!has[i]);
+        CHECK(!!(f & x[i].bit) == !!has[i], "%s: recorded %d, CPU says %d", x[i].name,
+              !!(f & x[i].bit), !!has[i]);
     CHECK(!(f >> 32), "arm bits on x86: %#llx", (unsigned long long)f);
 #elif SK_ARCH_AARCH64
     CHECK(f & SK_CPU_ARM_ASIMD, "aarch64 without Advanced SIMD");
@@ -735,9 +789,12 @@ static void test_dispatch(void)
     const char *env = getenv("SIMDKERN_ISA");
     const sk_isa first = sk_isa_active();
     const sk_isa best = best_isa();
-    if (!env) CHECK(first == best, "default path %s, best available %s", sk_isa_name(first), sk_isa_name(best));
+    if (!env)
+        CHECK(first == best, "default path %s, best available %s", sk_isa_name(first),
+              sk_isa_name(best));
 #if SK_ARCH_AARCH64 && SK_HAVE_NEON
-    if (!env) CHECK(first == SK_ISA_NEON, "aarch64 default path is %s, not neon", sk_isa_name(first));
+    if (!env)
+        CHECK(first == SK_ISA_NEON, "aarch64 default path is %s, not neon", sk_isa_name(first));
 #endif
     CHECK(sk_isa_available(SK_ISA_SCALAR), "scalar not available");
     for (int i = 0; i < SK_ISA_COUNT; i++) {
@@ -770,33 +827,42 @@ static void test_dispatch(void)
                 CHECK(sk_exp(2, x, y) == SK_OK && y[0] == 1.f && fabsf(y[1] - 2.7182817f) < 1e-6f,
                       "exp on %s", sk_isa_name(isa));
             } else {
-                CHECK(s == SK_EUNSUPPORTED, "select unavailable %s: %s", sk_isa_name(isa), sk_status_str(s));
-                CHECK(sk_isa_active() == before, "refused select of %s changed the path", sk_isa_name(isa));
+                CHECK(s == SK_EUNSUPPORTED, "select unavailable %s: %s", sk_isa_name(isa),
+                      sk_status_str(s));
+                CHECK(sk_isa_active() == before, "refused select of %s changed the path",
+                      sk_isa_name(isa));
             }
         }
     for (size_t i = 0; i < sizeof bad_isa / sizeof bad_isa[0]; i++) {
         const sk_isa before = sk_isa_active();
         const sk_status s = sk_isa_select((sk_isa)bad_isa[i]);
-        CHECK(s == SK_EINVAL || s == SK_EUNSUPPORTED, "select(%d): %s", bad_isa[i], sk_status_str(s));
+        CHECK(s == SK_EINVAL || s == SK_EUNSUPPORTED, "select(%d): %s", bad_isa[i],
+              sk_status_str(s));
         CHECK(sk_isa_active() == before, "select(%d) changed the path", bad_isa[i]);
     }
-    CHECK(sk_isa_select(first) == SK_OK && sk_isa_active() == first, "restore %s", sk_isa_name(first));
+    CHECK(sk_isa_select(first) == SK_OK && sk_isa_active() == first, "restore %s",
+          sk_isa_name(first));
 }
 
-/* SIMDKERN_ISA=VALUE set by the test runner: the first-use path is VALUE if available, else best. */
+/* SIMDKERN_ISA=VALUE set by the test runner: the first-use path is VALUE if available, else the
+   best. */
 static int env_mode(const char *value)
 {
     g_fn = "SIMDKERN_ISA";
     const char *env = getenv("SIMDKERN_ISA");
-    CHECK(env && !strcmp(env, value), "SIMDKERN_ISA is '%s', expected '%s'", env ? env : "(unset)", value);
+    CHECK(env && !strcmp(env, value), "SIMDKERN_ISA is '%s', expected '%s'", env ? env : "(unset)",
+          value);
     const sk_isa active = sk_isa_active(); /* the first call into the library */
     sk_isa want = best_isa();
     for (int i = 0; i < SK_ISA_COUNT; i++)
         if (!strcmp(value, sk_isa_name((sk_isa)i)) && sk_isa_available((sk_isa)i)) want = (sk_isa)i;
-    CHECK(active == want, "SIMDKERN_ISA=%s: active %s, want %s", value, sk_isa_name(active), sk_isa_name(want));
+    CHECK(active == want, "SIMDKERN_ISA=%s: active %s, want %s", value, sk_isa_name(active),
+          sk_isa_name(want));
     /* sk_isa_select still overrides the environment */
-    CHECK(sk_isa_select(SK_ISA_SCALAR) == SK_OK && sk_isa_active() == SK_ISA_SCALAR, "select after env");
-    printf("test_api: SIMDKERN_ISA=%s -> %s: %s\n", value, sk_isa_name(active), g_fail ? "FAILED" : "ok");
+    CHECK(sk_isa_select(SK_ISA_SCALAR) == SK_OK && sk_isa_active() == SK_ISA_SCALAR,
+          "select after env");
+    printf("test_api: SIMDKERN_ISA=%s -> %s: %s\n", value, sk_isa_name(active),
+           g_fail ? "FAILED" : "ok");
     return g_fail != 0;
 }
 

@@ -1,8 +1,8 @@
 /* Thread safety: many threads make their very first library call at the same moment (a barrier
- * releases them together, so the lazy dispatch init races), each runs sk_exp / sk_sgemm / sk_softmax
- * on its own data; the results must equal, bit for bit, a single-threaded run afterwards on the
- * same path. Then a second round while the main thread flips sk_isa_select between the available
- * paths: every result must stay within the documented error bounds.
+ * releases them together, so the lazy dispatch init races), each runs sk_exp / sk_sgemm /
+ * sk_softmax on its own data; the results must equal, bit for bit, a single-threaded run afterwards
+ * on the same path. Then a second round while the main thread flips sk_isa_select between the
+ * available paths: every result must stay within the documented error bounds.
  *
  *   test_threads [NTHREADS]     (default 16)
  */
@@ -52,7 +52,10 @@ static int run(job *j, float *c, float *y, float *p)
     for (int t = 0; t < 3; t++) {
         switch ((j->id + t) % 3) {
         case 0: bad |= sk_exp(NE, j->x, y) != SK_OK; break;
-        case 1: bad |= sk_sgemm(SK_NOTRANS, SK_NOTRANS, M, N, K, 1.f, j->a, K, j->b, N, 0.f, c, N) != SK_OK; break;
+        case 1:
+            bad |= sk_sgemm(SK_NOTRANS, SK_NOTRANS, M, N, K, 1.f, j->a, K, j->b, N, 0.f, c, N) !=
+                   SK_OK;
+            break;
         case 2: bad |= sk_softmax(SR, SC, j->s, SC, p, SC) != SK_OK; break;
         }
     }
@@ -63,7 +66,8 @@ static void *worker(void *arg)
 {
     job *j = arg;
     pthread_barrier_wait(&g_barrier);
-    if (j->id % 4 == 3) j->first_isa = sk_isa_active(); /* some threads start with the dispatch API */
+    /* some threads start with the dispatch API */
+    if (j->id % 4 == 3) j->first_isa = sk_isa_active();
     j->status_bad = run(j, j->c, j->y, j->p);
     if (j->id % 4 != 3) j->first_isa = sk_isa_active();
     return NULL;
@@ -141,7 +145,10 @@ int main(int argc, char **argv)
     /* round 1: nothing has touched the library yet */
     pthread_barrier_init(&g_barrier, NULL, (unsigned)nt);
     for (int i = 0; i < nt; i++)
-        if (pthread_create(&th[i], NULL, worker, &g_jobs[i])) { perror("pthread_create"); return 1; }
+        if (pthread_create(&th[i], NULL, worker, &g_jobs[i])) {
+            perror("pthread_create");
+            return 1;
+        }
     for (int i = 0; i < nt; i++) pthread_join(th[i], NULL);
     pthread_barrier_destroy(&g_barrier);
 
@@ -149,9 +156,13 @@ int main(int argc, char **argv)
     for (int i = 0; i < nt; i++) {
         job *j = &g_jobs[i];
         float c[M * N], y[NE], p[SR * SC];
-        if (j->status_bad) { fprintf(stderr, "FAIL thread %d: a call did not return SK_OK\n", i); fail = 1; }
+        if (j->status_bad) {
+            fprintf(stderr, "FAIL thread %d: a call did not return SK_OK\n", i);
+            fail = 1;
+        }
         if (j->first_isa != isa) {
-            fprintf(stderr, "FAIL thread %d saw path %s, main %s\n", i, sk_isa_name(j->first_isa), sk_isa_name(isa));
+            fprintf(stderr, "FAIL thread %d saw path %s, main %s\n", i, sk_isa_name(j->first_isa),
+                    sk_isa_name(isa));
             fail = 1;
         }
         if (run(j, c, y, p)) fail = 1;
@@ -170,7 +181,10 @@ int main(int argc, char **argv)
     pthread_barrier_init(&g_barrier, NULL, (unsigned)nt + 1);
     for (int i = 0; i < nt; i++) {
         g_jobs[i].status_bad = 0;
-        if (pthread_create(&th[i], NULL, worker_flip, &g_jobs[i])) { perror("pthread_create"); return 1; }
+        if (pthread_create(&th[i], NULL, worker_flip, &g_jobs[i])) {
+            perror("pthread_create");
+            return 1;
+        }
     }
     pthread_barrier_wait(&g_barrier);
     for (int r = 0; r < 200; r++)
@@ -180,14 +194,17 @@ int main(int argc, char **argv)
     sk_isa_select(isa);
     double worst = 0;
     for (int i = 0; i < nt; i++) {
-        if (g_jobs[i].status_bad) { fprintf(stderr, "FAIL thread %d (round 2): bad status\n", i); fail = 1; }
+        if (g_jobs[i].status_bad) {
+            fprintf(stderr, "FAIL thread %d (round 2): bad status\n", i);
+            fail = 1;
+        }
         if (g_max_err[i] > worst) worst = g_max_err[i];
     }
     if (!(worst <= 1.0)) {
         fprintf(stderr, "FAIL round 2: error %.3g x the documented bound\n", worst);
         fail = 1;
     }
-    printf("test_threads: %d threads, path %s, %d paths flipped: %s (worst error %.3g of bound)\n", nt,
-           sk_isa_name(isa), na, fail ? "FAILED" : "ok", worst);
+    printf("test_threads: %d threads, path %s, %d paths flipped: %s (worst error %.3g of bound)\n",
+           nt, sk_isa_name(isa), na, fail ? "FAILED" : "ok", worst);
     return fail;
 }

@@ -67,6 +67,26 @@ static float *fbuf(size_t n)
     return p;
 }
 
+/* free() of each of p[0..n); FREE_ALL(a, b, ...) frees its arguments */
+static void free_all(void *const *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++) free(p[i]);
+}
+#define FREE_ALL(...) \
+    free_all((void *[]){ __VA_ARGS__ }, sizeof((void *[]){ __VA_ARGS__ }) / sizeof(void *))
+
+/* A copy of p[0..n): the _tp call's output starts as the plain call's. */
+static float *fcopy(const float *p, size_t n)
+{
+    float *c = malloc((n ? n : 1) * sizeof(float));
+    if (!c) {
+        fprintf(stderr, "out of memory\n");
+        exit(1);
+    }
+    memcpy(c, p, n * sizeof(float));
+    return c;
+}
+
 /* --- pools ------------------------------------------------------------------------------------ */
 
 static atomic_size_t g_tasks_run; /* tasks run through parallel_for since the last reset */
@@ -414,10 +434,8 @@ static void test_attention(void)
                      ww);
                 const size_t ldq = dk + 1, ldk = dk + 2, ldv = dv, ldo = dv + 3;
                 float *q = fbuf(n_q * ldq), *k = fbuf(n_kv * ldk), *v = fbuf(n_kv * ldv);
-                float *o0 = fbuf(n_q * ldo), *o1 = malloc(n_q * ldo * 4);
-                float *w0 = ww ? fbuf(n_q * n_kv) : NULL, *w1 = ww ? malloc(n_q * n_kv * 4) : NULL;
-                memcpy(o1, o0, n_q * ldo * 4);
-                if (ww) memcpy(w1, w0, n_q * n_kv * 4);
+                float *o0 = fbuf(n_q * ldo), *o1 = fcopy(o0, n_q * ldo);
+                float *w0 = ww ? fbuf(n_q * n_kv) : NULL, *w1 = ww ? fcopy(w0, n_q * n_kv) : NULL;
                 void *keep;
                 const sk_mask m =
                     make_mask(kind < 0 ? SK_MASK_NONE : (sk_mask_kind)kind, n_q, n_kv, &keep);
@@ -428,14 +446,7 @@ static void test_attention(void)
                                     ldo, w1));
                 same(o0, o1, n_q * ldo * 4, "out");
                 if (ww) same(w0, w1, n_q * n_kv * 4, "weights");
-                free(keep);
-                free(q);
-                free(k);
-                free(v);
-                free(o0);
-                free(o1);
-                free(w0);
-                free(w1);
+                FREE_ALL(keep, q, k, v, o0, o1, w0, w1);
             }
 }
 
@@ -444,10 +455,8 @@ static void mha_case(size_t H, size_t n_q, size_t n_kv, size_t dh, int kind, int
     CASE("mha H %zu %zux%zu dh %zu mask %d weights %d nan %d", H, n_q, n_kv, dh, kind, ww, nan);
     const size_t W = H * dh, ldq = W + 1, ldk = W + 3, ldv = W, ldo = W + 2;
     float *q = fbuf(n_q * ldq), *k = fbuf(n_kv * ldk), *v = fbuf(n_kv * ldv);
-    float *o0 = fbuf(n_q * ldo), *o1 = malloc(n_q * ldo * 4);
-    float *w0 = ww ? fbuf(H * n_q * n_kv) : NULL, *w1 = ww ? malloc(H * n_q * n_kv * 4) : NULL;
-    memcpy(o1, o0, n_q * ldo * 4);
-    if (ww) memcpy(w1, w0, H * n_q * n_kv * 4);
+    float *o0 = fbuf(n_q * ldo), *o1 = fcopy(o0, n_q * ldo);
+    float *w0 = ww ? fbuf(H * n_q * n_kv) : NULL, *w1 = ww ? fcopy(w0, H * n_q * n_kv) : NULL;
     void *keep;
     sk_mask m = make_mask(kind < 0 ? SK_MASK_NONE : (sk_mask_kind)kind, n_q, n_kv, &keep);
     if (kind == SK_MASK_KEYS && n_kv > 3) ((uint8_t *)keep)[n_kv - 2] = 1;
@@ -464,14 +473,7 @@ static void mha_case(size_t H, size_t n_q, size_t n_kv, size_t dh, int kind, int
         if (kind == SK_MASK_KEYS && ((uint8_t *)keep)[n_kv - 2] == 0 && isnan(o0[0]))
             fail("a masked NaN leaked");
     }
-    free(keep);
-    free(q);
-    free(k);
-    free(v);
-    free(o0);
-    free(o1);
-    free(w0);
-    free(w1);
+    FREE_ALL(keep, q, k, v, o0, o1, w0, w1);
 }
 
 static void test_mha(void)
@@ -520,10 +522,8 @@ static void test_mhca(void)
                 uint8_t *em = malloc(n_enc);
                 for (size_t j = 0; j < n_enc; j++) em[j] = rnd(5) != 0;
                 const size_t nw = H * n_dec * n_enc;
-                float *o0 = fbuf(n_dec * d), *o1 = malloc(n_dec * d * 4);
-                float *w0 = ww ? fbuf(nw) : NULL, *w1 = ww ? malloc(nw * 4) : NULL;
-                memcpy(o1, o0, n_dec * d * 4);
-                if (ww) memcpy(w1, w0, nw * 4);
+                float *o0 = fbuf(n_dec * d), *o1 = fcopy(o0, n_dec * d);
+                float *w0 = ww ? fbuf(nw) : NULL, *w1 = ww ? fcopy(w0, nw) : NULL;
                 const size_t wsz = sk_mhca_workspace_size(&L, n_dec, n_enc);
                 void *ws = malloc(wsz);
                 st_ok(sk_mhca_forward(&L, n_dec, dec, n_enc, enc, mk ? em : NULL, o0, w0, NULL),
@@ -532,8 +532,7 @@ static void test_mhca(void)
                 same(o0, o1, n_dec * d * 4, "forward out");
                 if (ww) same(w0, w1, nw * 4, "forward weights");
                 const size_t kvn = 2 * n_enc * d;
-                float *kv0 = fbuf(kvn), *kv1 = malloc(kvn * 4);
-                memcpy(kv1, kv0, kvn * 4);
+                float *kv0 = fbuf(kvn), *kv1 = fcopy(kv0, kvn);
                 st_ok(sk_mhca_project_kv(&L, n_enc, enc, kv0),
                       sk_mhca_project_kv_tp(g_tp, &L, n_enc, enc, kv1));
                 same(kv0, kv1, kvn * 4, "kv");
@@ -543,24 +542,8 @@ static void test_mhca(void)
                                             w1, ws));
                 same(o0, o1, n_dec * d * 4, "forward_kv out");
                 if (ww) same(w0, w1, nw * 4, "forward_kv weights");
-                free(wq);
-                free(wk);
-                free(wv);
-                free(wo);
-                free(bq);
-                free(bk);
-                free(bv);
-                free(bo);
-                free(dec);
-                free(enc);
-                free(em);
-                free(o0);
-                free(o1);
-                free(w0);
-                free(w1);
-                free(ws);
-                free(kv0);
-                free(kv1);
+                FREE_ALL(wq, wk, wv, wo, bq, bk, bv, bo, dec, enc, em, o0, o1, w0, w1, ws, kv0,
+                           kv1);
             }
 }
 

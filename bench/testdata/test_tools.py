@@ -31,7 +31,8 @@ def run(tool, *args):
 def check(cond, what, detail=""):
     checks[0] += 1
     if not cond:
-        failures.append("%s%s" % (what, ("\n    " + detail.replace("\n", "\n    ")) if detail else ""))
+        failures.append("%s%s" % (what, ("\n    " + detail.replace("\n", "\n    "))
+                                   if detail else ""))
 
 
 def ratio_of(out, label):
@@ -54,7 +55,8 @@ def compare_files():
     check(ratio_of(out, "sgemm/avx512/NN/64x64x64") == 0.9, "median aggregate used", out)
     check(ratio_of(out, "sgemm/avx2/NN/64x64x64") == 1.1, "rate ratio after/before", out)
     # /real_time suffix in before.json only: still paired.
-    check(ratio_of(out, "sgemm/avx2/NN/128x128x128") == 1.0, "Google Benchmark suffix stripped", out)
+    check(ratio_of(out, "sgemm/avx2/NN/128x128x128") == 1.0, "Google Benchmark suffix stripped",
+          out)
     # Repetitions without aggregates in after.json: median of 4e8, 9e8, 5e8 = 5e8.
     check(ratio_of(out, "exp/scalar/L1/4096") == 1.0, "median computed from repetitions", out)
     # No rate counter: 1/real_time, units normalized (0.4 us vs 400 ns; 100 ns -> 80 ns).
@@ -64,13 +66,16 @@ def compare_files():
     want = math.exp((math.log(1.1) * 2 + math.log(0.9) + math.log(1.25)) / 13)
     check(n == 13 and gm is not None and abs(gm - want) < 1e-3,
           "geomean over 13 pairs = %.3f" % want, out)
-    check(re.search(r"only in before\): 1\n  gone/avx2/x/1\n", out) is not None, "missing pair listed (before)", out)
-    check(re.search(r"only in after\): 1\n  new/avx2/x/1\n", out) is not None, "missing pair listed (after)", out)
+    check(re.search(r"only in before\): 1\n  gone/avx2/x/1\n", out) is not None,
+          "missing pair listed (before)", out)
+    check(re.search(r"only in after\): 1\n  new/avx2/x/1\n", out) is not None,
+          "missing pair listed (after)", out)
     check("err/avx2/x/1: sk_exp returned SK_EINVAL" in out, "errored benchmark listed", out)
 
     # Gates.
     rc, out, _ = run(COMPARE, BEFORE, AFTER, "--contender", "avx512", "--fail-below", "0.95")
-    check(rc == 1 and "FAIL: geomean 0.900 < 0.950" in out, "--fail-below fails on a 10% regression", out)
+    check(rc == 1 and "FAIL: geomean 0.900 < 0.950" in out,
+          "--fail-below fails on a 10% regression", out)
     rc, out, _ = run(COMPARE, BEFORE, AFTER, "--contender", "avx512", "--threshold", "15")
     check(rc == 0 and "PASS" in out, "--threshold 15 passes a 10% regression", out)
     rc, out, _ = run(COMPARE, BEFORE, AFTER, "--contender", "avx512", "--threshold", "5")
@@ -100,8 +105,8 @@ def compare_within():
     check(rc == 0 and ratio_of(out, "sgemm/*/NN/64x64x64") == 0.8 and
           "(avx512 vs openblas)" in out and ratio_of(out, "sgemm/*/NN/128x128x128") == 1.0,
           "within: best simdkern ISA vs a peer", out)
-    check(re.search(r"families without both best and openblas\): 4\n  exp: 1 case\n", out) is not None,
-          "within: families lacking a contender summarized", out)
+    check(re.search(r"families without both best and openblas\): 4\n  exp: 1 case\n", out)
+          is not None, "within: families lacking a contender summarized", out)
     rc, out, _ = run(COMPARE, "--within", BEFORE, "avx512", "openblas")
     check(rc == 0 and geomean_of(out)[1] == 1 and
           re.search(r"only in openblas\): 1\n  sgemm/\*/NN/128x128x128\n", out) is not None,
@@ -119,12 +124,14 @@ def compare_errors():
                        (["--within", os.path.join(DATA, "bad.json"), "a", "b"], "not valid JSON"),
                        ([BEFORE, AFTER, "--filter", "nomatch$"], "no benchmark pairs"),
                        (["--within", BEFORE, "neon", "sve"], "no benchmarks of contender"),
-                       (["--within", BEFORE, "avx-512", "scalar"], "no benchmarks of contender 'avx-512'"),
+                       (["--within", BEFORE, "avx-512", "scalar"],
+                        "no benchmarks of contender 'avx-512'"),
                        ([BEFORE], "need two reports"),
                        ([BEFORE, AFTER, "--threshold", "150"], "percentage")):
         rc, out, err = run(COMPARE, *args)
         check(rc == 2 and what in err and "Traceback" not in err,
-              "bad input exits 2 with '%s': %s" % (what, " ".join(args)), "rc=%d\n%s%s" % (rc, out, err))
+              "bad input exits 2 with '%s': %s" % (what, " ".join(args)),
+              "rc=%d\n%s%s" % (rc, out, err))
 
 
 def report_from_json():
@@ -139,7 +146,8 @@ def report_from_json():
               "report: ratios vs best ISA and best ÷ peer", "\n".join(row) or md)
         check("best simdkern ÷ openblas **0.89×** (2 shapes)" in md, "report: headline geomean", md)
         check("| - | 8x1x512x64 | **40 (1.00)** | 20 (0.50) | avx2 | 2.00× |" in md and
-              "composition-openblas-sleef (unfused)" in md, "report: method variants share a row", md)
+              "composition-openblas-sleef (unfused)" in md, "report: method variants share a row",
+              md)
         check("err/avx2/x/1" in md, "report: errored benchmark listed", md)
         svg = os.path.join(d, "plot-sgemm-NN.svg")
         check(os.path.exists(svg), "report: sgemm plot written")
@@ -153,7 +161,8 @@ def report_from_json():
         rc, out, err = run(COMPARE, "--within", d, "avx2", "scalar")
         check(rc == 0 and geomean_of(out)[1] == 4, "compare reads a report directory", out + err)
         rc, _, err = run(COMPARE, DATA, AFTER)
-        check(rc == 2 and "without report.json" in err, "compare: directory without report.json", err)
+        check(rc == 2 and "without report.json" in err, "compare: directory without report.json",
+              err)
         rc, _, err = run(REPORT, "--from-json", os.path.join(DATA, "bad.json"), "--out-dir", d)
         check(rc == 2 and "not valid JSON" in err, "report: bad JSON exits 2", err)
         rc, _, err = run(REPORT, "--bench", os.path.join(d, "no_such_sk_bench"), "--out-dir", d)
@@ -189,11 +198,13 @@ def thread_axis():
         check(ratio_of(out, "sgemm/*/NN@t2/1024x1024x1024") == 0.95,
               "threads: contenders paired at the same thread count", out)
         rc, _, err = run(COMPARE, "--threads", path, "1", "4")
-        check(rc == 2 and "no benchmarks on 1 and on 4 threads" in err, "threads: missing count", err)
+        check(rc == 2 and "no benchmarks on 1 and on 4 threads" in err, "threads: missing count",
+              err)
         rc, _, err = run(REPORT, "--from-json", path, "--out-dir", d, "--no-plots")
         md = open(os.path.join(d, "report.md")).read() if rc == 0 else err
-        check("## Thread axis" in md and "| sgemm | avx512 | NN | 1024x1024x1024 | GFLOP/s | 100 | 190 | 1.90× |"
-              in md, "report: thread-axis table with the speed-up", md)
+        check("## Thread axis" in md
+              and "| sgemm | avx512 | NN | 1024x1024x1024 | GFLOP/s | 100 | 190 | 1.90× |" in md,
+              "report: thread-axis table with the speed-up", md)
 
 
 compare_files()

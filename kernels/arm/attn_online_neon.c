@@ -2,7 +2,6 @@
  * down the keys of the transposed tile, remaining rows in scalar code; bq == 1: one row of keys. */
 #include <math.h>
 #include <arm_neon.h>
-#include "dsp.h"
 #include "arm/attention.h"
 #include "arm/exp_neon.h"
 #include "arm/math.h"

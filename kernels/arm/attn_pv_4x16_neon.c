@@ -3,7 +3,6 @@
  * Micro-tiles of MR rows x 16 columns (4 x 16: 16 accumulators), column chunks of 4, the last
  * dv % 4 columns in scalar code. */
 #include <arm_neon.h>
-#include "dsp.h"
 #include "arm/attention.h"
 
 static inline __attribute__((always_inline)) void tile(int MR, int NV, size_t bq, size_t bk,

@@ -3,7 +3,6 @@
  * multiple of 4 in scalar code. bq == 1 (decoder step): 4 keys at a time as dot products along d.
  */
 #include <arm_neon.h>
-#include "dsp.h"
 #include "arm/attention.h"
 
 void sk_attn_pack_q_neon(size_t bq, size_t d, const float *q, size_t ldq, float *qt)

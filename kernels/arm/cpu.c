@@ -1,6 +1,6 @@
 /* CPU feature detection, aarch64 (run once from the dispatch init): Advanced SIMD is baseline;
  * Linux's AT_HWCAP / AT_HWCAP2 are read for later extensions. Baseline flags. */
-#include "dsp.h"
+#include "../cpu.h" /* the detection interface */
 
 #if SK_ARCH_AARCH64
 #if defined(__linux__)

@@ -1,7 +1,9 @@
 /* Attention tile kernels, portable: the score tile and P·V through the GEMM slot (so this path
  * speeds up with the GEMM), the online-softmax update through the exp slots for a decoder step. */
 #include <math.h>
-#include "dsp.h"
+#include "attn.h"
+#include "gemm.h"
+#include "vmath.h"
 
 void sk_attn_pack_q_scalar(size_t bq, size_t d, const float *q, size_t ldq, float *qt)
 {

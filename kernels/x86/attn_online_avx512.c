@@ -2,7 +2,6 @@
  * vector, running down the keys of the transposed tile; bq == 1: one contiguous row of keys. */
 #include <math.h>
 #include <immintrin.h>
-#include "dsp.h"
 #include "x86/attention.h"
 #include "x86/math.h"
 #include "x86/exp_avx512.h"

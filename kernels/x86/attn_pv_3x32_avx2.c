@@ -6,57 +6,38 @@
  * whole, once), then 32-column passes with the keys split over two accumulator sets. Column tails
  * use maskload/maskstore. */
 #include <immintrin.h>
-#include "dsp.h"
 #include "x86/attention.h"
 #include "x86/avx2_util.h"
 
-static inline __attribute__((always_inline)) void
-tile(int MR, size_t bq, size_t bk, const float *st, const float *v, size_t ldv, const float *corr,
-     float *o, size_t ldo, const __m256i *cm)
+/* 8 columns t of a 32-column row segment: whole (FULL) or under the tail mask cm[t] */
+static inline __attribute__((always_inline)) __m256 load8(int FULL, const float *p,
+                                                          const __m256i *cm, int t)
 {
-    __m256 acc[3][4];
-#pragma GCC unroll 3
-    for (int r = 0; r < MR; r++) {
-        const __m256 c = _mm256_set1_ps(corr[r]);
-#pragma GCC unroll 4
-        for (int t = 0; t < 4; t++)
-            acc[r][t] = _mm256_mul_ps(c, _mm256_maskload_ps(o + r * ldo + 8 * t, cm[t]));
-    }
-    for (size_t j = 0; j < bk; j++) {
-        __m256 vv[4];
-#pragma GCC unroll 4
-        for (int t = 0; t < 4; t++) vv[t] = _mm256_maskload_ps(v + j * ldv + 8 * t, cm[t]);
-#pragma GCC unroll 3
-        for (int r = 0; r < MR; r++) {
-            const __m256 p = _mm256_broadcast_ss(st + j * bq + r);
-#pragma GCC unroll 4
-            for (int t = 0; t < 4; t++) acc[r][t] = _mm256_fmadd_ps(p, vv[t], acc[r][t]);
-        }
-    }
-#pragma GCC unroll 3
-    for (int r = 0; r < MR; r++)
-#pragma GCC unroll 4
-        for (int t = 0; t < 4; t++) _mm256_maskstore_ps(o + r * ldo + 8 * t, cm[t], acc[r][t]);
+    return FULL ? _mm256_loadu_ps(p + 8 * t) : _mm256_maskload_ps(p + 8 * t, cm[t]);
+}
+static inline __attribute__((always_inline)) void store8(int FULL, float *p, const __m256i *cm,
+                                                         int t, __m256 x)
+{
+    if (FULL) _mm256_storeu_ps(p + 8 * t, x);
+    else _mm256_maskstore_ps(p + 8 * t, cm[t], x);
 }
 
-/* full 32 columns, unmasked */
-static inline __attribute__((always_inline)) void tile_full(int MR, size_t bq, size_t bk,
-                                                            const float *st, const float *v,
-                                                            size_t ldv, const float *corr, float *o,
-                                                            size_t ldo)
+/* MR rows x 32 columns; FULL: all 32 columns, unmasked (cm unused), else the columns of cm */
+static inline __attribute__((always_inline)) void
+tile(int MR, int FULL, size_t bq, size_t bk, const float *st, const float *v, size_t ldv,
+     const float *corr, float *o, size_t ldo, const __m256i *cm)
 {
     __m256 acc[3][4];
 #pragma GCC unroll 3
     for (int r = 0; r < MR; r++) {
         const __m256 c = _mm256_set1_ps(corr[r]);
 #pragma GCC unroll 4
-        for (int t = 0; t < 4; t++)
-            acc[r][t] = _mm256_mul_ps(c, _mm256_loadu_ps(o + r * ldo + 8 * t));
+        for (int t = 0; t < 4; t++) acc[r][t] = _mm256_mul_ps(c, load8(FULL, o + r * ldo, cm, t));
     }
     for (size_t j = 0; j < bk; j++) {
         __m256 vv[4];
 #pragma GCC unroll 4
-        for (int t = 0; t < 4; t++) vv[t] = _mm256_loadu_ps(v + j * ldv + 8 * t);
+        for (int t = 0; t < 4; t++) vv[t] = load8(FULL, v + j * ldv, cm, t);
 #pragma GCC unroll 3
         for (int r = 0; r < MR; r++) {
             const __m256 p = _mm256_broadcast_ss(st + j * bq + r);
@@ -67,7 +48,7 @@ static inline __attribute__((always_inline)) void tile_full(int MR, size_t bq, s
 #pragma GCC unroll 3
     for (int r = 0; r < MR; r++)
 #pragma GCC unroll 4
-        for (int t = 0; t < 4; t++) _mm256_storeu_ps(o + r * ldo + 8 * t, acc[r][t]);
+        for (int t = 0; t < 4; t++) store8(FULL, o + r * ldo, cm, t, acc[r][t]);
 }
 
 /* one row, full 32 columns, keys split even / odd over two accumulator sets */
@@ -128,22 +109,22 @@ void sk_attn_pv_avx2(const struct sk_gemm_dsp *gemm, size_t bq, size_t bk, size_
         if (nc == 32) {
             if (bq == 1) { row1_full(bk, st, vc, ldv, corr[0], oc); continue; }
             for (; r + 3 <= bq; r += 3)
-                tile_full(3, bq, bk, st + r, vc, ldv, corr + r, oc + r * ldo, ldo);
+                tile(3, 1, bq, bk, st + r, vc, ldv, corr + r, oc + r * ldo, ldo, NULL);
             if (r + 2 <= bq) {
-                tile_full(2, bq, bk, st + r, vc, ldv, corr + r, oc + r * ldo, ldo);
+                tile(2, 1, bq, bk, st + r, vc, ldv, corr + r, oc + r * ldo, ldo, NULL);
                 r += 2;
             }
-            if (r < bq) tile_full(1, bq, bk, st + r, vc, ldv, corr + r, oc + r * ldo, ldo);
+            if (r < bq) tile(1, 1, bq, bk, st + r, vc, ldv, corr + r, oc + r * ldo, ldo, NULL);
         } else {
             __m256i cm[4];
             for (int t = 0; t < 4; t++) cm[t] = sk_tail8_avx2(nc > 8u * t ? nc - 8u * t : 0);
             for (; r + 3 <= bq; r += 3)
-                tile(3, bq, bk, st + r, vc, ldv, corr + r, oc + r * ldo, ldo, cm);
+                tile(3, 0, bq, bk, st + r, vc, ldv, corr + r, oc + r * ldo, ldo, cm);
             if (r + 2 <= bq) {
-                tile(2, bq, bk, st + r, vc, ldv, corr + r, oc + r * ldo, ldo, cm);
+                tile(2, 0, bq, bk, st + r, vc, ldv, corr + r, oc + r * ldo, ldo, cm);
                 r += 2;
             }
-            if (r < bq) tile(1, bq, bk, st + r, vc, ldv, corr + r, oc + r * ldo, ldo, cm);
+            if (r < bq) tile(1, 0, bq, bk, st + r, vc, ldv, corr + r, oc + r * ldo, ldo, cm);
         }
     }
 }

@@ -4,7 +4,6 @@
  * per key and shared by the MR rows, P entries broadcast from the transposed tile. A single row
  * (decoder step) splits the keys over two accumulator sets to keep two FMA chains in flight. */
 #include <immintrin.h>
-#include "dsp.h"
 #include "x86/attention.h"
 #include "x86/avx512_util.h"
 

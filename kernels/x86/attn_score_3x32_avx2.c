@@ -5,7 +5,6 @@
  * broadcast from K rows. bq == 1 (decoder step): 8 keys at a time as dot products along d,
  * reduced with horizontal adds. */
 #include <immintrin.h>
-#include "dsp.h"
 #include "x86/attention.h"
 #include "x86/avx2_util.h"
 

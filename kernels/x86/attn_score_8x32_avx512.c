@@ -3,7 +3,6 @@
  * (rows contiguous), keys broadcast from K rows. bq == 1 (decoder step): 16 keys at a time as dot
  * products along d, the 16 accumulators reduced into one vector by a transpose-add tree. */
 #include <immintrin.h>
-#include "dsp.h"
 #include "x86/attention.h"
 #include "x86/avx512_util.h"
 

@@ -1,7 +1,7 @@
 /* CPU feature detection, x86-64 (run once from the dispatch init): CPUID leaf 1 and leaf 7 (only
  * when the maximum basic leaf reaches 7), plus OSXSAVE and XCR0 (XGETBV) so that a tier is claimed
  * only when the OS saves and restores its register state. Baseline flags. */
-#include "dsp.h"
+#include "../cpu.h" /* the detection interface (x86/cpu.h is the tier helper) */
 
 #if SK_ARCH_X86_64
 #include <cpuid.h>

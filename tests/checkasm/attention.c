@@ -2,7 +2,8 @@
  *
  * Every case runs on the scalar path and on the ISA under test with the same inputs, and both are
  * compared against a double-precision reference written here (independent of the library's cores):
- *   out[r] = sum_j w[r,j] v[j],  w[r,:] = softmax over the attended keys of scale * q_r.k_j (+ add),
+ *   out[r] = sum_j w[r,j] v[j],
+ *   w[r,:] = softmax over the attended keys of scale * q_r.k_j (+ add),
  *   masked weights exactly 0, a row with every key masked -> zero weights and a zero output row.
  * Bounds: a float score carries up to ~dk·2^-24·|scale|·sum_p|q_p k_p| of error (the GEMM bound),
  * which becomes a relative error of the same size in the weights; rounding the score and the added
@@ -16,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "checkasm.h"
+#include "../ref_mask.h"
 
 /* sk_mhca initializers of its first six fields (d_model .. w_o) are kept on purpose: source written
    for the original struct must still compile and mean the bias-free, d_enc = d_model module. */
@@ -38,26 +40,6 @@ typedef struct {
     float amp;         /* q and k in [-amp, amp] (0: 1), ADD values in [-3 amp^2, 3 amp^2] */
 } acase;
 
-/* 1 when (r, c) is attended under m (NULL = everything). */
-static int ref_att(const sk_mask *m, size_t r, size_t c, double *add)
-{
-    *add = 0;
-    if (!m) return 1;
-    switch (m->kind) {
-    case SK_MASK_NONE: return 1;
-    case SK_MASK_KEYS: return ((const uint8_t *)m->data)[c] != 0;
-    case SK_MASK_BOOL: return ((const uint8_t *)m->data)[r * m->ld + c] != 0;
-    case SK_MASK_ADD: {
-        const float a = ((const float *)m->data)[r * m->ld + c];
-        if (a == -INFINITY) return 0;
-        *add = a;
-        return 1;
-    }
-    case SK_MASK_CAUSAL: return (long long)c <= (long long)r + (long long)m->offset;
-    }
-    return 1;
-}
-
 /* Double reference of one head. wd: n_q x n_kv, od: n_q x dv, omag: n_q x dv (sum w |v|). */
 static void ref_attention(size_t n_q, size_t n_kv, size_t dk, size_t dv, const float *q, size_t ldq,
                           const float *k, size_t ldk, const float *v, size_t ldv, double scale,
@@ -70,7 +52,7 @@ static void ref_attention(size_t n_q, size_t n_kv, size_t dk, size_t dv, const f
         int any = 0;
         for (size_t j = 0; j < n_kv; j++) {
             double add;
-            if (!ref_att(m, r, j, &add)) { s[j] = -INFINITY; continue; }
+            if (!ref_attended(m, r, j, &add)) { s[j] = -INFINITY; continue; }
             double acc = 0, mag = 0;
             for (size_t p = 0; p < dk; p++) {
                 acc += (double)q[r * ldq + p] * k[j * ldk + p];
@@ -111,23 +93,24 @@ static float *alloc_mat(size_t rows, size_t cols, size_t ld, float lo, float hi)
 }
 
 /* Compare one call's out/weights against the double reference. */
-static int check_out(const char *who, size_t n_q, size_t n_kv, size_t dv, const float *out, size_t ldo,
-                     const float *w, const double *wd, const double *od, const double *omag,
-                     const sk_mask *m)
+static int check_out(const char *who, size_t n_q, size_t n_kv, size_t dv, const float *out,
+                     size_t ldo, const float *w, const double *wd, const double *od,
+                     const double *omag, const sk_mask *m)
 {
     for (size_t r = 0; r < n_q; r++) {
         for (size_t c = 0; c < dv; c++) {
             const double e = od[r * dv + c], g = omag[r * dv + c];
             const float x = out[r * ldo + c];
             if (!(fabs(x - e) <= OTOL * g + 1e-6))
-                return ck_fail("%s: out[%zu,%zu] = %.9g, expected %.9g (mag %.3g)", who, r, c, x, e, g);
+                return ck_fail("%s: out[%zu,%zu] = %.9g, expected %.9g (mag %.3g)", who, r, c, x, e,
+                               g);
         }
         if (!w) continue;
         for (size_t j = 0; j < n_kv; j++) {
             double add;
             const double e = wd[r * n_kv + j];
             const float x = w[r * n_kv + j];
-            if (!ref_att(m, r, j, &add) && x != 0.f)
+            if (!ref_attended(m, r, j, &add) && x != 0.f)
                 return ck_fail("%s: masked weight [%zu,%zu] = %g, not 0", who, r, j, x);
             if (!(fabs(x - e) <= WTOL * e + 1e-9))
                 return ck_fail("%s: weight[%zu,%zu] = %.9g, expected %.9g", who, r, j, x, e);
@@ -159,7 +142,8 @@ static void make_mask(acase *t, sk_mask_kind kind)
     case SK_MASK_BOOL:
         t->mask.ld = n_kv + ck_rand_u32(5);
         t->mb = malloc(n_q * t->mask.ld + 1);
-        for (size_t i = 0; i < n_q * t->mask.ld; i++) t->mb[i] = (uint8_t)(ck_rand_u32(keep + 1) ? 1 + ck_rand_u32(255) : 0);
+        for (size_t i = 0; i < n_q * t->mask.ld; i++)
+            t->mb[i] = (uint8_t)(ck_rand_u32(keep + 1) ? 1 + ck_rand_u32(255) : 0);
         for (size_t r = 0; r < n_q; r++)
             if (ck_rand_u32(5) == 0) memset(t->mb + r * t->mask.ld, 0, n_kv); /* fully masked row */
         t->mask.data = t->mb;
@@ -263,11 +247,12 @@ static void test_attention_sweep(void)
                                           SK_MASK_CAUSAL };
     /* explicit tile edges: rows around 1/4/8/16/32, keys around 16/64/128, d around 16/64 */
     static const size_t edges[][4] = {
-        { 1, 1, 1, 1 }, { 1, 64, 64, 64 }, { 1, 300, 64, 64 }, { 1, 2049, 64, 64 }, { 1, 2100, 80, 80 },
-        { 2, 129, 17, 33 }, { 3, 65, 64, 64 }, { 4, 64, 16, 16 }, { 5, 63, 15, 15 }, { 7, 127, 48, 48 },
-        { 8, 128, 64, 64 }, { 9, 129, 65, 65 }, { 15, 17, 31, 1 }, { 16, 16, 32, 32 }, { 17, 300, 80, 80 },
-        { 31, 191, 63, 64 }, { 32, 256, 64, 64 }, { 33, 257, 64, 64 }, { 37, 300, 80, 7 }, { 70, 150, 40, 40 },
-        { 3, 40, 300, 5 }, { 6, 33, 257, 257 }, { 2, 5, 0, 3 }, { 3, 7, 4, 0 },
+        { 1, 1, 1, 1 },      { 1, 64, 64, 64 },   { 1, 300, 64, 64 },   { 1, 2049, 64, 64 },
+        { 1, 2100, 80, 80 }, { 2, 129, 17, 33 },  { 3, 65, 64, 64 },    { 4, 64, 16, 16 },
+        { 5, 63, 15, 15 },   { 7, 127, 48, 48 },  { 8, 128, 64, 64 },   { 9, 129, 65, 65 },
+        { 15, 17, 31, 1 },   { 16, 16, 32, 32 },  { 17, 300, 80, 80 },  { 31, 191, 63, 64 },
+        { 32, 256, 64, 64 }, { 33, 257, 64, 64 }, { 37, 300, 80, 7 },   { 70, 150, 40, 40 },
+        { 3, 40, 300, 5 },   { 6, 33, 257, 257 }, { 2, 5, 0, 3 },       { 3, 7, 4, 0 },
         { 100, 90, 64, 64 }, { 130, 70, 32, 20 }, { 97, 200, 129, 16 }, /* 3..5 query blocks */
     };
     const size_t ne = sizeof edges / sizeof edges[0];
@@ -312,17 +297,21 @@ static void test_attention_hand(void)
     float out[2], w[2];
     ck_new();
     sk_attention(1, 2, 1, 2, q, 1, k, 1, v, 2, 1.f, NULL, out, 2, w);
-    ck_check(fabsf(w[0] - 0.25f) < 1e-6f && fabsf(w[1] - 0.75f) < 1e-6f, "weights %g %g", w[0], w[1]);
-    ck_check(fabsf(out[0] - -2.f) < 1e-5f && fabsf(out[1] - 2.f) < 1e-5f, "out %g %g", out[0], out[1]);
+    ck_check(fabsf(w[0] - 0.25f) < 1e-6f && fabsf(w[1] - 0.75f) < 1e-6f, "weights %g %g", w[0],
+             w[1]);
+    ck_check(fabsf(out[0] - -2.f) < 1e-5f && fabsf(out[1] - 2.f) < 1e-5f, "out %g %g", out[0],
+             out[1]);
 }
 
-/* NaN: an attended NaN score poisons its row (weights and output); a NaN key behind a mask does not. */
+/* NaN: an attended NaN score poisons its row (weights and output); a NaN key behind a mask does
+   not. */
 static void test_attention_nan(void)
 {
     ck_new();
     const size_t n_q = 3, n_kv = 70, d = 8;
     float *q = alloc_mat(n_q, d, d, -1.f, 1.f), *k = alloc_mat(n_kv, d, d, -1.f, 1.f);
-    float *v = alloc_mat(n_kv, d, d, -1.f, 1.f), *o = ck_buf_alloc(n_q * d), *w = ck_buf_alloc(n_q * n_kv);
+    float *v = alloc_mat(n_kv, d, d, -1.f, 1.f), *o = ck_buf_alloc(n_q * d),
+          *w = ck_buf_alloc(n_q * n_kv);
     uint8_t keys[70];
     for (size_t j = 0; j < n_kv; j++) keys[j] = j != 40;
     k[40 * d + 3] = NAN;
@@ -330,12 +319,21 @@ static void test_attention_nan(void)
     for (int ww = 0; ww < 2; ww++) {
         ck_func("sk_attention NaN behind a KEYS mask, weights %d", ww);
         sk_attention(n_q, n_kv, d, d, q, d, k, d, v, d, 0.5f, &km, o, d, ww ? w : NULL);
-        for (size_t i = 0; i < n_q * d; i++) if (isnan(o[i])) { ck_fail("NaN leaked into out[%zu]", i); break; }
+        for (size_t i = 0; i < n_q * d; i++)
+            if (isnan(o[i])) {
+                ck_fail("NaN leaked into out[%zu]", i);
+                break;
+            }
         if (ww) ck_check(w[40] == 0.f && !isnan(w[41]), "weights %g %g", w[40], w[41]);
         ck_func("sk_attention attended NaN, weights %d", ww);
         sk_attention(n_q, n_kv, d, d, q, d, k, d, v, d, 0.5f, NULL, o, d, ww ? w : NULL);
         for (size_t r = 0; r < n_q; r++)
-            for (size_t c = 0; c < d; c++) if (!isnan(o[r * d + c])) { ck_fail("out[%zu,%zu] not NaN", r, c); r = n_q; break; }
+            for (size_t c = 0; c < d; c++)
+                if (!isnan(o[r * d + c])) {
+                    ck_fail("out[%zu,%zu] not NaN", r, c);
+                    r = n_q;
+                    break;
+                }
         if (ww) ck_check(isnan(w[0]) && isnan(w[n_kv * 2 + 5]), "weights not NaN");
     }
     ck_buf_free(q); ck_buf_free(k); ck_buf_free(v); ck_buf_free(o); ck_buf_free(w);
@@ -348,7 +346,8 @@ static void test_mha(void)
     for (int it = 0; it < n; it++) {
         /* n_q == 1 without weights is the decoder-step path (key blocks outer, heads inner; the
            it == 2 case is big enough for its prefetching branch) */
-        const size_t H = it == 2 ? 8 : 1 + ck_rand_u32(5), dh = it == 2 ? 64 : 1 + ck_rand_u32(it < 4 ? 70 : 24);
+        const size_t H = it == 2 ? 8 : 1 + ck_rand_u32(5),
+                     dh = it == 2 ? 64 : 1 + ck_rand_u32(it < 4 ? 70 : 24);
         const size_t n_q = (it % 3 == 0 || it == 2) ? 1 : 1 + ck_rand_u32(37);
         const size_t n_kv = it == 2 ? 1100 : 1 + ck_rand_u32(it == 1 ? 2100 : 600);
         const size_t W = H * dh;
@@ -368,8 +367,8 @@ static void test_mha(void)
         const float scale = 1.f / sqrtf((float)dh);
         double tol = 0;
         for (size_t h = 0; h < H; h++) {
-            ref_attention(n_q, n_kv, dh, dh, q + h * dh, ldq, k + h * dh, ldk, v + h * dh, ldv, scale, m,
-                          wd + h * n_q * n_kv, od + h * n_q * dh, om + h * n_q * dh);
+            ref_attention(n_q, n_kv, dh, dh, q + h * dh, ldq, k + h * dh, ldk, v + h * dh, ldv,
+                          scale, m, wd + h * n_q * n_kv, od + h * n_q * dh, om + h * n_q * dh);
             if (g_tol > tol) tol = g_tol;
         }
         g_tol = tol;
@@ -381,8 +380,9 @@ static void test_mha(void)
             ck_check(st == SK_OK, "status %d", (int)st);
             for (size_t h = 0; h < H; h++)
                 if (!check_out(i ? "mha isa" : "mha scalar", n_q, n_kv, dh, o + h * dh, ldo,
-                               w ? w + h * n_q * n_kv : NULL, wd + h * n_q * n_kv, od + h * n_q * dh,
-                               om + h * n_q * dh, m)) break;
+                               w ? w + h * n_q * n_kv : NULL, wd + h * n_q * n_kv,
+                               od + h * n_q * dh, om + h * n_q * dh, m))
+                    break;
             ck_mat_pad_check(o, n_q, W, ldo, "mha out padding");
             ck_buf_check(o, "mha out");
             if (w) ck_buf_check(w, "mha weights");
@@ -426,7 +426,8 @@ static void ref_mhca_full(size_t d, size_t de, size_t H, size_t n_dec, const flo
                 kvd[(n_enc + i) * d + c] = V[i * d + c];
             }
         }
-    /* reshape (n, H, dh) and transpose to (H, n, dh): head h, position i, column c -> [i*d + h*dh + c] */
+    /* reshape (n, H, dh) and transpose to (H, n, dh): head h, position i, column c ->
+       [i*d + h*dh + c] */
     const double scale = 1.0 / sqrt((double)dh);
     double *s = malloc((n_enc + 1) * sizeof *s);
     for (size_t h = 0; h < H; h++)
@@ -434,17 +435,20 @@ static void ref_mhca_full(size_t d, size_t de, size_t H, size_t n_dec, const flo
             double mx = -INFINITY;
             for (size_t j = 0; j < n_enc; j++) {
                 double acc = 0;
-                for (size_t c = 0; c < dh; c++) acc += Q[i * d + h * dh + c] * K[j * d + h * dh + c];
+                for (size_t c = 0; c < dh; c++)
+                    acc += Q[i * d + h * dh + c] * K[j * d + h * dh + c];
                 s[j] = (mask && !mask[j]) ? -INFINITY : acc * scale;
                 if (s[j] > mx) mx = s[j];
             }
             double sum = 0;
-            for (size_t j = 0; j < n_enc; j++) sum += (s[j] = mx == -INFINITY || s[j] == -INFINITY ? 0 : exp(s[j] - mx));
+            for (size_t j = 0; j < n_enc; j++)
+                sum += (s[j] = mx == -INFINITY || s[j] == -INFINITY ? 0 : exp(s[j] - mx));
             for (size_t j = 0; j < n_enc; j++) {
                 const double wgt = sum > 0 ? s[j] / sum : 0;
                 if (wts) wts[(h * n_dec + i) * n_enc + j] = wgt;
                 /* head output, then concat: back to (n_dec, H*dh) */
-                for (size_t c = 0; c < dh; c++) C[i * d + h * dh + c] += wgt * V[j * d + h * dh + c];
+                for (size_t c = 0; c < dh; c++)
+                    C[i * d + h * dh + c] += wgt * V[j * d + h * dh + c];
             }
         }
     for (size_t i = 0; i < n_dec; i++)
@@ -473,6 +477,21 @@ static float *xavier(size_t d)
     return w;
 }
 
+/* Decoder step i's weights wsv (H x n_enc) against the reference of every row, wd (H x n_dec x
+   n_enc); the first difference fails. */
+static void check_step_weights(size_t i, size_t H, size_t n_dec, size_t n_enc, const float *wsv,
+                               const double *wd)
+{
+    for (size_t h = 0; h < H; h++)
+        for (size_t j = 0; j < n_enc; j++) {
+            const double e = wd[(h * n_dec + i) * n_enc + j];
+            if (!(fabs(wsv[h * n_enc + j] - e) <= 1e-4 * e + 1e-8)) {
+                ck_fail("step %zu: weight[%zu,%zu] %.9g vs %.9g", i, h, j, wsv[h * n_enc + j], e);
+                return;
+            }
+        }
+}
+
 static void test_mhca(void)
 {
     static const size_t shapes[][4] = { /* d_model, heads, n_dec, n_enc */
@@ -481,7 +500,8 @@ static void test_mhca(void)
     };
     for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++)
         for (int variant = 0; variant < 4; variant++) {
-            const size_t d = shapes[si][0], H = shapes[si][1], n_dec = shapes[si][2], n_enc = shapes[si][3];
+            const size_t d = shapes[si][0], H = shapes[si][1], n_dec = shapes[si][2],
+                         n_enc = shapes[si][3];
             const int use_mask = variant & 1, own_ws = variant >> 1;
             ck_func("sk_mhca_forward d %zu H %zu dec %zu enc %zu mask %d ws %d", d, H, n_dec, n_enc,
                     use_mask, own_ws);
@@ -495,9 +515,11 @@ static void test_mhca(void)
                 for (size_t j = 0; j < n_enc; j++) mask[j] = ck_rand_u32(3) != 0;
                 if (si == 2 || si == 7) memset(mask, 0, n_enc); /* all padded: output exactly 0 */
             }
-            double *od = malloc(n_dec * d * sizeof *od), *wd = malloc(H * n_dec * n_enc * sizeof *wd);
+            double *od = malloc(n_dec * d * sizeof *od),
+                   *wd = malloc(H * n_dec * n_enc * sizeof *wd);
             ref_mhca(d, H, n_dec, dec, n_enc, enc, mask, wq, wk, wv, wo, od, wd);
-            /* magnitude for the bound: sum |C| |W_o| is ~ sqrt(d)*O(1); use a relative+absolute mix */
+            /* magnitude for the bound: sum |C| |W_o| is ~ sqrt(d)*O(1); use a relative+absolute
+               mix */
             const sk_mhca L = { d, H, wq, wk, wv, wo };
             const size_t wsz = sk_mhca_workspace_size(&L, n_dec, n_enc);
             ck_check(wsz > 0, "workspace size 0");
@@ -516,7 +538,11 @@ static void test_mhca(void)
                     break;
                 }
             if (mask && (si == 2 || si == 7))
-                for (size_t i = 0; i < n_dec * d; i++) if (out[i] != 0.f) { ck_fail("all padded: out[%zu] = %g", i, out[i]); break; }
+                for (size_t i = 0; i < n_dec * d; i++)
+                    if (out[i] != 0.f) {
+                        ck_fail("all padded: out[%zu] = %g", i, out[i]);
+                        break;
+                    }
             /* weights NULL gives the same output */
             float *out2 = ck_buf_alloc(n_dec * d);
             st = sk_mhca_forward(&L, n_dec, dec, n_enc, enc, mask, out2, NULL, ws);
@@ -528,7 +554,8 @@ static void test_mhca(void)
                 }
 
             /* decoder-step API: K/V projected once, then one target position at a time */
-            ck_func("decoder step d %zu H %zu dec %zu enc %zu mask %d", d, H, n_dec, n_enc, use_mask);
+            ck_func("decoder step d %zu H %zu dec %zu enc %zu mask %d", d, H, n_dec, n_enc,
+                    use_mask);
             const size_t kvsz = sk_mhca_kv_size(&L, n_enc);
             ck_check(kvsz == 2 * n_enc * d * sizeof(float), "kv size %zu", kvsz);
             float *kv = ck_buf_alloc(kvsz / sizeof(float) + 1);
@@ -545,19 +572,12 @@ static void test_mhca(void)
                     const double e = fabs((double)os[c] - out[i * d + c]);
                     if (e > maxdiff) maxdiff = e;
                     if (!(fabs(os[c] - od[i * d + c]) <= 1e-4 * (1 + fabs(od[i * d + c])))) {
-                        ck_fail("step %zu: out[%zu] = %.9g, expected %.9g", i, c, os[c], od[i * d + c]);
+                        ck_fail("step %zu: out[%zu] = %.9g, expected %.9g", i, c, os[c],
+                                od[i * d + c]);
                         break;
                     }
                 }
-                for (size_t h = 0; h < H; h++)
-                    for (size_t j = 0; j < n_enc; j++) {
-                        const double e = wd[(h * n_dec + i) * n_enc + j];
-                        if (!(fabs(wsv[h * n_enc + j] - e) <= 1e-4 * e + 1e-8)) {
-                            ck_fail("step %zu: weight[%zu,%zu] %.9g vs %.9g", i, h, j, wsv[h * n_enc + j], e);
-                            h = H;
-                            break;
-                        }
-                    }
+                check_step_weights(i, H, n_dec, n_enc, wsv, wd);
             }
             ck_check(maxdiff <= 1e-5, "step vs all-at-once: max |diff| %g", maxdiff);
             ck_buf_check(kv, "kv"); ck_buf_check(os, "step out"); ck_buf_check(wsv, "step weights");
@@ -693,16 +713,7 @@ static void test_mhca_bias(void)
                                 os[c], od[i * d + c], out[i * d + c]);
                         break;
                     }
-                for (size_t h = 0; h < H; h++)
-                    for (size_t j = 0; j < n_enc; j++) {
-                        const double e = wd[(h * n_dec + i) * n_enc + j];
-                        if (!(fabs(wsv[h * n_enc + j] - e) <= 1e-4 * e + 1e-8)) {
-                            ck_fail("step %zu: weight[%zu,%zu] %.9g vs %.9g", i, h, j,
-                                    wsv[h * n_enc + j], e);
-                            h = H;
-                            break;
-                        }
-                    }
+                check_step_weights(i, H, n_dec, n_enc, wsv, wd);
             }
             /* zero biases and d_enc == d_model spelled out: the six-field layer's result */
             if (de == d) {
@@ -754,8 +765,12 @@ static void test_bad_input(void)
     const uint8_t mb[16] = { 1 };
     const sk_mask bool_ld = { SK_MASK_BOOL, mb, 2, 0 };
     const sk_mask keys_null = { SK_MASK_KEYS, NULL, 0, 0 };
-#define BAD(call) do { sk_status s_ = (call); ck_check(s_ == SK_EINVAL, "%s: status %d", #call, (int)s_); \
-                       ck_check(untouched(o, 64) && untouched(w, 64), "%s wrote output", #call); } while (0)
+#define BAD(call)                                                                 \
+    do {                                                                          \
+        sk_status s_ = (call);                                                    \
+        ck_check(s_ == SK_EINVAL, "%s: status %d", #call, (int)s_);               \
+        ck_check(untouched(o, 64) && untouched(w, 64), "%s wrote output", #call); \
+    } while (0)
     BAD(sk_attention(2, 3, 4, 4, NULL, 4, k, 4, v, 4, 1.f, NULL, o, 4, w));
     BAD(sk_attention(2, 3, 4, 4, q, 4, NULL, 4, v, 4, 1.f, NULL, o, 4, w));
     BAD(sk_attention(2, 3, 4, 4, q, 4, k, 4, NULL, 4, 1.f, NULL, o, 4, w));
@@ -819,20 +834,26 @@ static void test_bad_input(void)
     ck_check(sk_mhca_workspace_size(&div, 2, 3) == 0 && sk_mhca_kv_size(NULL, 3) == 0 &&
              sk_mhca_forward_kv_workspace_size(&h0, 1) == 0, "sizes of a bad layer not 0");
     /* zero sizes are fine and write nothing */
-    ck_check(sk_attention(0, 3, 4, 4, q, 4, k, 4, v, 4, 1.f, NULL, o, 4, w) == SK_OK && untouched(o, 64),
+    ck_check(sk_attention(0, 3, 4, 4, q, 4, k, 4, v, 4, 1.f, NULL, o, 4, w) == SK_OK &&
+                 untouched(o, 64),
              "n_q 0");
-    ck_check(sk_mha(2, 0, 3, 2, q, 4, k, 4, v, 4, 1.f, NULL, o, 4, w) == SK_OK && untouched(o, 64), "mha n_q 0");
+    ck_check(sk_mha(2, 0, 3, 2, q, 4, k, 4, v, 4, 1.f, NULL, o, 4, w) == SK_OK && untouched(o, 64),
+             "mha n_q 0");
     /* empty operands may be NULL: d_k == 0 gives uniform weights over the keys */
     {
         float w3[6], o2[4], vv[6] = { 1.f, 2.f, 3.f, 4.f, 5.f, 9.f };
-        ck_check(sk_attention(2, 3, 0, 0, NULL, 0, NULL, 0, NULL, 0, 1.f, NULL, NULL, 0, w3) == SK_OK &&
-                 fabsf(w3[0] - 1.f / 3) < 1e-6f && fabsf(w3[5] - 1.f / 3) < 1e-6f, "d_k = d_v = 0 with NULLs");
-        ck_check(sk_attention(2, 3, 0, 2, NULL, 0, NULL, 0, vv, 2, 1.f, NULL, o2, 2, NULL) == SK_OK &&
-                 fabsf(o2[0] - 3.f) < 1e-5f && fabsf(o2[3] - 5.f) < 1e-5f, "d_k = 0: mean of v (%g %g)", o2[0], o2[3]);
-        ck_check(sk_mha(2, 1, 3, 0, NULL, 0, NULL, 0, NULL, 0, 1.f, NULL, NULL, 0, NULL) == SK_OK, "mha d_head 0");
+        sk_status st = sk_attention(2, 3, 0, 0, NULL, 0, NULL, 0, NULL, 0, 1.f, NULL, NULL, 0, w3);
+        ck_check(st == SK_OK && fabsf(w3[0] - 1.f / 3) < 1e-6f && fabsf(w3[5] - 1.f / 3) < 1e-6f,
+                 "d_k = d_v = 0 with NULLs");
+        st = sk_attention(2, 3, 0, 2, NULL, 0, NULL, 0, vv, 2, 1.f, NULL, o2, 2, NULL);
+        ck_check(st == SK_OK && fabsf(o2[0] - 3.f) < 1e-5f && fabsf(o2[3] - 5.f) < 1e-5f,
+                 "d_k = 0: mean of v (%g %g)", o2[0], o2[3]);
+        ck_check(sk_mha(2, 1, 3, 0, NULL, 0, NULL, 0, NULL, 0, 1.f, NULL, NULL, 0, NULL) == SK_OK,
+                 "mha d_head 0");
         for (int i = 0; i < 4; i++) o2[i] = 7.f;
-        ck_check(sk_mha(2, 2, 0, 1, vv, 2, NULL, 2, NULL, 2, 1.f, NULL, o2, 2, NULL) == SK_OK && o2[0] == 0.f &&
-                 o2[3] == 0.f, "mha n_kv 0");
+        ck_check(sk_mha(2, 2, 0, 1, vv, 2, NULL, 2, NULL, 2, 1.f, NULL, o2, 2, NULL) == SK_OK &&
+                     o2[0] == 0.f && o2[3] == 0.f,
+                 "mha n_kv 0");
     }
     /* n_kv 0: nothing to attend to, a zero output */
     ck_check(sk_attention(2, 0, 4, 4, q, 4, NULL, 4, NULL, 4, 1.f, NULL, o, 4, NULL) == SK_OK &&

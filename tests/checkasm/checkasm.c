@@ -113,7 +113,8 @@ int ck_buf_check(const float *p, const char *what)
     size_t n;
     memcpy(&n, p - GUARD - 4, sizeof n);
     for (size_t i = 0; i < GUARD; i++) {
-        if (!is_poison(p[-1 - (ptrdiff_t)i])) return ck_fail("%s: write %zu before the buffer", what, i + 1);
+        if (!is_poison(p[-1 - (ptrdiff_t)i]))
+            return ck_fail("%s: write %zu before the buffer", what, i + 1);
         if (!is_poison(p[n + i])) return ck_fail("%s: write %zu after the buffer", what, i);
     }
     return 1;
@@ -129,7 +130,8 @@ int ck_mat_pad_check(const float *p, size_t rows, size_t cols, size_t ld, const 
 {
     for (size_t r = 0; r < rows; r++)
         for (size_t c = cols; c < ld; c++)
-            if (!is_poison(p[r * ld + c])) return ck_fail("%s: write into padding at (%zu,%zu)", what, r, c);
+            if (!is_poison(p[r * ld + c]))
+                return ck_fail("%s: write into padding at (%zu,%zu)", what, r, c);
     return 1;
 }
 
@@ -179,7 +181,10 @@ int main(int argc, char **argv)
         if (only_isa && strcmp(only_isa, sk_isa_name((sk_isa)isa))) continue;
         found_isa = 1;
         if (!sk_isa_available((sk_isa)isa)) {
-            if (only_isa) { printf("checkasm: %s not available here: skipped\n", only_isa); return 77; }
+            if (only_isa) {
+                printf("checkasm: %s not available here: skipped\n", only_isa);
+                return 77;
+            }
             continue;
         }
         st.isa = (sk_isa)isa;

@@ -49,7 +49,8 @@ void ck_mat_poison_pad(float *p, size_t rows, size_t cols, size_t ld);
 int ck_mat_pad_check(const float *p, size_t rows, size_t cols, size_t ld, const char *what);
 
 /* --- float comparison --- */
-int64_t ck_ulp_diff(float a, float b);            /* |a - b| in ulps; NaN vs NaN = 0; NaN vs num = huge */
+/* |a - b| in ulps; NaN vs NaN = 0; NaN vs num = huge */
+int64_t ck_ulp_diff(float a, float b);
 int ck_same_nan(float a, float b);                /* both NaN, or both not */
 
 /* families */

@@ -45,7 +45,8 @@ static double check_exp(const float *x, const float *y, size_t n, const char *wh
             const double u = ulp_err(y[i], e);
             if (u > worst) worst = u;
             if (!(u <= 1.0)) {
-                ck_fail("%s: exp(%a) = %a (%.9g), exact %.17g: %.3f ulp", what, x[i], y[i], y[i], e, u);
+                ck_fail("%s: exp(%a) = %a (%.9g), exact %.17g: %.3f ulp", what, x[i], y[i], y[i], e,
+                        u);
                 return worst;
             }
         }
@@ -63,8 +64,8 @@ static void fill_exp_input(float *x, size_t n)
         else if (k == 14) x[i] = ck_randf(87.f, 95.f);     /* overflow boundary */
         else {
             static const float sp[] = { 0.f, -0.f, INFINITY, -INFINITY, NAN, -NAN, 1e-30f, -1e-30f,
-                                        0x1.62e43p+6f /* 88.72284 */, 0x1.62e42ep+6f, -0x1.5d589ep+6f,
-                                        -0x1.9fe368p+6f, 127.f, -1e30f };
+                                        0x1.62e43p+6f /* 88.72284 */, 0x1.62e42ep+6f,
+                                        -0x1.5d589ep+6f, -0x1.9fe368p+6f, 127.f, -1e30f };
             x[i] = sp[ck_rand_u32(sizeof sp / sizeof sp[0])];
         }
     }
@@ -92,7 +93,8 @@ static void test_exp_lengths(void)
             double w = check_exp(x + off, yn + off, n, ck_isa() == SK_ISA_SCALAR ? "ref" : "new");
             if (w > worst) worst = w;
             for (size_t i = 0; i < n; i++) { /* ref and new each within 1 ulp: at most 2 apart */
-                if (!ck_same_nan(yr[off + i], yn[off + i]) || ck_ulp_diff(yr[off + i], yn[off + i]) > 2) {
+                if (!ck_same_nan(yr[off + i], yn[off + i]) ||
+                    ck_ulp_diff(yr[off + i], yn[off + i]) > 2) {
                     if (fabs(exp((double)x[off + i])) >= FLT_MIN) {
                         ck_fail("exp(%a): ref %a new %a", x[off + i], yr[off + i], yn[off + i]);
                         break;
@@ -115,7 +117,8 @@ static void test_exp_lengths(void)
             ck_buf_free(x); ck_buf_free(yr); ck_buf_free(yn);
         }
     }
-    if (ck_verbose()) printf("    exp %s: max %.4f ulp on random inputs\n", sk_isa_name(ck_isa()), worst);
+    if (ck_verbose())
+        printf("    exp %s: max %.4f ulp on random inputs\n", sk_isa_name(ck_isa()), worst);
 }
 
 static void test_exp_specials(void)
@@ -150,7 +153,8 @@ static void test_exp_specials(void)
     for (size_t i = 0; i < 512; i++) xs[i] = -104.f + 17.f * (float)i / 512.f;
     sk_exp(512, xs, ys);
     check_exp(xs, ys, 512, "underflow sweep");
-    for (size_t i = 0; i < 512; i++) xs[i] = 88.72283172607421875f - (float)(256 - (int)i) * 0x1p-17f;
+    for (size_t i = 0; i < 512; i++)
+        xs[i] = 88.72283172607421875f - (float)(256 - (int)i) * 0x1p-17f;
     sk_exp(512, xs, ys);
     check_exp(xs, ys, 512, "overflow sweep");
 }
@@ -193,7 +197,8 @@ static void test_rows(void)
             }
             if (x[i] == -INFINITY && y[i] != 0.f) ck_fail("expsum exp(-inf) = %a", y[i]);
         }
-        /* terms below FLT_MIN may flush to 0 (the exp contract): each may be off by up to FLT_MIN */
+        /* terms below FLT_MIN may flush to 0 (the exp contract): each may be off by up to
+           FLT_MIN */
         const double stol = 1e-6 * sd + (double)n * FLT_MIN;
         if (fabs(sn - sd) > stol || fabs(sr - sd) > stol)
             ck_fail("expsum sum %a (ref %a), exact %a", sn, sr, sd);

@@ -6,8 +6,8 @@
  * table's own MC, KC and NC, read from it); each slot of the table (micro-kernel in every A layout,
  * copying B or not; transposed tile; matrix-vector kernels; transposing pack) called directly,
  * all four transposes, padded leading dimensions (poisoned padding must stay untouched), alpha in
- * {1, -0.5, 0}, beta in {0, 1, 0.25} (beta == 0 with C full of NaN: must not propagate), guard bands,
- * concurrent calls from several threads, bad arguments, and a hand-computed 2x2 case. */
+ * {1, -0.5, 0}, beta in {0, 1, 0.25} (beta == 0 with C full of NaN: must not propagate), guard
+ * bands, concurrent calls from several threads, bad arguments, and a hand-computed 2x2 case. */
 #define _DEFAULT_SOURCE /* MAP_ANONYMOUS */
 #include <math.h>
 #include <pthread.h>
@@ -87,15 +87,17 @@ static int run_case(sk_trans ta, sk_trans tb, size_t m, size_t n, size_t k, floa
             double bound =
                 (2. * (double)k + 4.) * 0x1p-24 * (fabs(alpha) * sa + fabs(beta) * fabs(c0));
             float vr = Cr.p[i * Cr.ld + j], vn = Cn.p[i * Cn.ld + j];
-            ok &= ck_check(fabs(vn - exact) <= bound, "C(%zu,%zu) = %.9g, exact %.9g, bound %.3g", i,
-                           j, vn, exact, bound);
-            ok &= ck_check(fabs(vr - exact) <= bound, "scalar C(%zu,%zu) = %.9g, exact %.9g, bound %.3g",
-                           i, j, vr, exact, bound);
+            ok &= ck_check(fabs(vn - exact) <= bound, "C(%zu,%zu) = %.9g, exact %.9g, bound %.3g",
+                           i, j, vn, exact, bound);
+            ok &= ck_check(fabs(vr - exact) <= bound,
+                           "scalar C(%zu,%zu) = %.9g, exact %.9g, bound %.3g", i, j, vr, exact,
+                           bound);
             if (ck_isa() == SK_ISA_SCALAR) /* the reference is deterministic */
-                ok &= ck_check(memcmp(&vr, &vn, 4) == 0, "scalar not reproducible at (%zu,%zu)", i, j);
+                ok &= ck_check(memcmp(&vr, &vn, 4) == 0, "scalar not reproducible at (%zu,%zu)", i,
+                               j);
             else
-                ok &= ck_check(fabs((double)vn - vr) <= 2. * bound, "C(%zu,%zu) = %.9g vs scalar %.9g", i,
-                               j, vn, vr);
+                ok &= ck_check(fabs((double)vn - vr) <= 2. * bound,
+                               "C(%zu,%zu) = %.9g vs scalar %.9g", i, j, vn, vr);
         }
     ck_buf_free(A.p); ck_buf_free(B.p); ck_buf_free(C0.p); ck_buf_free(Cr.p); ck_buf_free(Cn.p);
     return ok;
@@ -192,7 +194,8 @@ static void page_end_case(sk_trans ta, sk_trans tb, size_t m, size_t n, size_t k
             ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k, beta);
     char *base[3] = { NULL, NULL, NULL };
     size_t len[3] = { 0, 0, 0 };
-    float *a = page_end_alloc(m * k, &base[0], &len[0]), *b = page_end_alloc(k * n, &base[1], &len[1]);
+    float *a = page_end_alloc(m * k, &base[0], &len[0]),
+          *b = page_end_alloc(k * n, &base[1], &len[1]);
     float *c = page_end_alloc(m * n, &base[2], &len[2]), *want = malloc(m * n * sizeof(float));
     if (ck_check(a && b && c && want, "mmap / malloc")) {
         ck_fill(a, m * k, -1.f, 1.f);
@@ -226,8 +229,8 @@ static void hand_2x2(void)
         float c[4] = { NAN, NAN, NAN, NAN };
         ck_check(sk_sgemm(ta, tb, 2, 2, 2, 1.f, a, 2, b, 2, 0.f, c, 2) == SK_OK, "status");
         for (int i = 0; i < 4; i++)
-            ck_check(c[i] == want[t][i], "%c%c c[%d] = %g, want %g", ta ? 'T' : 'N', tb ? 'T' : 'N', i,
-                     c[i], want[t][i]);
+            ck_check(c[i] == want[t][i], "%c%c c[%d] = %g, want %g", ta ? 'T' : 'N', tb ? 'T' : 'N',
+                     i, c[i], want[t][i]);
         /* alpha = 2, beta = 0.5 on C = 2: 2 * AB + 1 */
         float c2[4] = { 2, 2, 2, 2 };
         sk_sgemm(ta, tb, 2, 2, 2, 2.f, a, 2, b, 2, 0.5f, c2, 2);
@@ -243,18 +246,27 @@ static void bad_args(void)
     for (int i = 0; i < 16; i++) c[i] = (float)i;
     ck_check(sk_sgemm(SK_NOTRANS, SK_NOTRANS, 2, 2, 2, 1, a, 1, b, 2, 0, c, 2) == SK_EINVAL, "lda");
     ck_check(sk_sgemm(SK_NOTRANS, SK_NOTRANS, 2, 3, 2, 1, a, 2, b, 2, 0, c, 3) == SK_EINVAL, "ldb");
-    ck_check(sk_sgemm(SK_TRANS, SK_NOTRANS, 3, 2, 2, 1, a, 2, b, 2, 0, c, 2) == SK_EINVAL, "lda (T)");
-    ck_check(sk_sgemm(SK_NOTRANS, SK_TRANS, 2, 3, 2, 1, a, 2, b, 1, 0, c, 3) == SK_EINVAL, "ldb (T)");
+    ck_check(sk_sgemm(SK_TRANS, SK_NOTRANS, 3, 2, 2, 1, a, 2, b, 2, 0, c, 2) == SK_EINVAL,
+             "lda (T)");
+    ck_check(sk_sgemm(SK_NOTRANS, SK_TRANS, 2, 3, 2, 1, a, 2, b, 1, 0, c, 3) == SK_EINVAL,
+             "ldb (T)");
     ck_check(sk_sgemm(SK_NOTRANS, SK_NOTRANS, 2, 2, 2, 1, a, 2, b, 2, 0, c, 1) == SK_EINVAL, "ldc");
-    ck_check(sk_sgemm(SK_NOTRANS, SK_NOTRANS, 2, 2, 2, 1, NULL, 2, b, 2, 0, c, 2) == SK_EINVAL, "A NULL");
-    ck_check(sk_sgemm(SK_NOTRANS, SK_NOTRANS, 2, 2, 2, 1, a, 2, NULL, 2, 0, c, 2) == SK_EINVAL, "B NULL");
-    ck_check(sk_sgemm(SK_NOTRANS, SK_NOTRANS, 2, 2, 2, 1, a, 2, b, 2, 0, NULL, 2) == SK_EINVAL, "C NULL");
-    ck_check(sk_sgemm((sk_trans)2, SK_NOTRANS, 2, 2, 2, 1, a, 2, b, 2, 0, c, 2) == SK_EINVAL, "ta enum");
-    ck_check(sk_sgemm(SK_NOTRANS, (sk_trans)7, 2, 2, 2, 1, a, 2, b, 2, 0, c, 2) == SK_EINVAL, "tb enum");
+    ck_check(sk_sgemm(SK_NOTRANS, SK_NOTRANS, 2, 2, 2, 1, NULL, 2, b, 2, 0, c, 2) == SK_EINVAL,
+             "A NULL");
+    ck_check(sk_sgemm(SK_NOTRANS, SK_NOTRANS, 2, 2, 2, 1, a, 2, NULL, 2, 0, c, 2) == SK_EINVAL,
+             "B NULL");
+    ck_check(sk_sgemm(SK_NOTRANS, SK_NOTRANS, 2, 2, 2, 1, a, 2, b, 2, 0, NULL, 2) == SK_EINVAL,
+             "C NULL");
+    ck_check(sk_sgemm((sk_trans)2, SK_NOTRANS, 2, 2, 2, 1, a, 2, b, 2, 0, c, 2) == SK_EINVAL,
+             "ta enum");
+    ck_check(sk_sgemm(SK_NOTRANS, (sk_trans)7, 2, 2, 2, 1, a, 2, b, 2, 0, c, 2) == SK_EINVAL,
+             "tb enum");
     for (int i = 0; i < 16; i++) ck_check(c[i] == (float)i, "C written on bad input");
     /* zero sizes: OK, nothing written; NULL allowed for empty operands */
-    ck_check(sk_sgemm(SK_NOTRANS, SK_NOTRANS, 0, 2, 2, 1, NULL, 0, b, 2, 0, NULL, 0) == SK_OK, "m=0");
-    ck_check(sk_sgemm(SK_NOTRANS, SK_NOTRANS, 2, 0, 2, 1, a, 2, NULL, 0, 0, NULL, 0) == SK_OK, "n=0");
+    ck_check(sk_sgemm(SK_NOTRANS, SK_NOTRANS, 0, 2, 2, 1, NULL, 0, b, 2, 0, NULL, 0) == SK_OK,
+             "m=0");
+    ck_check(sk_sgemm(SK_NOTRANS, SK_NOTRANS, 2, 0, 2, 1, a, 2, NULL, 0, 0, NULL, 0) == SK_OK,
+             "n=0");
     for (int i = 0; i < 16; i++) ck_check(c[i] == (float)i, "C written on empty call");
 }
 
@@ -262,7 +274,9 @@ static void bad_args(void)
  * compares against results computed beforehand on this thread. */
 #define NTHR 3
 #define NSH 4
-static const size_t g_tshape[NSH][3] = { { 3, 37, 20 }, { 70, 90, 300 }, { 1, 200, 64 }, { 33, 64, 64 } };
+static const size_t g_tshape[NSH][3] = {
+    { 3, 37, 20 }, { 70, 90, 300 }, { 1, 200, 64 }, { 33, 64, 64 }
+};
 typedef struct tjob {
     float *a, *b, *want[NSH], *c;
     int bad;
@@ -302,7 +316,8 @@ static void threads(void)
         }
     }
     int started = 0;
-    for (int t = 0; t < NTHR; t++) started += pthread_create(&th[t], NULL, thread_main, &jobs[t]) == 0;
+    for (int t = 0; t < NTHR; t++)
+        started += pthread_create(&th[t], NULL, thread_main, &jobs[t]) == 0;
     ck_check(started == NTHR, "pthread_create");
     for (int t = 0; t < started; t++) pthread_join(th[t], NULL);
     for (int t = 0; t < NTHR; t++) {
@@ -567,15 +582,16 @@ void ck_test_gemm(void)
         for (int t = 0; t < 4; t++)
             for (int ai = 0; ai < 3; ai++)
                 for (int bi = 0; bi < 3; bi++)
-                    run_case((sk_trans)(t >> 1), (sk_trans)(t & 1), full[s][0], full[s][1], full[s][2],
-                             g_alpha[ai], g_beta[bi], rand_pad(), rand_pad(), rand_pad());
+                    run_case((sk_trans)(t >> 1), (sk_trans)(t & 1), full[s][0], full[s][1],
+                             full[s][2], g_alpha[ai], g_beta[bi], rand_pad(), rand_pad(),
+                             rand_pad());
 
     /* Register-tile edges: m around MR (6, 8, 14) and its multiples, n around NR (12, 16, 32)
        and the vector widths (4, 8, 16), k around unroll steps; every transpose. */
-    static const size_t ms_full[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 13, 14, 15, 16, 17, 23, 24, 25,
-                                      28, 29, 42, 43 };
-    static const size_t ns_full[] = { 1, 2, 3, 4, 5, 7, 8, 9, 11, 12, 13, 15, 16, 17, 23, 24, 25, 31, 32,
-                                      33, 36, 47, 48, 49, 63, 64, 65, 97, 129 };
+    static const size_t ms_full[] = { 1,  2,  3,  4,  5,  6,  7,  8,  9,  11, 12, 13,
+                                      14, 15, 16, 17, 23, 24, 25, 28, 29, 42, 43 };
+    static const size_t ns_full[] = { 1,  2,  3,  4,  5,  7,  8,  9,  11, 12, 13, 15, 16, 17, 23,
+                                      24, 25, 31, 32, 33, 36, 47, 48, 49, 63, 64, 65, 97, 129 };
     static const size_t ms_q[] = { 1, 2, 5, 6, 7, 8, 9, 13, 14, 15, 16, 17, 29 };
     static const size_t ns_q[] = { 1, 3, 4, 8, 11, 12, 13, 16, 17, 31, 32, 33, 65 };
     static const size_t ks[] = { 1, 2, 3, 4, 5, 7, 8, 9, 16, 17, 31, 32, 33, 64, 65 };
@@ -598,13 +614,15 @@ void ck_test_gemm(void)
     for (size_t in = 0; in < sizeof vn / sizeof *vn; in++)
         for (size_t ik = 0; ik < sizeof vk / sizeof *vk; ik += ck_quick() ? 3 : 1)
             for (int t = 0; t < 4; t++)
-                run_case((sk_trans)(t >> 1), (sk_trans)(t & 1), 1, vn[in], vk[ik], g_alpha[ck_rand_u32(2)],
-                         g_beta[ck_rand_u32(3)], rand_pad(), rand_pad(), rand_pad());
+                run_case((sk_trans)(t >> 1), (sk_trans)(t & 1), 1, vn[in], vk[ik],
+                         g_alpha[ck_rand_u32(2)], g_beta[ck_rand_u32(3)], rand_pad(), rand_pad(),
+                         rand_pad());
 
     /* Cache-block edges: KC (256), MC (up to 168), NC (up to 4080); a few big cases only. */
-    static const size_t big[][3] = { { 20, 40, 255 }, { 20, 40, 256 }, { 21, 41, 257 }, { 9, 19, 513 },
-                                     { 167, 33, 40 }, { 168, 35, 20 }, { 169, 17, 30 }, { 337, 9, 9 },
-                                     { 145, 50, 260 }, { 5, 4081, 7 }, { 19, 4097, 3 }, { 64, 64, 64 },
+    static const size_t big[][3] = { { 20, 40, 255 }, { 20, 40, 256 }, { 21, 41, 257 },
+                                     { 9, 19, 513 }, { 167, 33, 40 }, { 168, 35, 20 },
+                                     { 169, 17, 30 }, { 337, 9, 9 }, { 145, 50, 260 },
+                                     { 5, 4081, 7 }, { 19, 4097, 3 }, { 64, 64, 64 },
                                      { 96, 100, 300 }, { 128, 128, 64 },
                                      /* several MC blocks with full B panels of every NR: B packed
                                         by the first block's kernels, then read by the others */
@@ -616,7 +634,8 @@ void ck_test_gemm(void)
         for (int t = 0; t < 4; t++) {
             if (ck_quick() && (s + t) % 4) continue;
             run_case((sk_trans)(t >> 1), (sk_trans)(t & 1), big[s][0], big[s][1], big[s][2],
-                     g_alpha[ck_rand_u32(2)], g_beta[ck_rand_u32(3)], rand_pad(), rand_pad(), rand_pad());
+                     g_alpha[ck_rand_u32(2)], g_beta[ck_rand_u32(3)], rand_pad(), rand_pad(),
+                     rand_pad());
         }
 
     /* Row strides that are multiples of 4 KiB (A and B then go through the packed paths). */
@@ -700,7 +719,8 @@ void ck_test_gemm(void)
         for (size_t in = 0; in < sizeof pn / sizeof *pn; in++)
             for (int t = 0; t < 4; t++)
                 page_end_case((sk_trans)(t >> 1), (sk_trans)(t & 1), pm[im], pn[in],
-                              pk[ck_rand_u32(sizeof pk / sizeof *pk)], ck_rand_u32(2) ? 0.f : 0.25f);
+                              pk[ck_rand_u32(sizeof pk / sizeof *pk)],
+                              ck_rand_u32(2) ? 0.f : 0.25f);
 
     bias_cases();
     threads();

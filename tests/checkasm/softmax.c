@@ -7,21 +7,8 @@
 #include <string.h>
 
 #include "checkasm.h"
+#include "../ref_mask.h"
 #include "dsp.h"
-
-static int attended(const sk_mask *m, size_t r, size_t c)
-{
-    if (!m) return 1;
-    switch (m->kind) {
-    case SK_MASK_KEYS: return ((const uint8_t *)m->data)[c] != 0;
-    case SK_MASK_BOOL: return ((const uint8_t *)m->data)[r * m->ld + c] != 0;
-    case SK_MASK_ADD: return ((const float *)m->data)[r * m->ld + c] != -INFINITY;
-    case SK_MASK_CAUSAL: /* c <= r + offset, without overflow */
-        if (m->offset >= 0) return c <= r || c - r <= (size_t)m->offset;
-        return r >= c && r - c >= (size_t)(-(m->offset + 1)) + 1;
-    default: return 1;
-    }
-}
 
 /* exact softmax of one row in double; returns 1 if the row must be NaN (a NaN or +inf score),
    2 if fully masked. *t: the row's max over attended positions of |scale x| + |mask|, the input
@@ -33,7 +20,7 @@ static int exact_row(size_t r, size_t cols, float scale, const float *x, const s
     *t = 0;
     for (size_t c = 0; c < cols; c++) {
         e[c] = -INFINITY;
-        if (!attended(m, r, c)) continue;
+        if (!ref_attended(m, r, c, NULL)) continue;
         double v = (double)scale * x[c], mag = fabs(v);
         if (m && m->kind == SK_MASK_ADD) {
             v += ((const float *)m->data)[r * m->ld + c];
@@ -63,7 +50,7 @@ static int check_rows(size_t rows, size_t cols, float scale, const float *x, siz
         const double rel = 1e-5 + 0x1p-22 * t; /* the documented bound */
         for (size_t c = 0; c < cols && ok; c++) {
             const float v = y[r * ldy + c];
-            if (k == 2 || !attended(m, r, c)) {
+            if (k == 2 || !ref_attended(m, r, c, NULL)) {
                 if (v != 0.f) ok = ck_fail("%s: masked y[%zu,%zu] = %a, want 0", what, r, c, v);
             } else if (k == 1) {
                 if (!isnan(v)) ok = ck_fail("%s: row %zu must be NaN, y[%zu] = %a", what, r, c, v);
@@ -90,17 +77,20 @@ static void make_mask(mask_buf *mb, sk_mask_kind kind, size_t rows, size_t cols)
     switch (kind) {
     case SK_MASK_KEYS: {
         uint8_t *d = malloc(cols + 1);
-        for (size_t c = 0; c < cols; c++) d[c] = all_off ? 0 : (ck_rand_u32(10) < 7 ? (uint8_t)(1 + ck_rand_u32(255)) : 0);
+        for (size_t c = 0; c < cols; c++)
+            d[c] = all_off ? 0 : (ck_rand_u32(10) < 7 ? (uint8_t)(1 + ck_rand_u32(255)) : 0);
         const uint32_t layout = ck_rand_u32(3); /* key padding: a masked suffix of random length, */
         const size_t pad = cols ? ck_rand_u32((uint32_t)cols + 1) : 0; /* after a dense (1) or */
-        if (layout == 1 && !all_off) for (size_t c = 0; c < cols - pad; c++) d[c] = (uint8_t)(1 + ck_rand_u32(255)); /* random (2) prefix */
+        if (layout == 1 && !all_off) /* random (2) prefix */
+            for (size_t c = 0; c < cols - pad; c++) d[c] = (uint8_t)(1 + ck_rand_u32(255));
         if (layout) for (size_t c = cols - pad; c < cols; c++) d[c] = 0;
         mb->data = d;
         break;
     }
     case SK_MASK_BOOL: {
         uint8_t *d = malloc(rows * ld + 1);
-        for (size_t i = 0; i < rows * ld; i++) d[i] = ck_rand_u32(10) < 7 ? (uint8_t)(1 + ck_rand_u32(255)) : 0;
+        for (size_t i = 0; i < rows * ld; i++)
+            d[i] = ck_rand_u32(10) < 7 ? (uint8_t)(1 + ck_rand_u32(255)) : 0;
         if (all_off) memset(d, 0, cols); /* row 0 fully masked */
         mb->data = d;
         mb->m.ld = ld;
@@ -108,14 +98,16 @@ static void make_mask(mask_buf *mb, sk_mask_kind kind, size_t rows, size_t cols)
     }
     case SK_MASK_ADD: {
         float *d = malloc((rows * ld + 1) * sizeof(float));
-        for (size_t i = 0; i < rows * ld; i++) d[i] = ck_rand_u32(10) < 3 ? -INFINITY : ck_randf(-4.f, 4.f);
+        for (size_t i = 0; i < rows * ld; i++)
+            d[i] = ck_rand_u32(10) < 3 ? -INFINITY : ck_randf(-4.f, 4.f);
         if (all_off) for (size_t c = 0; c < cols; c++) d[c] = -INFINITY;
         mb->data = d;
         mb->m.ld = ld;
         break;
     }
     case SK_MASK_CAUSAL:
-        mb->m.offset = (ptrdiff_t)ck_rand_u32(5) - 2 + (ck_rand_u32(4) == 0 ? (ptrdiff_t)cols / 2 : 0);
+        mb->m.offset =
+            (ptrdiff_t)ck_rand_u32(5) - 2 + (ck_rand_u32(4) == 0 ? (ptrdiff_t)cols / 2 : 0);
         break;
     default:
         break;
@@ -145,7 +137,8 @@ static void run_case_amp(size_t rows, size_t cols, size_t ldx, size_t ldy, float
             if (*d != -INFINITY) *d = *d * (add_amp / 4.f);
         }
     const sk_mask *m = kind == SK_MASK_NONE ? (ck_rand_u32(2) ? &mb.m : NULL) : &mb.m;
-    float *x = ck_buf_alloc(rows * ldx), *yr = ck_buf_alloc(rows * ldy), *yn = ck_buf_alloc(rows * ldy);
+    float *x = ck_buf_alloc(rows * ldx), *yr = ck_buf_alloc(rows * ldy),
+          *yn = ck_buf_alloc(rows * ldy);
     for (size_t i = 0; i < rows * ldx; i++) x[i] = amp * ck_randn();
     ck_mat_poison_pad(x, rows, cols, ldx);   /* NaN padding: reading it would poison a row */
     ck_mat_poison_pad(yr, rows, cols, ldy);
@@ -159,7 +152,8 @@ static void run_case_amp(size_t rows, size_t cols, size_t ldx, size_t ldy, float
     ck_new();
     if (sk_scale_mask_softmax(rows, cols, scale, x, ldx, m, yn, ldy) != SK_OK) ck_fail("status");
     check_rows(rows, cols, scale, x, ldx, m, yn, ldy, "new vs exact");
-    if (ck_isa() != SK_ISA_SCALAR) check_rows(rows, cols, scale, x, ldx, m, yr, ldy, "ref vs exact");
+    if (ck_isa() != SK_ISA_SCALAR)
+        check_rows(rows, cols, scale, x, ldx, m, yr, ldy, "ref vs exact");
     double *e = malloc(cols * sizeof(double));
     for (size_t r = 0; r < rows; r++) {
         double t;
@@ -181,7 +175,10 @@ static void run_case_amp(size_t rows, size_t cols, size_t ldx, size_t ldy, float
         float *ys = ck_buf_alloc(rows * ldy);
         sk_softmax(rows, cols, x, ldx, ys, ldy);
         for (size_t r = 0; r < rows; r++)
-            if (memcmp(ys + r * ldy, yn + r * ldy, cols * sizeof(float))) { ck_fail("sk_softmax differs"); break; }
+            if (memcmp(ys + r * ldy, yn + r * ldy, cols * sizeof(float))) {
+                ck_fail("sk_softmax differs");
+                break;
+            }
         ck_buf_free(ys);
     }
     /* in place (ldx is the stride of both) */
@@ -279,7 +276,8 @@ static void test_hand(void)
     float y[3];
     sk_softmax(1, 3, x, 3, y, 3);
     for (int i = 0; i < 3; i++)
-        if (fabsf(y[i] - (float)(i + 1) / 6.f) > 1e-6f) ck_fail("y[%d] = %.9g, want %d/6", i, y[i], i + 1);
+        if (fabsf(y[i] - (float)(i + 1) / 6.f) > 1e-6f)
+            ck_fail("y[%d] = %.9g, want %d/6", i, y[i], i + 1);
     ck_func("causal 3x3");
     const float z[9] = { 0 };
     float w[9];
@@ -287,7 +285,8 @@ static void test_hand(void)
     sk_scale_mask_softmax(3, 3, 1.f, z, 3, &cm, w, 3);
     const float want[9] = { 1, 0, 0, 0.5f, 0.5f, 0, 1.f / 3, 1.f / 3, 1.f / 3 };
     for (int i = 0; i < 9; i++)
-        if (fabsf(w[i] - want[i]) > 1e-6f || (want[i] == 0 && w[i] != 0.f)) ck_fail("w[%d] = %.9g, want %.9g", i, w[i], want[i]);
+        if (fabsf(w[i] - want[i]) > 1e-6f || (want[i] == 0 && w[i] != 0.f))
+            ck_fail("w[%d] = %.9g, want %.9g", i, w[i], want[i]);
     ck_func("keys mask with NaN under the mask");
     const float xn[4] = { 1.f, NAN, 1.f, INFINITY };
     const uint8_t keys[4] = { 1, 0, 1, 0 };
@@ -364,14 +363,14 @@ static void test_scale_mask_max(void)
             if (ck_rand_u32(3) == 0) {
                 const size_t at = ck_rand_u32((uint32_t)n);
                 x[at] = NAN;
-                want_nan = attended(m, r, at);
+                want_nan = ref_attended(m, r, at, NULL);
             }
             const float got = md->scale_mask_max(n, scale, x, m, r, y);
             ck_buf_check(y, "y");
             double want = -INFINITY;
             int bad = 0;
             for (size_t c = 0; c < n; c++) {
-                if (!attended(m, r, c)) {
+                if (!ref_attended(m, r, c, NULL)) {
                     if (y[c] != -INFINITY && !bad++) ck_fail("masked y[%zu] = %a", c, y[c]);
                     continue;
                 }
@@ -379,7 +378,8 @@ static void test_scale_mask_max(void)
                 if (m && m->kind == SK_MASK_ADD) v += ((const float *)m->data)[r * m->ld + c];
                 if (isnan(v)) continue;
                 if (v > want) want = v;
-                if (!(fabs(y[c] - v) <= 0x1p-24 * fabs(v)) && !bad++) ck_fail("y[%zu] = %a, want %a", c, y[c], v);
+                if (!(fabs(y[c] - v) <= 0x1p-24 * fabs(v)) && !bad++)
+                    ck_fail("y[%zu] = %a, want %a", c, y[c], v);
             }
             if (want_nan ? !isnan(got) : !(got == want || fabs(got - want) <= 0x1p-24 * fabs(want)))
                 ck_fail("max %a, want %a (nan %d)", got, want, want_nan);
@@ -411,7 +411,8 @@ void ck_test_softmax(void)
         const size_t rows = cols > 1000 ? 2 : 1 + ck_rand_u32(5);
         for (int kind = SK_MASK_NONE; kind <= SK_MASK_CAUSAL; kind++) {
             const size_t pad = ck_rand_u32(3) == 0 ? 0 : 1 + ck_rand_u32(17);
-            const float scale = kind == SK_MASK_NONE && ck_rand_u32(2) ? 1.f : scales[ck_rand_u32(3)];
+            const float scale =
+                kind == SK_MASK_NONE && ck_rand_u32(2) ? 1.f : scales[ck_rand_u32(3)];
             run_case(rows, cols, cols + pad, cols + ck_rand_u32(5), scale, (sk_mask_kind)kind, 0);
             run_case(rows, cols, cols + pad, cols + pad, scale, (sk_mask_kind)kind, 1);
         }

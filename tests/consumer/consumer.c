@@ -18,7 +18,8 @@ int main(void)
     const float x[3] = { 0.f, logf(2.f), logf(3.f) };
     float y[3];
     fail |= sk_softmax(1, 3, x, 3, y, 3) != SK_OK;
-    fail |= fabsf(y[0] - 1.f / 6) > 1e-6f || fabsf(y[1] - 1.f / 3) > 1e-6f || fabsf(y[2] - 0.5f) > 1e-6f;
+    fail |= fabsf(y[0] - 1.f / 6) > 1e-6f || fabsf(y[1] - 1.f / 3) > 1e-6f ||
+            fabsf(y[2] - 0.5f) > 1e-6f;
     /* one query, two keys with equal scores: the output is the mean of the two value rows */
     const float q[2] = { 1, 0 }, k[4] = { 0, 1, 0, 2 }, v[4] = { 2, 4, 6, 8 };
     float o[2];

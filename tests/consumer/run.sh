@@ -44,7 +44,9 @@ pc=$(find "$dest" -name simdkern.pc | head -n 1)
 cfg=$(find "$dest" -name simdkern-config.cmake | head -n 1)
 hdr=$(find "$dest" -name simdkern.h | head -n 1)
 lib=$(find "$dest" -name libsimdkern.a | head -n 1)
-for f in "$pc" "$cfg" "$hdr" "$lib"; do [ -n "$f" ] || { echo "FAIL: incomplete install:"; find "$dest"; exit 1; }; done
+for f in "$pc" "$cfg" "$hdr" "$lib"; do
+  [ -n "$f" ] || { echo "FAIL: incomplete install:"; find "$dest"; exit 1; }
+done
 
 case $mode in
 pkgconfig)
@@ -54,14 +56,18 @@ pkgconfig)
   echo "pkg-config --static --libs simdkern: $libs"
   case " $libs " in *" -lsimdkern "*) ;; *) echo "FAIL: no -lsimdkern"; exit 1 ;; esac
   case " $libs " in *" -lm "*) ;; *) echo "FAIL: no -lm"; exit 1 ;; esac
-  case " $libs " in *" -pthread "*|*" -lpthread "*) ;; *) echo "FAIL: no -pthread/-lpthread"; exit 1 ;; esac
+  case " $libs " in
+  *" -pthread "*|*" -lpthread "*) ;;
+  *) echo "FAIL: no -pthread/-lpthread"; exit 1 ;;
+  esac
   # shellcheck disable=SC2086
   "$cc" $extra $cflags -o "$tmp/consumer" "$src/consumer.c" $libs
   ;;
 cmake)
   # found the way a user finds it: through the (staged) prefix, not by pointing at the config dir
   CC=$cc cmake -S "$src" -B "$tmp/cmake" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-    -DCMAKE_PREFIX_PATH="$dest$prefix" -DCMAKE_C_FLAGS="$extra" -DCMAKE_EXE_LINKER_FLAGS="$extra" >"$tmp/cmake.log" 2>&1 \
+    -DCMAKE_PREFIX_PATH="$dest$prefix" -DCMAKE_C_FLAGS="$extra" \
+    -DCMAKE_EXE_LINKER_FLAGS="$extra" >"$tmp/cmake.log" 2>&1 \
     || { cat "$tmp/cmake.log"; exit 1; }
   cmake --build "$tmp/cmake" >>"$tmp/cmake.log" 2>&1 || { cat "$tmp/cmake.log"; exit 1; }
   grep -h "simdkern_DIR" "$tmp/cmake/CMakeCache.txt" || true

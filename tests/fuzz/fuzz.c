@@ -136,6 +136,52 @@ int fz_buf_check(const fz_buf *b, size_t rows, size_t cols, size_t ld, size_t el
     return 1;
 }
 
+/* ---- masks ---------------------------------------------------------------------------------- */
+ptrdiff_t fz_pick_offset(uint8_t sel, uint64_t raw, size_t rows, size_t cols, ptrdiff_t edge)
+{
+    switch (sel % 10) {
+    case 0: return 0;
+    case 1: return -1;
+    case 2: return (ptrdiff_t)(int8_t)raw;
+    case 3: return (ptrdiff_t)(raw % (2 * (rows + cols) + 1)) - (ptrdiff_t)(rows + cols);
+    case 4: return PTRDIFF_MAX;
+    case 5: return PTRDIFF_MAX - 2;
+    case 6: return PTRDIFF_MIN;
+    case 7: return PTRDIFF_MIN + 1;
+    case 8: return edge;
+    default: return (ptrdiff_t)raw;
+    }
+}
+
+sk_mask fz_mask_make(fz_rng *r, int kind, size_t rows, size_t cols, size_t ld, double density,
+                     float amp_add, ptrdiff_t offset, uint8_t **mb, float **ma)
+{
+    const size_t mext = (rows - 1) * ld + cols;
+    *mb = NULL;
+    *ma = NULL;
+    switch (kind) {
+    case 1:
+        *mb = malloc(cols);
+        for (size_t c = 0; c < cols; c++) (*mb)[c] = fz_unif(r) >= density;
+        return (sk_mask){ SK_MASK_KEYS, *mb, 0, 0 };
+    case 2:
+        *mb = malloc(mext);
+        for (size_t i = 0; i < mext; i++) (*mb)[i] = fz_unif(r) >= density;
+        return (sk_mask){ SK_MASK_BOOL, *mb, ld, 0 };
+    case 3:
+        *ma = malloc(mext * sizeof **ma);
+        for (size_t i = 0; i < mext; i++)
+            (*ma)[i] = i % ld >= cols ? NAN
+                     : fz_unif(r) < density ? -INFINITY
+                     : (float)((2 * fz_unif(r) - 1) * amp_add);
+        return (sk_mask){ SK_MASK_ADD, *ma, ld, 0 };
+    case 4:
+        return (sk_mask){ SK_MASK_CAUSAL, NULL, 0, offset };
+    default:
+        return (sk_mask){ SK_MASK_NONE, NULL, 0, 0 };
+    }
+}
+
 /* ---- ISAs and failures ----------------------------------------------------------------------- */
 int fz_isas(sk_isa out[SK_ISA_COUNT])
 {

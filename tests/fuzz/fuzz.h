@@ -68,6 +68,17 @@ void fz_buf_snap(fz_buf *b);                 /* remember the contents */
    change). */
 int fz_buf_check(const fz_buf *b, size_t rows, size_t cols, size_t ld, size_t elem);
 
+/* ---- masks ---------------------------------------------------------------------------------- */
+/* A causal offset picked by sel % 10: 0, -1, a small or a raw value, the ends of the ptrdiff_t
+   range and next to them, or edge (the target's own edge case). */
+ptrdiff_t fz_pick_offset(uint8_t sel, uint64_t raw, size_t rows, size_t cols, ptrdiff_t edge);
+/* A random mask of kind 0..4 (NONE, KEYS, BOOL, ADD, CAUSAL with offset) for rows x cols scores:
+   KEYS, BOOL and ADD draw from r (a position masked with probability density; ADD values uniform
+   in [-amp_add, amp_add] or -inf, NaN in the ld padding) into *mb or *ma (malloc'ed, NULL for the
+   other kinds), which the mask's data points at; BOOL and ADD rows have stride ld. */
+sk_mask fz_mask_make(fz_rng *r, int kind, size_t rows, size_t cols, size_t ld, double density,
+                     float amp_add, ptrdiff_t offset, uint8_t **mb, float **ma);
+
 /* ---- ISAs and failures ----------------------------------------------------------------------- */
 /* The available ISAs, scalar first; returns how many. */
 int fz_isas(sk_isa out[SK_ISA_COUNT]);

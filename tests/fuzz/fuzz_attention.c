@@ -29,48 +29,10 @@
 #include <string.h>
 
 #include "fuzz.h"
+#include "../ref_mask.h"
 
 static const float k_scales[] = { 0.125f, 1.f, -8.f, 0.17677669f, 0.3f, 1e-3f, 0.f, 2.5f };
 #define N_SCALES (sizeof k_scales / sizeof k_scales[0])
-
-static ptrdiff_t pick_offset(uint8_t sel, uint64_t raw, size_t rows, size_t cols)
-{
-    switch (sel % 10) {
-    case 0: return 0;
-    case 1: return -1;
-    case 2: return (ptrdiff_t)(int8_t)raw;
-    case 3: return (ptrdiff_t)(raw % (2 * (rows + cols) + 1)) - (ptrdiff_t)(rows + cols);
-    case 4: return PTRDIFF_MAX;
-    case 5: return PTRDIFF_MAX - 2;
-    case 6: return PTRDIFF_MIN;
-    case 7: return PTRDIFF_MIN + 1;
-    case 8: return (ptrdiff_t)cols - (ptrdiff_t)rows;
-    default: return (ptrdiff_t)raw;
-    }
-}
-
-static int attended(const sk_mask *m, size_t r, size_t c, double *add)
-{
-    *add = 0;
-    if (!m) return 1;
-    switch (m->kind) {
-    case SK_MASK_KEYS: return ((const uint8_t *)m->data)[c] != 0;
-    case SK_MASK_BOOL: return ((const uint8_t *)m->data)[r * m->ld + c] != 0;
-    case SK_MASK_ADD: {
-        const float a = ((const float *)m->data)[r * m->ld + c];
-        if (a == -INFINITY) return 0;
-        *add = a;
-        return 1;
-    }
-    case SK_MASK_CAUSAL: {
-        const ptrdiff_t off = m->offset;
-        if (off >= 0) return c <= r || c - r <= (size_t)off;
-        const size_t neg = (size_t)0 - (size_t)off;
-        return r >= neg && c <= r - neg;
-    }
-    default: return 1;
-    }
-}
 
 /* One head's reference. w: n_q x n_kv exact weights; st: 0 masked, 1 attended, 2 attended in a NaN
    row; o, otol: n_q x dv exact outputs and their tolerance (otol < 0: the output must be NaN). */
@@ -88,7 +50,7 @@ static void ref_head(size_t n_q, size_t n_kv, size_t dk, size_t dv, const float 
         unsigned char *sr = st + r * n_kv;
         for (size_t j = 0; j < n_kv; j++) {
             double add;
-            sr[j] = (unsigned char)attended(m, r, j, &add);
+            sr[j] = (unsigned char)ref_attended(m, r, j, &add);
             if (!sr[j]) { wr[j] = -INFINITY; continue; }
             natt++;
             double dot = 0, g = 0;
@@ -211,34 +173,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     float *k = fill_mat(&rng, n_kv, wq, ldk, amp_k, quant);
     float *v = fill_mat(&rng, n_kv, wv, ldv, amp_v, quant);
     const size_t mext = (n_q - 1) * ldm + n_kv;
-    sk_mask mask = { SK_MASK_NONE, NULL, 0, 0 };
-    uint8_t *mb = NULL;
-    float *ma = NULL;
-    switch (kind) {
-    case 1:
-        mb = malloc(n_kv);
-        for (size_t c = 0; c < n_kv; c++) mb[c] = fz_unif(&rng) >= density;
-        mask = (sk_mask){ SK_MASK_KEYS, NULL, 0, 0 };
-        break;
-    case 2:
-        mb = malloc(mext);
-        for (size_t i = 0; i < mext; i++) mb[i] = fz_unif(&rng) >= density;
-        mask = (sk_mask){ SK_MASK_BOOL, NULL, ldm, 0 };
-        break;
-    case 3:
-        ma = malloc(mext * sizeof *ma);
-        for (size_t i = 0; i < mext; i++)
-            ma[i] = i % ldm >= n_kv ? NAN
-                  : fz_unif(&rng) < density ? -INFINITY
-                  : (float)((2 * fz_unif(&rng) - 1) * amp_add);
-        mask = (sk_mask){ SK_MASK_ADD, NULL, ldm, 0 };
-        break;
-    case 4:
-        mask = (sk_mask){ SK_MASK_CAUSAL, NULL, 0, pick_offset(osel, oraw, n_q, n_kv) };
-        break;
-    default:
-        break;
-    }
+    uint8_t *mb;
+    float *ma;
+    const ptrdiff_t offset =
+        fz_pick_offset(osel, oraw, n_q, n_kv, (ptrdiff_t)n_kv - (ptrdiff_t)n_q);
+    sk_mask mask = fz_mask_make(&rng, kind, n_q, n_kv, ldm, density, amp_add, offset, &mb, &ma);
+    mask.data = NULL; /* the guarded copy, below */
     fz_patch_t pt;
     while (fz_patch(&in, &pt)) {
         const unsigned w = pt.which % 4;

@@ -22,52 +22,12 @@
 #include <string.h>
 
 #include "fuzz.h"
+#include "../ref_mask.h"
 
 enum { MAX_ROWS = 16, MAX_COLS = 300, BIG_COLS = 65536 };
 
 static const float k_scales[] = { 1.f, -8.f, 0.125f, 0.17677669f, 0.3f, -1.7f, 1e-3f, 0.f, 7.3f };
 #define N_SCALES (sizeof k_scales / sizeof k_scales[0])
-
-static ptrdiff_t pick_offset(uint8_t sel, uint64_t raw, size_t rows, size_t cols)
-{
-    switch (sel % 10) {
-    case 0: return 0;
-    case 1: return -1;
-    case 2: return (ptrdiff_t)(int8_t)raw;
-    case 3: return (ptrdiff_t)(raw % (2 * (rows + cols) + 1)) - (ptrdiff_t)(rows + cols);
-    case 4: return PTRDIFF_MAX;
-    case 5: return PTRDIFF_MAX - 2;
-    case 6: return PTRDIFF_MIN;
-    case 7: return PTRDIFF_MIN + 1;
-    case 8: return -(ptrdiff_t)cols;
-    default: return (ptrdiff_t)raw;
-    }
-}
-
-/* 1 when (r, c) is attended; *add = the ADD value */
-static int attended(const sk_mask *m, size_t r, size_t c, double *add)
-{
-    *add = 0;
-    if (!m) return 1;
-    switch (m->kind) {
-    case SK_MASK_KEYS: return ((const uint8_t *)m->data)[c] != 0;
-    case SK_MASK_BOOL: return ((const uint8_t *)m->data)[r * m->ld + c] != 0;
-    case SK_MASK_ADD: {
-        const float a = ((const float *)m->data)[r * m->ld + c];
-        if (a == -INFINITY) return 0;
-        *add = a;
-        return 1;
-    }
-    case SK_MASK_CAUSAL: {
-        /* c <= r + offset, without overflow: compare in the wider of the two signed ranges */
-        const ptrdiff_t off = m->offset;
-        if (off >= 0) return c <= r || c - r <= (size_t)off;
-        const size_t neg = (size_t)0 - (size_t)off; /* -off, also for PTRDIFF_MIN */
-        return r >= neg && c <= r - neg;
-    }
-    default: return 1;
-    }
-}
 
 /* The reference of row r into e[] (exact weights), st[] (0 masked, 1 attended, 2 attended in a NaN
    row); returns T. */
@@ -78,7 +38,7 @@ static double ref_row(size_t r, size_t cols, double scale, const float *x, const
     int nan = 0;
     for (size_t c = 0; c < cols; c++) {
         double add;
-        st[c] = (unsigned char)attended(m, r, c, &add);
+        st[c] = (unsigned char)ref_attended(m, r, c, &add);
         if (!st[c]) { e[c] = -INFINITY; continue; }
         const double sx = scale * (double)x[c], v = sx + add;
         e[c] = v;
@@ -139,31 +99,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     uint8_t *mb = NULL;
     float *ma = NULL;
     const size_t mext = (rows - 1) * ldm + cols;
-    if (masked_fn) switch (kind) {
-    case 1:
-        mb = malloc(cols);
-        for (size_t c = 0; c < cols; c++) mb[c] = fz_unif(&rng) >= density;
-        mask = (sk_mask){ SK_MASK_KEYS, mb, 0, 0 };
-        break;
-    case 2:
-        mb = malloc(mext);
-        for (size_t i = 0; i < mext; i++) mb[i] = fz_unif(&rng) >= density;
-        mask = (sk_mask){ SK_MASK_BOOL, mb, ldm, 0 };
-        break;
-    case 3:
-        ma = malloc(mext * sizeof *ma);
-        for (size_t i = 0; i < mext; i++)
-            ma[i] = i % ldm >= cols ? NAN
-                  : fz_unif(&rng) < density ? -INFINITY
-                  : (float)((2 * fz_unif(&rng) - 1) * amp_add);
-        mask = (sk_mask){ SK_MASK_ADD, ma, ldm, 0 };
-        break;
-    case 4:
-        mask = (sk_mask){ SK_MASK_CAUSAL, NULL, 0, pick_offset(osel, oraw, rows, cols) };
-        break;
-    default:
-        break;
-    }
+    if (masked_fn)
+        mask = fz_mask_make(&rng, kind, rows, cols, ldm, density, amp_add,
+                            fz_pick_offset(osel, oraw, rows, cols, -(ptrdiff_t)cols), &mb,
+                            &ma);
     const sk_mask *mp = masked_fn && (kind != 0 || none_struct) ? &mask : NULL;
 
     fz_patch_t pt;
