@@ -8,7 +8,7 @@
 
 #define MR SK_GEMM_AVX2_MR
 #define NR SK_GEMM_AVX2_NR
-#define PF_ROWS 24 /* prefetch distance of an in-place B, rows */
+#define PF_ROWS 8 /* prefetch distance of an in-place B, rows */
 
 /* r x 16 tile: A(i,p) = a[p*csa + i] (ROWS: a[i*csa + p]), B(p, 0..15) = b[p*rsb + 0..15].
    CP: B read in place is also copied to the packed panel bp[p*16 + 0..15] (the stores ride along
@@ -33,8 +33,8 @@ ukr_body(const int R, const int ROWS, const int CP, size_t k, const float *a, si
             _mm256_storeu_ps(bp + 8, b1);                                                          \
             bp += NR;                                                                              \
         }                                                                                          \
-        if (PF) /* B in place: its row PF_ROWS ahead into L2 */                                    \
-            _mm_prefetch((const char *)(b + pfd), _MM_HINT_T1);                                    \
+        if (PF) /* B in place: its row PF_ROWS ahead into L1 */                                    \
+            _mm_prefetch((const char *)(b + pfd), _MM_HINT_T0);                                    \
         _Pragma("GCC unroll 6") for (int i = 0; i < R; i++) {                                      \
             const __m256 ai = _mm256_broadcast_ss(ROWS ? a + i * csa : a + i);                     \
             c0[i] = _mm256_fmadd_ps(ai, b0, c0[i]);                                                \
@@ -44,8 +44,9 @@ ukr_body(const int R, const int ROWS, const int CP, size_t k, const float *a, si
         b += (RSB);                                                                                \
     }
     /* B read in place (rsb != NR) comes from L2 or L3 at a stride the hardware prefetchers do not
-       follow (one or two lines per row, rows 4 KiB or more apart): each row is prefetched PF_ROWS
-       rows ahead, into L2 (in L1 the rows of a 4 KiB-multiple stride share one set) */
+       follow (one or two lines per row, rows 2 KiB or more apart): each row is prefetched PF_ROWS
+       rows ahead into L1; 8 rows into L1 ran 0-17% faster than 24 rows into L2 on the tile alone
+       (docs/bench/gemm-tuning.md) */
     const size_t pfd = PF_ROWS * rsb;
     if (ROWS && !CP && rsb == NR) { /* A(i,p) = a[i*csa + p], B packed: immediate offsets */
         if (k == 64) /* the attention head size: a constant trip count */

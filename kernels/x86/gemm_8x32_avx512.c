@@ -1,10 +1,12 @@
-/* AVX-512 GEMM kernels: the 8x32 register tile (16 zmm accumulators, two B vectors, one broadcast
- * of A per row) in 1..8-row variants, the 16x16 transposed tile for NT with few rows, and the
- * m == 1 matrix-vector kernels (masked tails).
+/* AVX-512 GEMM kernels: the 8x32 register tile (16 zmm accumulators, two B vectors; A broadcast
+ * inside each FMA when B is packed, once per row when B is read in place) in 1..8-row variants, the
+ * 16x16 transposed tile for NT with few rows, and the m == 1 matrix-vector kernels (masked tails).
  *
- * Tile choice: 8x32 is faster than 14x32 and 12x32 (docs/bench/gemm-tuning.md): with 14 or 12
- * rows, a tile's C rows at a 4 KiB-multiple stride all fall in one L1 set, and 16 accumulators
- * already cover the FMA latency. */
+ * Tile choice: 8x32 is faster than 14x32 and 12x32 on Zen 4 (docs/bench/gemm-tuning.md): with 14
+ * or 12 rows, a tile's C rows at a 4 KiB-multiple stride all fall in one L1 set, and 16
+ * accumulators already cover the FMA latency. On an Intel core with two 512-bit FMA ports the
+ * three tiles ran within 3% of each other once A is broadcast inside the FMAs. MR is one define:
+ * the row kernels and their table follow it (up to SK_GEMM_MR_MAX). */
 #include <immintrin.h>
 
 #include "common.h"
@@ -13,47 +15,66 @@
 #define MR SK_GEMM_AVX512_MR
 #define MR_T SK_GEMM_AVX512_T_N /* rows of B per transposed tile */
 #define NR SK_GEMM_AVX512_NR
+#define NV (NR / 16) /* B vectors per row of the tile */
 #define DOT_ROWS SK_GEMM_AVX512_DOT_ROWS
-#define PF_ROWS 24 /* prefetch distance of an in-place B, rows (~200 cycles at 8 rows per tile) */
+#define PF_ROWS 8 /* prefetch distance of an in-place B, rows (~64 cycles at 8 rows per tile) */
 
-/* r x 32 tile: A(i,p) = a[p*csa + i] (ROWS: a[i*csa + p]), B(p, 0..31) = b[p*rsb + 0..31].
-   CP: B read in place is also copied to the packed panel bp[p*32 + ...] (the stores ride along with
+/* c + broadcast(*x) * b as one FMA with an embedded broadcast of its memory operand. Written out
+   because the compiler shares one vbroadcastss between the FMAs of a row. With B packed (in L1)
+   the embedded form runs the tile 5-10% faster on Intel cores with two 512-bit FMA ports; with B
+   read in place (from L2, plus its prefetches) the one shared broadcast is 7-10% faster: fewer
+   load-port operations per FMA (docs/bench/gemm-tuning.md). */
+static inline __m512 fma_bcast(const float *x, __m512 b, __m512 c)
+{
+    __asm__("vfmadd231ps %1%{1to16%}, %2, %0" : "+v"(c) : "m"(*x), "v"(b));
+    return c;
+}
+
+/* r x NR tile: A(i,p) = a[p*csa + i] (ROWS: a[i*csa + p]), B(p, 0..NR-1) = b[p*rsb + 0..NR-1].
+   CP: B read in place is also copied to the packed panel bp[p*NR + ...] (the stores ride along with
    the FMAs). */
 static inline __attribute__((always_inline)) void
 ukr_body(const int R, const int ROWS, const int CP, size_t k, const float *a, size_t csa,
          const float *b, size_t rsb, float *c, size_t ldc, float alpha, float beta, float *bp)
 {
-    __m512 c0[MR], c1[MR];
-#pragma GCC unroll 8
-    for (int i = 0; i < R; i++) c0[i] = c1[i] = _mm512_setzero_ps();
-#pragma GCC unroll 8
-    for (int i = 0; i < R; i++) {
-        _mm_prefetch((const char *)(c + i * ldc), _MM_HINT_T0);
-        _mm_prefetch((const char *)(c + i * ldc + 16), _MM_HINT_T0);
-    }
+    __m512 acc[SK_GEMM_MR_MAX][NV];
+#pragma GCC unroll 16
+    for (int i = 0; i < R; i++)
+#pragma GCC unroll 4
+        for (int v = 0; v < NV; v++) acc[i][v] = _mm512_setzero_ps();
+#pragma GCC unroll 16
+    for (int i = 0; i < R; i++)
+#pragma GCC unroll 4
+        for (int v = 0; v < NV; v++)
+            _mm_prefetch((const char *)(c + i * ldc + 16 * v), _MM_HINT_T0);
 #define LOOP(CSA, RSB, PF)                                                                         \
     _Pragma("GCC unroll 2") for (size_t p = 0; p < k; p++) {                                       \
-        const __m512 b0 = _mm512_loadu_ps(b), b1 = _mm512_loadu_ps(b + 16);                        \
+        __m512 bv[NV];                                                                             \
+        _Pragma("GCC unroll 4") for (int v = 0; v < NV; v++) bv[v] = _mm512_loadu_ps(b + 16 * v);  \
         if (CP) {                                                                                  \
-            _mm512_storeu_ps(bp, b0);                                                              \
-            _mm512_storeu_ps(bp + 16, b1);                                                         \
+            _Pragma("GCC unroll 4") for (int v = 0; v < NV; v++)                                   \
+                _mm512_storeu_ps(bp + 16 * v, bv[v]);                                              \
             bp += NR;                                                                              \
         }                                                                                          \
-        if (PF) { /* B in place: its row PF_ROWS ahead into L2 */                                  \
-            _mm_prefetch((const char *)(b + pfd), _MM_HINT_T1);                                    \
-            _mm_prefetch((const char *)(b + pfd + 16), _MM_HINT_T1);                               \
+        if (PF) { /* B in place: its row PF_ROWS ahead into L1 */                                  \
+            _Pragma("GCC unroll 4") for (int v = 0; v < NV; v++)                                   \
+                _mm_prefetch((const char *)(b + pfd + 16 * v), _MM_HINT_T0);                       \
         }                                                                                          \
-        _Pragma("GCC unroll 8") for (int i = 0; i < R; i++) {                                      \
-            const __m512 ai = _mm512_set1_ps(ROWS ? a[i * csa] : a[i]);                            \
-            c0[i] = _mm512_fmadd_ps(ai, b0, c0[i]);                                                \
-            c1[i] = _mm512_fmadd_ps(ai, b1, c1[i]);                                                \
+        _Pragma("GCC unroll 16") for (int i = 0; i < R; i++) {                                     \
+            const float *ai = ROWS ? a + i * csa : a + i;                                          \
+            const __m512 av = _mm512_set1_ps(*ai);                                                 \
+            _Pragma("GCC unroll 4") for (int v = 0; v < NV; v++)                                   \
+                acc[i][v] = PF ? _mm512_fmadd_ps(av, bv[v], acc[i][v])                             \
+                               : fma_bcast(ai, bv[v], acc[i][v]);                                  \
         }                                                                                          \
         a += (CSA);                                                                                \
         b += (RSB);                                                                                \
     }
     /* B read in place (rsb != NR) comes from L2 or L3 at a stride the hardware prefetchers do not
-       follow (a few lines per row, rows 4 KiB or more apart): each row is prefetched PF_ROWS rows
-       ahead, into L2 (in L1 the rows of a 4 KiB-multiple stride share one set) */
+       follow (a few lines per row, rows 2 KiB or more apart): each row is prefetched PF_ROWS rows
+       ahead into L1. Measured on the tile alone (docs/bench/gemm-tuning.md): 8 rows into L1 runs
+       5-20% faster than 24 rows into L2 (B that is already in L2 is the common case, and 8 rows
+       of a 4 KiB-multiple stride still fit the ways of one L1 set), 4 or 16 rows slower. */
     const size_t pfd = PF_ROWS * rsb;
     if (ROWS && rsb == NR) { /* A(i,p) = a[i*csa + p] */
         LOOP(1, NR, 0)
@@ -68,30 +89,21 @@ ukr_body(const int R, const int ROWS, const int CP, size_t k, const float *a, si
         LOOP(csa, rsb, 1)
     }
 #undef LOOP
-    const __m512 va = _mm512_set1_ps(alpha);
-    if (alpha == 1.f && (beta == 0.f || beta == 1.f)) { /* the common cases: no scaling */
-#pragma GCC unroll 8
-        for (int i = 0; i < R; i++) {
-            float *ci = c + i * ldc;
-            _mm512_storeu_ps(ci, beta == 0.f ? c0[i] : _mm512_add_ps(_mm512_loadu_ps(ci), c0[i]));
-            _mm512_storeu_ps(ci + 16,
-                             beta == 0.f ? c1[i] : _mm512_add_ps(_mm512_loadu_ps(ci + 16), c1[i]));
-        }
-    } else if (beta == 0.f) {
-#pragma GCC unroll 8
-        for (int i = 0; i < R; i++) {
-            _mm512_storeu_ps(c + i * ldc, _mm512_mul_ps(va, c0[i]));
-            _mm512_storeu_ps(c + i * ldc + 16, _mm512_mul_ps(va, c1[i]));
-        }
-    } else {
-        const __m512 vb = _mm512_set1_ps(beta);
-#pragma GCC unroll 8
-        for (int i = 0; i < R; i++) {
-            float *ci = c + i * ldc;
-            _mm512_storeu_ps(ci,
-                             _mm512_fmadd_ps(vb, _mm512_loadu_ps(ci), _mm512_mul_ps(va, c0[i])));
-            _mm512_storeu_ps(
-                ci + 16, _mm512_fmadd_ps(vb, _mm512_loadu_ps(ci + 16), _mm512_mul_ps(va, c1[i])));
+    const __m512 va = _mm512_set1_ps(alpha), vb = _mm512_set1_ps(beta);
+    const int plain = alpha == 1.f && (beta == 0.f || beta == 1.f); /* the common cases */
+#pragma GCC unroll 16
+    for (int i = 0; i < R; i++) {
+        float *ci = c + i * ldc;
+#pragma GCC unroll 4
+        for (int v = 0; v < NV; v++) {
+            __m512 o = acc[i][v];
+            if (plain) {
+                if (beta != 0.f) o = _mm512_add_ps(_mm512_loadu_ps(ci + 16 * v), o);
+            } else {
+                o = _mm512_mul_ps(va, o);
+                if (beta != 0.f) o = _mm512_fmadd_ps(vb, _mm512_loadu_ps(ci + 16 * v), o);
+            }
+            _mm512_storeu_ps(ci + 16 * v, o);
         }
     }
 }
@@ -198,7 +210,8 @@ typedef void (*tile_fn)(size_t k, const float *a, size_t s, const float *b, size
         (void)room; /* masked stores write exactly r columns */                                    \
         ukr_t_body(R, k, a, rsa, b, rsb, w, c, ldc, alpha, beta);                                  \
     }
-UKR(1) UKR(2) UKR(3) UKR(4) UKR(5) UKR(6) UKR(7) UKR(8)
+UKR(1) UKR(2) UKR(3) UKR(4) UKR(5) UKR(6) UKR(7) UKR(8) UKR(9) UKR(10) UKR(11) UKR(12) UKR(13)
+UKR(14) UKR(15) UKR(16)
 UKRT(1) UKRT(2) UKRT(3) UKRT(4) UKRT(5) UKRT(6) UKRT(7) UKRT(8) UKRT(9) UKRT(10) UKRT(11) UKRT(12)
 UKRT(13) UKRT(14) UKRT(15) UKRT(16)
 
@@ -206,12 +219,15 @@ UKRT(13) UKRT(14) UKRT(15) UKRT(16)
 void sk_gemm_ukr_avx512(size_t r, size_t k, const float *a, size_t rsa, size_t csa, const float *b,
                         size_t rsb, float *c, size_t ldc, float alpha, float beta, float *bp)
 {
-    static const tile_fn tab[4][MR] = {
-        { ukr_1, ukr_2, ukr_3, ukr_4, ukr_5, ukr_6, ukr_7, ukr_8 },
-        { ukr_r_1, ukr_r_2, ukr_r_3, ukr_r_4, ukr_r_5, ukr_r_6, ukr_r_7, ukr_r_8 },
-        { ukr_cp_1, ukr_cp_2, ukr_cp_3, ukr_cp_4, ukr_cp_5, ukr_cp_6, ukr_cp_7, ukr_cp_8 },
-        { ukr_rcp_1, ukr_rcp_2, ukr_rcp_3, ukr_rcp_4, ukr_rcp_5, ukr_rcp_6, ukr_rcp_7, ukr_rcp_8 },
-    };
+    /* the r-row kernels, r <= MR (the rest are never referenced, hence not compiled) */
+#define ROWS16(V)                                                                                  \
+    { K(V, 1), K(V, 2),  K(V, 3),  K(V, 4),  K(V, 5),  K(V, 6),  K(V, 7),  K(V, 8),                \
+      K(V, 9), K(V, 10), K(V, 11), K(V, 12), K(V, 13), K(V, 14), K(V, 15), K(V, 16) }
+#define K(V, R) ((R) <= MR ? V##_##R : NULL)
+    static const tile_fn tab[4][SK_GEMM_MR_MAX] = { ROWS16(ukr), ROWS16(ukr_r), ROWS16(ukr_cp),
+                                                    ROWS16(ukr_rcp) };
+#undef K
+#undef ROWS16
     const int rows = csa == 1; /* rows of A in place: their stride is rsa */
     tab[(bp ? 2 : 0) + rows][r - 1](k, a, rows ? rsa : csa, b, rsb, c, ldc, alpha, beta, bp);
 }
