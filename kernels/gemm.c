@@ -246,8 +246,8 @@ static void plan_make(const sk_gemm_dsp *d, enum gemm_path path, sk_trans ta, sk
     p->direct_a = (one_ic || n <= d->direct_a_strips * NR) && a_sets_ok;
     p->rsa = p->direct_a && !ta ? lda : 1;
     p->csa = !p->direct_a ? MR : ta ? lda : 1;
-    p->rows_full = split_rows(MC, MR);
-    p->rows_last = split_rows(m - (cdiv(m, MC) - 1) * MC, MR);
+    p->rows_last = split_rows(one_ic ? m : m - (cdiv(m, MC) - 1) * MC, MR);
+    if (!one_ic) p->rows_full = split_rows(MC, MR);
     /* an in-place panel is copied when enough row blocks reuse it and it would not stay in L1
        (B over cp_min floats, or rows at a multiple of cp_stride: a few L1 sets) */
     p->copy_b = p->b == B_IN_PLACE && p->rows_last.count >= d->cp_blocks &&
