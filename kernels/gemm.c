@@ -192,6 +192,7 @@ typedef struct gemm_plan {
 
 static size_t cdiv(size_t a, size_t b) { return (a + b - 1) / b; }
 
+/* The path of a whole problem, from ta, tb, m and the table's kernels and their row limits. */
 static enum gemm_path plan_path(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t m)
 {
     if (!d->ukr) return PATH_REF;
@@ -319,7 +320,7 @@ static void run_blocked(const sk_gemm_dsp *d, const gemm_plan *p, float *buf, sk
                         size_t lda, const float *b, size_t ldb, float beta, const float *bias,
                         float *c, size_t ldc)
 {
-    const size_t MR = d->mr, NR = d->nr, MC = d->mc, NC = d->nc, KC = p->kc;
+    const size_t MR = d->mr, NR = d->nr, MC = d->mc, NC = d->nc, KC = p->kc, LINE = d->line_floats;
     const size_t rsa = p->rsa, csa = p->csa;
     const sk_gemm_ukr_fn ukr = d->ukr;
     float *abuf = buf, *bbuf = buf + p->a_floats;
@@ -358,8 +359,7 @@ static void run_blocked(const sk_gemm_dsp *d, const gemm_plan *p, float *buf, sk
                    (or the first B panel's kernels, with A read in place) does not wait on memory */
                 const int pf_a = ic + MC < m;
                 const size_t mcn = pf_a ? (m - ic - MC < MC ? m - ic - MC : MC) : 0;
-                const size_t pf_rows = ta ? kc : mcn,
-                             pf_lines = (ta ? mcn : kc) * sizeof(float) / 64 + 1;
+                const size_t pf_rows = ta ? kc : mcn, pf_lines = (ta ? mcn : kc) / LINE + 1;
                 const float *pf_src = ta ? asrc + MC : asrc + MC * lda;
                 const size_t pf_per = pf_a ? cdiv(pf_rows * pf_lines, cdiv(nc, NR)) : 0;
                 size_t pf_next = 0;
@@ -367,7 +367,7 @@ static void run_blocked(const sk_gemm_dsp *d, const gemm_plan *p, float *buf, sk
                     for (size_t e = pf_next + pf_per; pf_next < e && pf_next < pf_rows * pf_lines;
                          pf_next++)
                         __builtin_prefetch(
-                            pf_src + pf_next / pf_lines * lda + pf_next % pf_lines * 16, 0, 2);
+                            pf_src + pf_next / pf_lines * lda + pf_next % pf_lines * LINE, 0, 2);
                     const size_t nr = nc - jr < NR ? nc - jr : NR;
                     float *cj = c + jr;
                     const float *bj = bb ? bb + jc + jr : NULL; /* bias of these columns */

@@ -80,8 +80,10 @@ typedef struct sk_gemm_dsp {
                    kernel for the others when at least cp_blocks row blocks read it and k x n
                    exceeds cp_min or ldb is a multiple of cp_stride
        direct_a_strips  over several MC blocks, A is read in place (not packed) when n spans at
-                   most this many NR strips: too few reuses of A to pay for its packing */
+                   most this many NR strips: too few reuses of A to pay for its packing
+       line_floats  a cache line: the next A block is prefetched line by line */
     unsigned set_stride, set_rows, b_alias, cp_min, cp_stride, cp_blocks, direct_a_strips;
+    unsigned line_floats;
     /* the partition over a thread pool:
        gemv_group  columns per unit of the m == 1 and dot paths (a multiple of the matrix-vector
                    and dot kernels' column groups)
