@@ -1,18 +1,21 @@
 /* GEMM: the portable BLIS-style framework and the table init (sk_sgemm and its checks: lib.c).
  *
- * C[m x n] = alpha op(A)[m x k] op(B)[k x n] + beta C, row-major.
- *   jc loop (NC columns of C)  : B block kc x nc packed into NR-wide micro-panels (L3)
- *   pc loop (KC of k)          : beta applies to the first k block only, later blocks add
- *   ic loop (MC rows)          : A block mc x kc packed into MR-row micro-panels (L2)
- *   jr loop (NR)               : one B micro-panel kc x NR (L1)
- *   ir loop (MR)               : the table's micro-kernel on an r x NR tile of C
- * Both transposes and any ld are absorbed by the packing (the table's transposing pack_t). Rows of
- * an mc block are split into full MR-row blocks and the rest when the rest is at least 2/3 of MR
- * (16 = 6 + 6 + 4), else into near-equal row blocks (8 = 4 + 4 rather than 6 + 2); columns past n
- * in the last B panel are zero and that tile goes through a stack tile.
+ * C[m x n] = alpha op(A)[m x k] op(B)[k x n] + beta C, row-major. A call is planned, then run:
+ * the planner (plan_path, plan_make) picks the path and every blocking and packing choice from
+ * the shape and the table's fields alone (tile and block sizes, thresholds: no machine constant
+ * here); one loop nest per path runs the plan.
+ * Paths: m == 1 goes to the matrix-vector kernels, NT with m <= dot_rows to the dot kernel, NT
+ * with m <= ukr_t_m to transposed tiles (C^T = B op(A)^T, B's rows in place), the rest to the
+ * blocked loop nest (run_blocked: NC / k block / MC / NR / row-block loops around the table's
+ * micro-kernel). Both transposes and any ld are absorbed by the packing (the table's transposing
+ * pack_t).
+ * Blocked: k is cut into equal blocks of at most kc; rows of an MC block are split into full
+ * MR-row blocks and the rest when the rest is at least 2/3 of MR (16 = 6 + 6 + 4), else into
+ * near-equal row blocks (8 = 4 + 4 rather than 6 + 2); columns past n in the last B panel are zero
+ * and that tile goes through a stack tile.
  * B: NN with one MC block reads B in place (the kernels prefetch its rows), and the first row
  * block's kernel also stores the panel it reads to a packed panel, which the other row blocks
- * read from L1 (B's rows at a stride of 2 KiB share a few L1 sets: read in place again, they would
+ * read from L1 (rows at a stride of cp_stride share a few L1 sets: read in place again, they would
  * come from L2 each time). NN over several MC blocks packs the B block the same way, in the first
  * MC block's kernels. A table may keep some B strides (b_alias) away from its kernels: B is then
  * packed row by row in a pass of its own. NT with one MC block packs each B panel right before
@@ -21,8 +24,6 @@
  * A^T by columns) unless its row stride would pile the rows into one L1 set; else each MC block is
  * packed, and the next MC block is prefetched into L2 a slice per B panel while the current one
  * runs.
- * m == 1 goes to matrix-vector kernels; NT with m <= ukr_t_m computes C^T = B A^T with B read in
- * place. The thresholds are the table's (set_stride, set_rows, b_alias, cp_min, cp_stride).
  * Packing buffers are per thread, grown on demand, freed at thread exit (pthread key destructor;
  * atexit for the thread that calls exit); if they cannot be allocated the reference path runs
  * instead. */
@@ -107,15 +108,6 @@ static float *buf_get(size_t n)
 
 /* --- packing ---------------------------------------------------------------------------------- */
 
-/* The portable transposing pack (see sk_gemm_pack_fn); the ISA tables bring their own. */
-static void pack_t_ref(size_t w, size_t kc, const float *src, size_t lds, float *dst, size_t ld)
-{
-    for (size_t j = 0; j < w; j++) {
-        const float *sj = src + j * lds;
-        for (size_t p = 0; p < kc; p++) dst[p * ld + j] = sj[p];
-    }
-}
-
 /* d[0..n) = s[0..n): short rows (one micro-panel row), no call into memcpy. */
 static inline void copy_row(float *d, const float *s, size_t n)
 {
@@ -150,12 +142,128 @@ static void pack_b(const sk_gemm_dsp *d, sk_trans tb, size_t nr, size_t kc, cons
             for (size_t j = nr; j < NR; j++) dst[p * NR + j] = 0.f;
 }
 
-/* --- the blocked driver ----------------------------------------------------------------------- */
+/* --- the plan --------------------------------------------------------------------------------
+ * Everything the loop nests decide, made from the shape (ta, tb, m, n, k, lda, ldb) and the
+ * table's fields only, before any of them runs. */
+
+/* The code path of a problem (m, n, k >= 1, alpha != 0). */
+enum gemm_path {
+    PATH_REF,     /* the table's reference: no micro-kernel */
+    PATH_ROW,     /* m == 1: the matrix-vector kernels */
+    PATH_DOT,     /* NT, op(A) = A, m <= dot_rows: dot products of the rows of A and B */
+    PATH_NT_ROWS, /* NT, m <= ukr_t_m: C^T = B op(A)^T by transposed tiles, B's rows in place */
+    PATH_BLOCKED  /* the blocked loop nest */
+};
+
+/* Where the blocked path's kernels read op(B) from, per kc x nc block of B. */
+enum gemm_b_source {
+    B_IN_PLACE,     /* NN, one MC block: the full panels read in place (the kernels prefetch B's
+                       rows), the last, partial panel packed right before use */
+    B_PANEL,        /* NT, one MC block: each panel packed right before use */
+    B_BLOCK_ROWS,   /* NN, B at a stride the table keeps from its kernels (b_alias): the whole
+                       block packed up front, row by row (B streams in order) */
+    B_BLOCK_PANELS, /* NT over several MC blocks: the whole block packed up front */
+    B_BLOCK_FUSED   /* NN over several MC blocks: the whole block packed by the first MC block's
+                       first row block, whose kernels store each full panel as they read it in
+                       place (partial panels: packed right before use) */
+};
+
+/* The row blocks of an MC block: `count` blocks, the first `first` of them `hi` rows tall, the
+   others `lo`. */
+typedef struct row_split {
+    size_t count, first, hi, lo;
+} row_split;
+
+typedef struct gemm_plan {
+    enum gemm_path path;
+    size_t kc;             /* k block: k cut into equal blocks of at most the table's kc */
+    size_t buf_floats;     /* packing buffer */
+    /* PATH_NT_ROWS */
+    size_t t_rows;         /* rows of B per transposed tile */
+    /* PATH_BLOCKED */
+    enum gemm_b_source b;
+    int copy_b;            /* B_IN_PLACE: the first row block's kernel stores each full panel it
+                              reads, and the other row blocks read that copy (from L1) */
+    int direct_a;          /* A read in place (its rows, or op(A) = A^T by columns), not packed */
+    size_t rsa, csa;       /* the kernels' A(i,p) = a[i*rsa + p*csa] */
+    size_t a_floats;       /* the A block's part of the buffer (B's follows) */
+    row_split rows_full;   /* row blocks of a full MC block */
+    row_split rows_last;   /* row blocks of the last MC block (the only one when m <= mc) */
+} gemm_plan;
+
+static size_t cdiv(size_t a, size_t b) { return (a + b - 1) / b; }
+
+/* The path of a whole problem, from ta, tb, m and the table's kernels and their row limits. */
+static enum gemm_path plan_path(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t m)
+{
+    if (!d->ukr) return PATH_REF;
+    if (m == 1 && d->gemv_n) return PATH_ROW;
+    if (tb && !ta && m <= d->dot_rows && d->dot) return PATH_DOT;
+    if (tb && m <= d->ukr_t_m && d->ukr_t) return PATH_NT_ROWS;
+    return PATH_BLOCKED;
+}
+
+/* mc rows in full MR-row blocks and the rest last when the rest is at least 2/3 of MR (16 = 6 +
+   6 + 4), else in near-equal blocks, the first ones one row taller (8 = 4 + 4, not 6 + 2: a
+   2-row tile is FMA-latency bound). */
+static row_split split_rows(size_t mc, size_t MR)
+{
+    const size_t count = cdiv(mc, MR), rest = mc % MR;
+    if (3 * rest >= 2 * MR) return (row_split){ count, count - 1, MR, rest };
+    return (row_split){ count, mc % count, mc / count + 1, mc / count };
+}
+
+/* Rows of B per transposed tile: the kernel walks them side by side, at most set_rows when they
+   share an L1 set. */
+static size_t plan_t_rows(const sk_gemm_dsp *d, size_t ldb)
+{
+    return ldb % d->set_stride == 0 && d->ukr_t_n > d->set_rows ? d->set_rows : d->ukr_t_n;
+}
+
+/* The plan of a problem run on `path` (the path of the whole problem, of which this may be a tile
+   of C: the pool's tasks keep the call's path). */
+static void plan_make(const sk_gemm_dsp *d, enum gemm_path path, sk_trans ta, sk_trans tb,
+                      size_t m, size_t n, size_t k, size_t lda, size_t ldb, gemm_plan *p)
+{
+    const size_t MR = d->mr, NR = d->nr, MC = d->mc, NC = d->nc;
+    *p = (gemm_plan){ .path = path, .kc = cdiv(k, cdiv(k, d->kc)) };
+    if (path == PATH_NT_ROWS) {
+        p->t_rows = plan_t_rows(d, ldb);
+        p->buf_floats = d->ukr_t_m * p->kc; /* packed op(A)^T */
+        return;
+    }
+    if (path != PATH_BLOCKED) return;
+    const int one_ic = m <= MC;
+    if (tb)
+        p->b = one_ic ? B_PANEL : B_BLOCK_PANELS;
+    else if (d->b_alias && ldb % d->b_alias == 0)
+        p->b = B_BLOCK_ROWS;
+    else
+        p->b = one_ic ? B_IN_PLACE : B_BLOCK_FUSED;
+    /* A in place when its packing would not pay (m is one block, or few NR strips reuse each A
+       block) and the rows the kernel walks do not pile up in one L1 set (a row stride that is a
+       multiple of set_stride maps every row to the same set: fine for up to set_rows rows of A
+       walked side by side, not for the kc rows of a transposed A) */
+    const int a_sets_ok = lda % d->set_stride != 0 || (!ta && MR <= d->set_rows);
+    p->direct_a = (one_ic || n <= d->direct_a_strips * NR) && a_sets_ok;
+    p->rsa = p->direct_a && !ta ? lda : 1;
+    p->csa = !p->direct_a ? MR : ta ? lda : 1;
+    p->rows_last = split_rows(one_ic ? m : m - (cdiv(m, MC) - 1) * MC, MR);
+    if (!one_ic) p->rows_full = split_rows(MC, MR);
+    /* an in-place panel is copied when enough row blocks reuse it and it would not stay in L1
+       (B over cp_min floats, or rows at a multiple of cp_stride: a few L1 sets) */
+    p->copy_b = p->b == B_IN_PLACE && p->rows_last.count >= d->cp_blocks &&
+                (k * n > d->cp_min || ldb % d->cp_stride == 0);
+    const size_t mcap = one_ic ? m : MC, ncap = n < NC ? n : NC;
+    const int one_panel = p->b == B_IN_PLACE || p->b == B_PANEL;
+    p->a_floats = p->direct_a ? 0 : cdiv(mcap, MR) * MR * p->kc;
+    p->buf_floats = p->a_floats + (one_panel ? NR : cdiv(ncap, NR) * NR) * p->kc;
+}
+
+/* --- the blocked loop nest -------------------------------------------------------------------- */
 
 #define TILE_MAX (SK_GEMM_MR_MAX * 64) /* r x NR stack tile, NR <= 64 */
 #define RB_MAX 64                      /* row blocks per MC block: mc / mr <= 64 in every table */
-
-static size_t cdiv(size_t a, size_t b) { return (a + b - 1) / b; }
 
 /* The r x nr corner of a tile: C = t + beta C (t already carries alpha; beta == 0: C not read). */
 static void merge_tile(size_t r, size_t nr, const float *t, size_t NR, float beta, float *c,
@@ -178,45 +286,46 @@ static void put_bias(size_t r, size_t nr, const float *bias, float *c, size_t ld
     for (size_t i = 0; i < r; i++) copy_row(c + i * ldc, bias, nr);
 }
 
-/* bias NULL, or n floats added to every row of C (then beta == 0: C is not read). */
-static void gemm_blocked(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t m, size_t n,
-                         size_t k, float alpha, const float *a, size_t lda, const float *b,
-                         size_t ldb, float beta, const float *bias, float *c, size_t ldc)
+/* The kc x nc block of op(B) at bsrc packed up front into NR-wide micro-panels (bbuf). */
+static void pack_b_block(const sk_gemm_dsp *d, enum gemm_b_source src, sk_trans tb, size_t kc,
+                         size_t nc, const float *bsrc, size_t ldb, float *bbuf)
 {
-    const size_t MR = d->mr, NR = d->nr, MC = d->mc, NC = d->nc;
-    const size_t nkb = cdiv(k, d->kc), KC = cdiv(k, nkb); /* equal k blocks: no tiny last one */
-    const int one_ic = m <= MC; /* B panels packed one at a time, right before use */
-    /* B's rows at a stride the kernels do not read in place (the table's b_alias) */
-    const int b_alias = d->b_alias && ldb % d->b_alias == 0;
-    /* NN with one MC block: B read in place (the first row block's kernel copies each panel for
-       the others), unless the table keeps its stride away from the kernels */
-    const int direct_b = one_ic && !tb && !b_alias;
-    /* A read in place when its packing would not pay (m is one block, or few NR strips reuse each
-       A block) and the rows the kernel walks do not pile up in one
-       L1 set (a row stride that is a multiple of 4 KiB maps every row to the same set: fine for up
-       to 8 rows of A walked side by side, not for the kc rows of a transposed A) */
-    const int alias_ok = lda % d->set_stride != 0 || (!ta && MR <= d->set_rows);
-    const int direct_a = (one_ic || n <= 4 * NR) && alias_ok;
-    const size_t mcap = one_ic ? m : MC, ncap = n < NC ? n : NC;
-    const size_t a_sz = direct_a ? 0 : cdiv(mcap, MR) * MR * KC;
-    /* whole B block packed up front (NN: row by row, so that B streams in order), or one panel
-       at a time right before use (NT with one MC block; the last, partial panel of a direct B) */
-    const int whole_b = tb ? !one_ic : !direct_b;
-    const size_t b_sz = (whole_b ? cdiv(ncap, NR) * NR : NR) * KC;
-    /* NN over several MC blocks: the whole B block is packed by the first MC block's first row
-       block (copy-while-computing), not in a pass of its own */
-    const int fuse_b = whole_b && !tb && !b_alias;
-    float *abuf = buf_get(a_sz + b_sz);
-    if (!abuf) { /* no memory for packing: the unpacked reference path */
-        if (bias) put_bias(m, n, bias, c, ldc);
-        sk_sgemm_ref(ta, tb, m, n, k, alpha, a, lda, b, ldb, bias ? 1.f : beta, c, ldc);
-        return;
+    const size_t NR = d->nr;
+    if (src == B_BLOCK_ROWS) { /* row by row: B streams in order (prefetch-friendly) */
+        for (size_t p = 0; p < kc; p++) {
+            const float *s = bsrc + p * ldb;
+            for (size_t jr = 0; jr < nc; jr += NR) {
+                const size_t nr = nc - jr < NR ? nc - jr : NR;
+                float *dst = bbuf + jr * kc + p * NR;
+                copy_row(dst, s + jr, nr);
+                for (size_t j = nr; j < NR; j++) dst[j] = 0.f;
+            }
+        }
+    } else if (src == B_BLOCK_PANELS) {
+        for (size_t jr = 0; jr < nc; jr += NR)
+            pack_b(d, tb, nc - jr < NR ? nc - jr : NR, kc, bsrc + jr * ldb, ldb, bbuf + jr * kc,
+                   NR);
     }
-    float *bbuf = abuf + a_sz;
-    SK_ALIGN(64) float tile[TILE_MAX];
-    /* A(i,p) = a[i*rsa + p*csa]: packed micro-panels, rows of A or op(A) = A^T in place */
-    const size_t rsa = direct_a && !ta ? lda : 1, csa = !direct_a ? MR : ta ? lda : 1;
+}
+
+/* The plan p of the blocked path over buf (p->buf_floats). bias NULL, or n floats added to every
+   row of C (then beta == 0: C is not read).
+ *   jc loop (NC columns of C)  : B block kc x nc (L3), packed up front or as the plan says
+ *   pc loop (k blocks)         : beta applies to the first k block only, later blocks add
+ *   ic loop (MC rows)          : A block mc x kc packed into MR-row micro-panels (L2), or in place
+ *   jr loop (NR)               : one B micro-panel kc x NR (L1)
+ *   row blocks                 : the table's micro-kernel on an r x NR tile of C; the last,
+ *                                partial panel through a stack tile */
+static void run_blocked(const sk_gemm_dsp *d, const gemm_plan *p, float *buf, sk_trans ta,
+                        sk_trans tb, size_t m, size_t n, size_t k, float alpha, const float *a,
+                        size_t lda, const float *b, size_t ldb, float beta, const float *bias,
+                        float *c, size_t ldc)
+{
+    const size_t MR = d->mr, NR = d->nr, MC = d->mc, NC = d->nc, KC = p->kc, LINE = d->line_floats;
+    const size_t rsa = p->rsa, csa = p->csa;
     const sk_gemm_ukr_fn ukr = d->ukr;
+    float *abuf = buf, *bbuf = buf + p->a_floats;
+    SK_ALIGN(64) float tile[TILE_MAX];
     struct { /* one row block of the current MC block */
         const float *a; /* its A micro-panel, or its rows of A in place */
         size_t r, coff; /* rows; offset of its C rows from c + jr */
@@ -229,47 +338,20 @@ static void gemm_blocked(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t 
             const float be = pc == 0 && !bias ? beta : 1.f;
             const float *bb = pc == 0 ? bias : NULL; /* the bias goes in before the first k block */
             const float *bsrc = tb ? b + jc * ldb + pc : b + pc * ldb + jc; /* op(B)(pc, jc) */
-            if (fuse_b) {
-                /* packed by the first MC block's kernels (below) */
-            } else if (whole_b && !tb) { /* row by row: B streams in order (prefetch-friendly) */
-                for (size_t p = 0; p < kc; p++) {
-                    const float *src = bsrc + p * ldb;
-                    for (size_t jr = 0; jr < nc; jr += NR) {
-                        const size_t nr = nc - jr < NR ? nc - jr : NR;
-                        float *dst = bbuf + jr * kc + p * NR;
-                        copy_row(dst, src + jr, nr);
-                        for (size_t j = nr; j < NR; j++) dst[j] = 0.f;
-                    }
-                }
-            } else if (whole_b) {
-                for (size_t jr = 0; jr < nc; jr += NR)
-                    pack_b(d, tb, nc - jr < NR ? nc - jr : NR, kc, bsrc + jr * ldb, ldb,
-                           bbuf + jr * kc, NR);
-            }
+            pack_b_block(d, p->b, tb, kc, nc, bsrc, ldb, bbuf);
             for (size_t ic = 0; ic < m; ic += MC) {
-                const size_t mc = m - ic < MC ? m - ic : MC;
-                /* row blocks: nrb blocks, full MR-row ones and the rest last when the rest is at
-                   least 2/3 of MR (16 = 6 + 6 + 4), else near-equal ones, the first `big` of them
-                   one row taller (8 = 4 + 4, not 6 + 2) */
-                const size_t nrb = cdiv(mc, MR), rest = mc % MR;
-                const int full = 3 * rest >= 2 * MR;
-                const size_t rlo = full ? MR : mc / nrb, big = full ? nrb - 1 : mc % nrb;
+                const row_split *rs = ic + MC < m ? &p->rows_full : &p->rows_last;
+                const size_t nrb = rs->count;
                 const float *asrc = ta ? a + pc * lda + ic : a + ic * lda + pc; /* op(A)(ic, pc) */
-                /* an in-place B panel is copied by the first row block's kernel for the others when
-                   at least two others reuse it and it would not stay in L1 (B over 16 KiB, or rows
-                   at a multiple of 2 KiB: a few L1 sets) */
-                const int copy_b = direct_b && nrb >= 3 &&
-                                   (k * n > d->cp_min || ldb % d->cp_stride == 0);
-                for (size_t q = 0, r0 = 0; q < nrb; q++) { /* the row blocks, decided once */
-                    const size_t r = full ? (q < big ? MR : rest) : rlo + (q < big);
-                    const float *ap = abuf + q * MR * kc;
-                    if (direct_a) {
-                        ap = ta ? asrc + r0 : asrc + r0 * lda;
+                for (size_t q = 0, r0 = 0; q < nrb; q++) { /* the row blocks, A packed or not */
+                    const size_t r = q < rs->first ? rs->hi : rs->lo;
+                    const float *ai = ta ? asrc + r0 : asrc + r0 * lda;
+                    if (p->direct_a) {
+                        rb[q].a = ai;
                     } else {
-                        pack_a(d, ta, r, kc, ta ? asrc + r0 : asrc + r0 * lda, lda,
-                               abuf + q * MR * kc, MR);
+                        rb[q].a = abuf + q * MR * kc;
+                        pack_a(d, ta, r, kc, ai, lda, abuf + q * MR * kc, MR);
                     }
-                    rb[q].a = ap;
                     rb[q].r = r;
                     rb[q].coff = (ic + r0) * ldc + jc;
                     r0 += r;
@@ -277,9 +359,8 @@ static void gemm_blocked(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t 
                 /* the next A block is fetched into L2 a slice per B panel, so that its packing
                    (or the first B panel's kernels, with A read in place) does not wait on memory */
                 const int pf_a = ic + MC < m;
-                const size_t mcn = m - ic - MC < MC ? m - ic - MC : MC;
-                const size_t pf_rows = ta ? kc : mcn,
-                             pf_lines = (ta ? mcn : kc) * sizeof(float) / 64 + 1;
+                const size_t mcn = pf_a ? (m - ic - MC < MC ? m - ic - MC : MC) : 0;
+                const size_t pf_rows = ta ? kc : mcn, pf_lines = (ta ? mcn : kc) / LINE + 1;
                 const float *pf_src = ta ? asrc + MC : asrc + MC * lda;
                 const size_t pf_per = pf_a ? cdiv(pf_rows * pf_lines, cdiv(nc, NR)) : 0;
                 size_t pf_next = 0;
@@ -287,47 +368,48 @@ static void gemm_blocked(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t 
                     for (size_t e = pf_next + pf_per; pf_next < e && pf_next < pf_rows * pf_lines;
                          pf_next++)
                         __builtin_prefetch(
-                            pf_src + pf_next / pf_lines * lda + pf_next % pf_lines * 16, 0, 2);
+                            pf_src + pf_next / pf_lines * lda + pf_next % pf_lines * LINE, 0, 2);
                     const size_t nr = nc - jr < NR ? nc - jr : NR;
-                    const float *bp = bbuf + jr * kc;
-                    size_t rsb = NR, q = 0;
                     float *cj = c + jr;
                     const float *bj = bb ? bb + jc + jr : NULL; /* bias of these columns */
-                    if (fuse_b && ic == 0) { /* this panel's first use: copy it as it is read */
-                        if (nr == NR) {
-                            if (bj) put_bias(rb[0].r, nr, bj, cj + rb[0].coff, ldc);
-                            ukr(rb[0].r, kc, rb[0].a, rsa, csa, bsrc + jr, ldb,
-                                cj + rb[0].coff, ldc, alpha, be, bbuf + jr * kc);
-                            q = 1;
+                    /* this panel of op(B): the first row block reads b0 at row stride rs0 (and
+                       stores what it reads to cp unless NULL), the others read b1 at rs1 */
+                    const float *bin = tb ? bsrc + jr * ldb : bsrc + jr;
+                    float *panel = p->b == B_IN_PLACE || p->b == B_PANEL ? bbuf : bbuf + jr * kc;
+                    const float *b0 = panel, *b1 = panel;
+                    size_t rs0 = NR, rs1 = NR;
+                    float *cp = NULL;
+                    switch (p->b) {
+                    case B_IN_PLACE:
+                        if (nr < NR) {
+                            pack_b(d, tb, nr, kc, bin, ldb, panel, NR);
+                        } else if (p->copy_b) { /* B's scattered rows (L2) once, then the copy */
+                            b0 = bin, rs0 = ldb, cp = panel;
                         } else {
-                            pack_b(d, tb, nr, kc, bsrc + jr, ldb, bbuf + jr * kc, NR);
+                            b0 = b1 = bin, rs0 = rs1 = ldb;
                         }
-                    } else if (!whole_b) {
-                        if (direct_b && nr == NR) {
-                            bp = bsrc + jr;
-                            rsb = ldb;
-                            if (copy_b) { /* B's scattered rows (L2) once, then the copy (L1) */
-                                if (bj) put_bias(rb[0].r, nr, bj, cj + rb[0].coff, ldc);
-                                ukr(rb[0].r, kc, rb[0].a, rsa, csa, bp, rsb, cj + rb[0].coff, ldc,
-                                    alpha, be, bbuf);
-                                bp = bbuf;
-                                rsb = NR;
-                                q = 1;
-                            }
-                        } else {
-                            bp = bbuf;
-                            pack_b(d, tb, nr, kc, tb ? bsrc + jr * ldb : bsrc + jr, ldb, bbuf, NR);
-                        }
+                        break;
+                    case B_BLOCK_FUSED: /* the panel's first use copies it as it is read */
+                        if (ic > 0) break;
+                        if (nr < NR) pack_b(d, tb, nr, kc, bin, ldb, panel, NR);
+                        else b0 = bin, rs0 = ldb, cp = panel;
+                        break;
+                    case B_PANEL:
+                        pack_b(d, tb, nr, kc, bin, ldb, panel, NR);
+                        break;
+                    case B_BLOCK_ROWS:
+                    case B_BLOCK_PANELS: /* packed up front */
+                        break;
                     }
                     if (SK_LIKELY(nr == NR)) {
-                        for (; q < nrb; q++) {
+                        for (size_t q = 0; q < nrb; q++) {
                             if (bj) put_bias(rb[q].r, nr, bj, cj + rb[q].coff, ldc);
-                            ukr(rb[q].r, kc, rb[q].a, rsa, csa, bp, rsb, cj + rb[q].coff, ldc,
-                                alpha, be, NULL);
+                            ukr(rb[q].r, kc, rb[q].a, rsa, csa, q ? b1 : b0, q ? rs1 : rs0,
+                                cj + rb[q].coff, ldc, alpha, be, q ? NULL : cp);
                         }
                     } else {
-                        for (; q < nrb; q++) {
-                            ukr(rb[q].r, kc, rb[q].a, rsa, csa, bp, rsb, tile, NR, alpha, 0.f,
+                        for (size_t q = 0; q < nrb; q++) {
+                            ukr(rb[q].r, kc, rb[q].a, rsa, csa, b1, rs1, tile, NR, alpha, 0.f,
                                 NULL);
                             if (bj) put_bias(rb[q].r, nr, bj, cj + rb[q].coff, ldc);
                             merge_tile(rb[q].r, nr, tile, NR, be, cj + rb[q].coff, ldc);
@@ -339,31 +421,23 @@ static void gemm_blocked(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t 
     }
 }
 
-/* Rows of B per transposed tile: the kernel walks them side by side, at most set_rows when they
-   share an L1 set. */
-static size_t nt_rows_mr(const sk_gemm_dsp *d, size_t ldb)
-{
-    return ldb % d->set_stride == 0 && d->ukr_t_n > d->set_rows ? d->set_rows : d->ukr_t_n;
-}
+/* --- the other paths -------------------------------------------------------------------------- */
 
 /* op(B) = B^T with m <= ukr_t_m: C^T = B op(A)^T. op(A)^T is packed (kc x W, W = ukr_t_m, zero
-   columns past m), the rows of B are the kernel's broadcast operand, read in place (no
-   transposition of B), and the kernel writes each r x W tile of C^T into C transposed. 0 if no
-   buffer. */
-static int gemm_nt_rows(const sk_gemm_dsp *d, sk_trans ta, size_t m, size_t n, size_t k,
-                        float alpha, const float *a, size_t lda, const float *b, size_t ldb,
-                        float beta, const float *bias, float *c, size_t ldc)
+   columns past m) into at, the rows of B are the kernel's broadcast operand, read in place (no
+   transposition of B), and the kernel writes each r x W tile of C^T into C transposed. */
+static void run_nt_rows(const sk_gemm_dsp *d, const gemm_plan *p, float *at, sk_trans ta,
+                        size_t m, size_t n, size_t k, float alpha, const float *a, size_t lda,
+                        const float *b, size_t ldb, float beta, const float *bias, float *c,
+                        size_t ldc)
 {
-    const size_t W = d->ukr_t_m, nkb = cdiv(k, d->kc), KC = cdiv(k, nkb);
-    const size_t MR = nt_rows_mr(d, ldb);
-    float *at = buf_get(W * KC);
-    if (!at) return 0;
+    const size_t W = d->ukr_t_m, KC = p->kc, MR = p->t_rows;
     for (size_t pc = 0; pc < k; pc += KC) {
         const size_t kc = k - pc < KC ? k - pc : KC;
         const float be = pc == 0 && !bias ? beta : 1.f;
         pack_a(d, ta, m, kc, ta ? a + pc * lda : a + pc, lda, at, W);
         if (m < W)
-            for (size_t p = 0; p < kc; p++) memset(at + p * W + m, 0, (W - m) * sizeof(float));
+            for (size_t q = 0; q < kc; q++) memset(at + q * W + m, 0, (W - m) * sizeof(float));
         for (size_t j0 = 0, r; j0 < n; j0 += r) {
             /* MR rows of B at a time; the last MR + rest as two near-equal tiles (8 = 4 + 4, not
                6 + 2: a 2-row tile is FMA-latency bound) */
@@ -373,14 +447,13 @@ static int gemm_nt_rows(const sk_gemm_dsp *d, sk_trans ta, size_t m, size_t n, s
             d->ukr_t(r, kc, b + j0 * ldb + pc, ldb, at, W, m, c + j0, ldc, n - j0, alpha, be);
         }
     }
-    return 1;
 }
 
 /* m == 1: C row = alpha op(A) row . op(B) + beta C row, through the matrix-vector kernels. */
 #define GEMV_KC 512 /* op(A) row gathered in chunks of this many (ta == TRANS) */
-static void gemm_row(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t n, size_t k,
-                     float alpha, const float *a, size_t lda, const float *b, size_t ldb,
-                     float beta, const float *bias, float *c)
+static void run_row(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t n, size_t k,
+                    float alpha, const float *a, size_t lda, const float *b, size_t ldb,
+                    float beta, const float *bias, float *c)
 {
     const sk_gemv_fn fn = tb ? d->gemv_t : d->gemv_n;
     if (bias) { /* the row of C starts as the bias; the kernels add to it */
@@ -399,15 +472,55 @@ static void gemm_row(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t n, s
     }
 }
 
+/* Runs a problem (m, n, k >= 1, alpha != 0) on `path`: makes its plan, then runs it. Without a
+   packing buffer the transposed tiles fall back to the blocked path, the blocked path to the
+   reference. */
+static void gemm_run_path(const sk_gemm_dsp *d, enum gemm_path path, sk_trans ta, sk_trans tb,
+                          size_t m, size_t n, size_t k, float alpha, const float *a, size_t lda,
+                          const float *b, size_t ldb, float beta, const float *bias, float *c,
+                          size_t ldc)
+{
+    gemm_plan p;
+    plan_make(d, path, ta, tb, m, n, k, lda, ldb, &p);
+    float *buf = NULL;
+    switch (p.path) {
+    case PATH_ROW:
+        run_row(d, ta, tb, n, k, alpha, a, lda, b, ldb, beta, bias, c);
+        return;
+    case PATH_DOT: /* C starts as the bias, the products are added */
+        if (bias) put_bias(m, n, bias, c, ldc);
+        d->dot(m, n, k, alpha, a, lda, b, ldb, bias ? 1.f : beta, c, ldc);
+        return;
+    case PATH_NT_ROWS:
+        if ((buf = buf_get(p.buf_floats))) {
+            run_nt_rows(d, &p, buf, ta, m, n, k, alpha, a, lda, b, ldb, beta, bias, c, ldc);
+            return;
+        }
+        plan_make(d, PATH_BLOCKED, ta, tb, m, n, k, lda, ldb, &p);
+        /* fall through */
+    case PATH_BLOCKED:
+        if ((buf = buf_get(p.buf_floats))) {
+            run_blocked(d, &p, buf, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, bias, c, ldc);
+            return;
+        }
+        /* no memory for packing: the unpacked reference, C starts as the bias */
+        if (bias) put_bias(m, n, bias, c, ldc);
+        sk_sgemm_ref(ta, tb, m, n, k, alpha, a, lda, b, ldb, bias ? 1.f : beta, c, ldc);
+        return;
+    case PATH_REF: /* C starts as the bias, the product is added */
+        if (bias) put_bias(m, n, bias, c, ldc);
+        d->sgemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, bias ? 1.f : beta, c, ldc);
+        return;
+    }
+}
+
 /* --- table and entry points ------------------------------------------------------------------- */
 
 void sk_gemm_dsp_init(sk_gemm_dsp *d, sk_isa isa)
 {
     /* the scalar table: the framework with the portable micro-kernel and small blocks (every
        block edge within reach of small tests), no matrix-vector or transposed-tile kernels */
-    *d = (sk_gemm_dsp){ .sgemm = sk_sgemm_ref, .ukr = sk_gemm_ukr_ref, .pack_t = pack_t_ref,
-                        .mr = SK_GEMM_REF_MR, .nr = SK_GEMM_REF_NR, .mc = 32, .kc = 64, .nc = 256,
-                        .set_stride = 1024, .set_rows = 8, .cp_min = 4096, .cp_stride = 512 };
+    sk_gemm_dsp_init_ref(d);
 #if SK_HAVE_AVX2
     sk_gemm_dsp_init_x86(d, isa);
 #elif SK_HAVE_NEON
@@ -415,45 +528,6 @@ void sk_gemm_dsp_init(sk_gemm_dsp *d, sk_isa isa)
 #else
     (void)isa;
 #endif
-}
-
-/* The code path of a whole problem (m, n, k >= 1, alpha != 0): the reference without micro-kernels,
-   the matrix-vector kernels for m == 1, the transposed tiles for NT with few rows, else blocked. */
-enum gemm_path { PATH_REF, PATH_ROW, PATH_DOT, PATH_NT_ROWS, PATH_BLOCKED };
-
-static enum gemm_path gemm_path_of(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t m)
-{
-    if (!d->ukr) return PATH_REF;
-    if (m == 1 && d->gemv_n) return PATH_ROW;
-    if (tb && !ta && m <= d->dot_rows && d->dot) return PATH_DOT;
-    if (tb && m <= d->ukr_t_m && d->ukr_t) return PATH_NT_ROWS;
-    return PATH_BLOCKED;
-}
-
-static void gemm_path_run(const sk_gemm_dsp *d, enum gemm_path path, sk_trans ta, sk_trans tb,
-                          size_t m, size_t n, size_t k, float alpha, const float *a, size_t lda,
-                          const float *b, size_t ldb, float beta, const float *bias, float *c,
-                          size_t ldc)
-{
-    switch (path) {
-    case PATH_REF: /* the reference: C starts as the bias, the product is added */
-        if (bias) put_bias(m, n, bias, c, ldc);
-        d->sgemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, bias ? 1.f : beta, c, ldc);
-        return;
-    case PATH_ROW:
-        gemm_row(d, ta, tb, n, k, alpha, a, lda, b, ldb, beta, bias, c);
-        return;
-    case PATH_DOT: /* C starts as the bias, the products are added */
-        if (bias) put_bias(m, n, bias, c, ldc);
-        d->dot(m, n, k, alpha, a, lda, b, ldb, bias ? 1.f : beta, c, ldc);
-        return;
-    case PATH_NT_ROWS:
-        if (gemm_nt_rows(d, ta, m, n, k, alpha, a, lda, b, ldb, beta, bias, c, ldc)) return;
-        break; /* no buffer: the blocked path */
-    case PATH_BLOCKED:
-        break;
-    }
-    gemm_blocked(d, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, bias, c, ldc);
 }
 
 /* An operand with one row never uses its ld (which may be anything, even near SIZE_MAX). */
@@ -475,8 +549,8 @@ void sk_gemm_run_bias(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t m, 
         else scale_c(m, n, beta, c, ldc);
         return;
     }
-    gemm_path_run(d, gemm_path_of(d, ta, tb, m), ta, tb, m, n, k, alpha, a, lda, b, ldb, beta,
-                  bias, c, ldc);
+    gemm_run_path(d, plan_path(d, ta, tb, m), ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, bias,
+                  c, ldc);
 }
 
 void sk_gemm_run(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t m, size_t n, size_t k,
@@ -487,22 +561,19 @@ void sk_gemm_run(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t m, size_
 }
 
 /* --- partition over the caller's thread pool ----------------------------------------------------
- * A layer above the driver: each task runs the path of the whole problem (gemm_path_of) on a tile
- * of C, so every element sees the arithmetic of the single-threaded call.
+ * A layer above the plan: each task runs the path of the whole problem on a tile of C, so every
+ * element sees the arithmetic of the single-threaded call.
  *   blocked: columns at multiples of NR inside one NC block (the partial panels of the call, at
  *            the end of an NC block and at n, stay where they are: the edge tiles merge through
  *            a stack tile), rows at multiples of MC (the same MC blocks, hence the same row
  *            blocks and kernels); k is never split.
- *   m == 1, dot: columns in groups of GEMV_GROUP (a multiple of every matrix-vector kernel's column
- *            group), the rest in the last task.
+ *   m == 1, dot: columns in groups of the table's gemv_group (a multiple of every matrix-vector
+ *            kernel's column group), the rest in the last task.
  *   NT, few rows: columns at multiples of the kernel's row count, at least one such group in the
  *            last task (the near-equal split of the last tiles is the call's).
  *   reference: any rows (every element is its own sum).
- * Each task packs into its own thread's buffers. */
-#define GEMV_GROUP 256
-#define TP_MIN_FLOPS 4.0e6      /* blocked and NT tasks: ~40 us of work at 100 GFLOP/s */
-#define TP_MIN_FLOPS_ROW 1.0e6  /* matrix-vector tasks: 2 MB of B (memory-bound) */
-
+ * Each task packs into its own thread's buffers; a pool is woken only for at least the table's
+ * tp_min_flops per task (tp_min_flops_row on the memory-bound m == 1 and dot paths). */
 typedef struct gemm_job {
     const sk_gemm_dsp *d;
     enum gemm_path path;
@@ -541,7 +612,7 @@ static void gemm_task(void *arg, size_t t)
     for (size_t s = c0, e; s < c1; s = e) {
         e = (s / nc + 1) * nc < c1 ? (s / nc + 1) * nc : c1;
         const float *b = j->tb ? j->b + s * j->ldb : j->b + s;
-        gemm_path_run(j->d, j->path, j->ta, j->tb, r1 - r0, e - s, j->k, j->alpha, a, j->lda, b,
+        gemm_run_path(j->d, j->path, j->ta, j->tb, r1 - r0, e - s, j->k, j->alpha, a, j->lda, b,
                       j->ldb, j->beta, j->bias ? j->bias + s : NULL, j->c + r0 * j->ldc + s,
                       j->ldc);
     }
@@ -557,23 +628,23 @@ void sk_gemm_run_bias_tp(const sk_threadpool *tp, const sk_gemm_dsp *d, sk_trans
         return;
     }
     GEMM_LD1();
-    gemm_job j = { .d = d, .path = gemm_path_of(d, ta, tb, m), .ta = ta, .tb = tb, .m = m, .n = n,
+    gemm_job j = { .d = d, .path = plan_path(d, ta, tb, m), .ta = ta, .tb = tb, .m = m, .n = n,
                    .k = k, .alpha = alpha, .beta = beta, .a = a, .b = b, .bias = bias, .c = c,
-                   .lda = lda,
-                   .ldb = ldb, .ldc = ldc, .ru = 1, .rn = 1, .cu = 1, .cn = 1, .upb = 0 };
+                   .lda = lda, .ldb = ldb, .ldc = ldc, .ru = 1, .rn = 1, .cu = 1, .cn = 1,
+                   .upb = 0 };
     const double flops = 2.0 * (double)m * (double)n * (double)k;
     const int rowlike = j.path == PATH_ROW || j.path == PATH_DOT; /* memory-bound */
-    size_t tasks = sk_tp_tasks(tp, flops, rowlike ? TP_MIN_FLOPS_ROW : TP_MIN_FLOPS);
+    size_t tasks = sk_tp_tasks(tp, flops, rowlike ? d->tp_min_flops_row : d->tp_min_flops);
     switch (j.path) {
     case PATH_REF:
         j.ru = 1, j.rn = m;
         break;
     case PATH_ROW:
     case PATH_DOT:
-        j.cu = GEMV_GROUP, j.cn = n / GEMV_GROUP;
+        j.cu = d->gemv_group, j.cn = n / d->gemv_group;
         break;
     case PATH_NT_ROWS:
-        j.cu = nt_rows_mr(d, ldb); /* as gemm_nt_rows */
+        j.cu = plan_t_rows(d, ldb); /* as the plan of the call */
         j.cn = n / j.cu;
         break;
     case PATH_BLOCKED:

@@ -64,20 +64,38 @@ typedef struct sk_gemm_dsp {
     sk_gemv_fn gemv_n, gemv_t;          /* m == 1; NULL: the blocked path */
     sk_gemm_dot_fn dot;                 /* NT, op(A) = A, 2 <= m <= dot_rows; NULL: none */
     sk_gemm_pack_fn pack_t;             /* the transposing pack */
-    unsigned ukr_t_m, ukr_t_n;          /* ukr_t: C rows (lanes) x C columns; NT if m <= ukr_t_m */
-    unsigned dot_rows;                  /* rows of dot */
     unsigned mr, nr;                    /* register tile */
-    /* planner thresholds (floats, rows):
-       set_stride  row strides that are multiples of this map every row to one L1 set (4 KiB)
-       set_rows    rows at such a stride, walked side by side, that stay in L1
-       b_alias     NN: B row strides that are multiples of this are packed in a pass of their own,
-                   not read in place by the kernels (0: any stride)
-       cp_min, cp_stride  an in-place B panel is copied for the later row blocks when k x n
-                   exceeds cp_min or ldb is a multiple of cp_stride */
-    unsigned set_stride, set_rows, b_alias, cp_min, cp_stride;
     unsigned mc, kc, nc;                /* cache blocks: A block mc x kc (L2), B block kc x nc (L3),
                                            B micro-panel kc x nr (L1) */
+    unsigned ukr_t_m, ukr_t_n;          /* ukr_t: C rows (lanes) x C columns; NT if m <= ukr_t_m */
+    unsigned dot_rows;                  /* rows of dot */
+    /* the planner's thresholds (floats, rows, blocks):
+       set_stride  row strides that are multiples of this map every row to one L1 set
+       set_rows    rows at such a stride, walked side by side, that stay in L1: A read in place
+                   at such a stride only when mr <= set_rows (and not transposed); a transposed
+                   tile walks at most set_rows rows of B at such a stride
+       b_alias     NN: B row strides that are multiples of this are packed in a pass of their own,
+                   not read in place by the kernels (0: any stride)
+       cp_min, cp_stride, cp_blocks  an in-place B panel is copied by the first row block's
+                   kernel for the others when at least cp_blocks row blocks read it and k x n
+                   exceeds cp_min or ldb is a multiple of cp_stride
+       direct_a_strips  over several MC blocks, A is read in place (not packed) when n spans at
+                   most this many NR strips: too few reuses of A to pay for its packing
+       line_floats  a cache line: the next A block is prefetched line by line */
+    unsigned set_stride, set_rows, b_alias, cp_min, cp_stride, cp_blocks, direct_a_strips;
+    unsigned line_floats;
+    /* the partition over a thread pool:
+       gemv_group  columns per unit of the m == 1 and dot paths (a multiple of the matrix-vector
+                   and dot kernels' column groups)
+       tp_min_flops, tp_min_flops_row  flops per task below which fewer tasks run (a pool's wake-up
+                   costs more than it saves), blocked and transposed paths / m == 1 and dot */
+    unsigned gemv_group, tp_min_flops, tp_min_flops_row;
 } sk_gemm_dsp;
+
+/* Fills d with the scalar table (kernels/scalar/gemm_ref.c): the framework with the portable
+   micro-kernel and small blocks (every block edge within reach of small tests), no matrix-vector,
+   dot or transposed-tile kernels. sk_gemm_dsp_init starts from it. */
+void sk_gemm_dsp_init_ref(sk_gemm_dsp *d);
 
 void sk_gemm_dsp_init(sk_gemm_dsp *d, sk_isa isa);
 
@@ -93,6 +111,8 @@ void sk_sgemm_ref(sk_trans ta, sk_trans tb, size_t m, size_t n, size_t k, float 
 #define SK_GEMM_REF_NR 8
 void sk_gemm_ukr_ref(size_t r, size_t k, const float *a, size_t rsa, size_t csa, const float *b,
                      size_t rsb, float *c, size_t ldc, float alpha, float beta, float *bp);
+/* The portable transposing pack (see sk_gemm_pack_fn). */
+void sk_gemm_pack_t_ref(size_t w, size_t kc, const float *src, size_t lds, float *dst, size_t ld);
 
 /* Unchecked GEMM through table d (same semantics as sk_sgemm); for other families (attention).
  * Any sizes (m, n or k may be 0); never allocates on small shapes after a thread's first call. */

@@ -1,16 +1,17 @@
 /* NEON GEMM kernels: the 8x12 register tile (24 q accumulators, three B vectors, A used by lane)
  * in 1..8-row variants -- packed A, op(A) = A^T read in place, or A rows read in place, each also
  * as a variant that copies the B it reads in place to a packed panel --, the transposed 4x16 tile
- * for NT with few rows, and the m == 1 matrix-vector kernels. No kernel reads past the values its
- * contract names (A, B and C may end the caller's buffer). */
+ * for NT with few rows, the dot kernel for NT with up to 4 rows, and the m == 1 matrix-vector
+ * kernels. No kernel reads past the values its contract names (A, B and C may end the caller's
+ * buffer). */
 #include <arm_neon.h>
 
 #include "arm/gemm.h"
 
 #define MR SK_GEMM_NEON_MR
 #define NR SK_GEMM_NEON_NR
-#define MR_T SK_GEMM_NEON_T_N /* ukr_t: rows of B per tile */
-#define W_T SK_GEMM_NEON_T_M /* ukr_t: lanes, the columns of packed op(A)^T */
+#define T_ROWS SK_GEMM_NEON_T_N /* ukr_t: rows of B per tile */
+#define DOT_ROWS SK_GEMM_NEON_DOT_ROWS
 
 /* The first n (1..4) floats at p, zero past n: reads exactly n floats. */
 static inline __attribute__((always_inline)) float32x4_t load_n(const int n, const float *p)
@@ -76,7 +77,7 @@ store_tile(const int R, const float32x4_t *c0, const float32x4_t *c1, const floa
 
 /* r x 12 tile, A(i,p) = a[p*csa + i]: a packed micro-panel (csa == MR, a[0..7] readable) or
    op(A) = A^T read in place (csa = lda: exactly a[0..R-1] readable, the last row of A may end the
-   buffer). B(p, 0..11) = b[p*rsb + 0..11]; CP: see sk_gemm_ukr_cp_fn.
+   buffer). B(p, 0..11) = b[p*rsb + 0..11]; CP: also store the B read to bp (see sk_gemm_ukr_fn).
    Registers: 24 accumulators + 3 B + 2 A = 29 q. */
 static inline __attribute__((always_inline)) void
 ukr_body(const int R, const int CP, size_t k, const float *a, size_t csa, const float *b,
@@ -115,7 +116,7 @@ ukr_body(const int R, const int CP, size_t k, const float *a, size_t csa, const 
    accumulators in the loop): every k step gathers column p of A into the lanes of two vectors, as
    the packed panel would give it (24 accumulators + 2 A + 3 B = 29 q). */
 static inline __attribute__((always_inline)) void
-ukr_r_body(const int R, const int CP, size_t k, const float *a, size_t rsa, const float *b,
+ukr_rows_body(const int R, const int CP, size_t k, const float *a, size_t rsa, const float *b,
            size_t rsb, float *c, size_t ldc, float alpha, float beta, float *bp)
 {
     float32x4_t c0[MR], c1[MR], c2[MR];
@@ -182,10 +183,10 @@ static inline __attribute__((always_inline)) void
 ukr_t_body(const int R, size_t k, const float *a, size_t rsa, const float *b, size_t rsb, size_t w,
            float *c, size_t ldc, size_t room, float alpha, float beta)
 {
-    float32x4_t x[MR_T][4];
+    float32x4_t x[T_ROWS][4];
 #pragma GCC unroll 4
-    for (int q = 0; q < MR_T; q++) x[q][0] = x[q][1] = x[q][2] = x[q][3] = vdupq_n_f32(0.f);
-    const float *aq[MR_T]; /* the rows of B (only the first R formed) */
+    for (int q = 0; q < T_ROWS; q++) x[q][0] = x[q][1] = x[q][2] = x[q][3] = vdupq_n_f32(0.f);
+    const float *aq[T_ROWS]; /* the rows of B (only the first R formed) */
 #pragma GCC unroll 4
     for (int q = 0; q < R; q++) aq[q] = a + q * rsa;
 #define FMA_Q(q, l)                                                                                \
@@ -246,31 +247,32 @@ ukr_t_body(const int R, size_t k, const float *a, size_t rsa, const float *b, si
     }
 }
 
-/* One signature for the four layouts: s is the stride between k steps of a packed panel or A^T
-   (csa), or between the rows of A (rsa) for the _r kernels. */
+/* One signature for the four layouts: tile_cols_R read A by columns (a packed panel or A^T in
+   place; s = csa, the stride between k steps), tile_rows_R the rows of A in place (s = rsa);
+   the _copy_ ones also store the B they read to the packed panel bp. */
 typedef void (*tile_fn)(size_t k, const float *a, size_t s, const float *b, size_t rsb, float *c,
                         size_t ldc, float alpha, float beta, float *bp);
 
 #define UKR(R)                                                                                     \
-    static void ukr_##R(size_t k, const float *a, size_t s, const float *b, size_t rsb, float *c, \
-                        size_t ldc, float alpha, float beta, float *bp)                            \
+    static void tile_cols_##R(size_t k, const float *a, size_t s, const float *b, size_t rsb,      \
+                              float *c, size_t ldc, float alpha, float beta, float *bp)            \
     {                                                                                              \
         ukr_body(R, 0, k, a, s, b, rsb, c, ldc, alpha, beta, bp);                                  \
     }                                                                                              \
-    static void ukr_r_##R(size_t k, const float *a, size_t s, const float *b, size_t rsb,          \
-                          float *c, size_t ldc, float alpha, float beta, float *bp)                \
+    static void tile_rows_##R(size_t k, const float *a, size_t s, const float *b, size_t rsb,      \
+                              float *c, size_t ldc, float alpha, float beta, float *bp)            \
     {                                                                                              \
-        ukr_r_body(R, 0, k, a, s, b, rsb, c, ldc, alpha, beta, bp);                                \
+        ukr_rows_body(R, 0, k, a, s, b, rsb, c, ldc, alpha, beta, bp);                             \
     }                                                                                              \
-    static void ukr_cp_##R(size_t k, const float *a, size_t s, const float *b, size_t rsb,         \
-                           float *c, size_t ldc, float alpha, float beta, float *bp)               \
+    static void tile_cols_copy_##R(size_t k, const float *a, size_t s, const float *b, size_t rsb, \
+                                   float *c, size_t ldc, float alpha, float beta, float *bp)       \
     {                                                                                              \
         ukr_body(R, 1, k, a, s, b, rsb, c, ldc, alpha, beta, bp);                                  \
     }                                                                                              \
-    static void ukr_rcp_##R(size_t k, const float *a, size_t s, const float *b, size_t rsb,        \
-                            float *c, size_t ldc, float alpha, float beta, float *bp)              \
+    static void tile_rows_copy_##R(size_t k, const float *a, size_t s, const float *b, size_t rsb, \
+                                   float *c, size_t ldc, float alpha, float beta, float *bp)       \
     {                                                                                              \
-        ukr_r_body(R, 1, k, a, s, b, rsb, c, ldc, alpha, beta, bp);                                \
+        ukr_rows_body(R, 1, k, a, s, b, rsb, c, ldc, alpha, beta, bp);                             \
     }
 UKR(1) UKR(2) UKR(3) UKR(4) UKR(5) UKR(6) UKR(7) UKR(8)
 #undef UKR
@@ -289,10 +291,14 @@ void sk_gemm_ukr_neon(size_t r, size_t k, const float *a, size_t rsa, size_t csa
                       size_t rsb, float *c, size_t ldc, float alpha, float beta, float *bp)
 {
     static const tile_fn tab[4][MR] = {
-        { ukr_1, ukr_2, ukr_3, ukr_4, ukr_5, ukr_6, ukr_7, ukr_8 },
-        { ukr_r_1, ukr_r_2, ukr_r_3, ukr_r_4, ukr_r_5, ukr_r_6, ukr_r_7, ukr_r_8 },
-        { ukr_cp_1, ukr_cp_2, ukr_cp_3, ukr_cp_4, ukr_cp_5, ukr_cp_6, ukr_cp_7, ukr_cp_8 },
-        { ukr_rcp_1, ukr_rcp_2, ukr_rcp_3, ukr_rcp_4, ukr_rcp_5, ukr_rcp_6, ukr_rcp_7, ukr_rcp_8 },
+        { tile_cols_1, tile_cols_2, tile_cols_3, tile_cols_4, tile_cols_5, tile_cols_6, tile_cols_7,
+          tile_cols_8 },
+        { tile_rows_1, tile_rows_2, tile_rows_3, tile_rows_4, tile_rows_5, tile_rows_6, tile_rows_7,
+          tile_rows_8 },
+        { tile_cols_copy_1, tile_cols_copy_2, tile_cols_copy_3, tile_cols_copy_4, tile_cols_copy_5,
+          tile_cols_copy_6, tile_cols_copy_7, tile_cols_copy_8 },
+        { tile_rows_copy_1, tile_rows_copy_2, tile_rows_copy_3, tile_rows_copy_4, tile_rows_copy_5,
+          tile_rows_copy_6, tile_rows_copy_7, tile_rows_copy_8 },
     };
     const int rows = csa == 1; /* rows of A in place: their stride is rsa */
     tab[(bp ? 2 : 0) + rows][r - 1](k, a, rows ? rsa : csa, b, rsb, c, ldc, alpha, beta, bp);
@@ -305,7 +311,7 @@ typedef void (*tile_t_fn)(size_t k, const float *a, size_t rsa, const float *b, 
 void sk_gemm_ukr_t_neon(size_t r, size_t k, const float *a, size_t rsa, const float *b, size_t rsb,
                         size_t w, float *c, size_t ldc, size_t room, float alpha, float beta)
 {
-    static const tile_t_fn tab[MR_T] = { ukr_t_1, ukr_t_2, ukr_t_3, ukr_t_4 };
+    static const tile_t_fn tab[T_ROWS] = { ukr_t_1, ukr_t_2, ukr_t_3, ukr_t_4 };
     tab[r - 1](k, a, rsa, b, rsb, w, c, ldc, room, alpha, beta);
 }
 
@@ -367,6 +373,68 @@ void sk_gemv_t_neon(size_t n, size_t k, float alpha, const float *a, const float
             for (size_t pp = p; pp < k; pp++) t[q] = __builtin_fmaf(a[pp], r[q][pp], t[q]);
         }
         for (size_t q = 0; q < w; q++) c[j + q] = finish1(t[q], alpha, beta, c + j + q);
+    }
+}
+
+/* s[i][q] += A row i times B row q over the kn (1..4) values at p (a: row 0 of A at p): exactly
+   kn values of each row read, zero past them. */
+static inline __attribute__((always_inline)) void
+dot_step(const int R, const int kn, float32x4_t s[][4], const float *a, size_t lda,
+         const float *const r[4], size_t p)
+{
+    const float32x4_t b0 = load_n(kn, r[0] + p), b1 = load_n(kn, r[1] + p);
+    const float32x4_t b2 = load_n(kn, r[2] + p), b3 = load_n(kn, r[3] + p);
+#pragma GCC unroll 4
+    for (int i = 0; i < R; i++) {
+        const float32x4_t ai = load_n(kn, a + i * lda);
+        s[i][0] = vfmaq_f32(s[i][0], ai, b0);
+        s[i][1] = vfmaq_f32(s[i][1], ai, b1);
+        s[i][2] = vfmaq_f32(s[i][2], ai, b2);
+        s[i][3] = vfmaq_f32(s[i][3], ai, b3);
+    }
+}
+
+/* dot (see sk_gemm_dot_fn) for R rows of A (1..4): R x 4 accumulators, four rows of B at a time
+   (the last group's missing rows repeat its first one, results dropped), k in 4-lane steps, the
+   k % 4 tail as one zero-padded step (reads exactly k values of each row); A's R rows stay in L1
+   while B streams once. Registers: 16 accumulators + 4 B + 1 A = 21 q. */
+static inline __attribute__((always_inline)) void
+dot_body(const int R, size_t n, size_t k, float alpha, const float *a, size_t lda, const float *b,
+         size_t ldb, float beta, float *c, size_t ldc)
+{
+    const int kt = (int)(k % 4);
+    const size_t k4 = k - (size_t)kt;
+    const float32x4_t va = vdupq_n_f32(alpha), vb = vdupq_n_f32(beta);
+    for (size_t j = 0; j < n; j += 4) {
+        const size_t w = n - j < 4 ? n - j : 4;
+        const float *r[4];
+        for (size_t q = 0; q < 4; q++) r[q] = b + (j + (q < w ? q : 0)) * ldb;
+        float32x4_t s[DOT_ROWS][4];
+#pragma GCC unroll 4
+        for (int i = 0; i < R; i++) s[i][0] = s[i][1] = s[i][2] = s[i][3] = vdupq_n_f32(0.f);
+        size_t p = 0;
+        for (; p < k4; p += 4) dot_step(R, 4, s, a + p, lda, r, p);
+        if (kt) dot_step(R, kt, s, a + p, lda, r, p);
+#pragma GCC unroll 4
+        for (int i = 0; i < R; i++) { /* lane q: the sum of s[i][q], C(i, j + q) */
+            const float32x4_t t = vpaddq_f32(vpaddq_f32(s[i][0], s[i][1]),
+                                             vpaddq_f32(s[i][2], s[i][3]));
+            float *ci = c + i * ldc + j;
+            float32x4_t o = vmulq_f32(va, t);
+            if (beta != 0.f) o = vfmaq_f32(o, vb, load_n((int)w, ci));
+            store_n((int)w, ci, o);
+        }
+    }
+}
+
+void sk_gemm_dot_neon(size_t m, size_t n, size_t k, float alpha, const float *a, size_t lda,
+                      const float *b, size_t ldb, float beta, float *c, size_t ldc)
+{
+    switch (m) {
+    case 1: dot_body(1, n, k, alpha, a, lda, b, ldb, beta, c, ldc); break;
+    case 2: dot_body(2, n, k, alpha, a, lda, b, ldb, beta, c, ldc); break;
+    case 3: dot_body(3, n, k, alpha, a, lda, b, ldb, beta, c, ldc); break;
+    default: dot_body(4, n, k, alpha, a, lda, b, ldb, beta, c, ldc); break;
     }
 }
 

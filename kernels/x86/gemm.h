@@ -62,12 +62,16 @@ static inline void sk_gemm_dsp_init_x86(sk_gemm_dsp *d, sk_isa isa)
     /* planner: rows at 4 KiB strides share an L1 set, 8 such rows walked side by side stay in
        L1 (8 ways on Zen 4, 12 on Zen 5 and Golden Cove); B read in place at any stride (the
        kernels prefetch its rows into L2); an in-place panel copied for the later row blocks past
-       16 KiB of B or at 2 KiB strides */
+       16 KiB of B or at 2 KiB strides, when two or more row blocks after the first read it; A
+       packed over several MC blocks unless n spans at most 4 NR strips. The pool partition: the
+       scalar table's. */
     d->set_stride = 1024;
     d->set_rows = 8;
     d->b_alias = 0;
     d->cp_min = 4096;
     d->cp_stride = 512;
+    d->cp_blocks = 3;
+    d->direct_a_strips = 4;
     d->mr = SK_GEMM_AVX2_MR;
     d->nr = SK_GEMM_AVX2_NR;
     /* AMD Zen 4 / Zen 5 and recent Intel cores: L1d 32-48 KiB (B micro-panel KC x 16 = 16 KiB +

@@ -203,29 +203,30 @@ ukr_t_regs(const int R, size_t k, const float *a, size_t rsa, const float *b, si
     ukr_t_half(R, x1, 8, w, c, ldc, wide, alpha, beta);
 }
 
-/* One signature for the four layouts: s is the stride between k steps of a packed panel or A^T
-   (csa), or between the rows of A (rsa) for the _r kernels. */
+/* One signature for the four layouts: tile_cols_R read A by columns (a packed panel or A^T in
+   place; s = csa, the stride between k steps), tile_rows_R the rows of A in place (s = rsa);
+   the _copy_ ones also store the B they read to the packed panel bp. */
 typedef void (*tile_fn)(size_t k, const float *a, size_t s, const float *b, size_t rsb, float *c,
                         size_t ldc, float alpha, float beta, float *bp);
 
 #define UKR(R)                                                                                     \
-    static void ukr_##R(size_t k, const float *a, size_t s, const float *b, size_t rsb, float *c, \
-                        size_t ldc, float alpha, float beta, float *bp)                            \
+    static void tile_cols_##R(size_t k, const float *a, size_t s, const float *b, size_t rsb,      \
+                              float *c, size_t ldc, float alpha, float beta, float *bp)            \
     {                                                                                              \
         ukr_body(R, 0, 0, k, a, s, b, rsb, c, ldc, alpha, beta, bp);                               \
     }                                                                                              \
-    static void ukr_r_##R(size_t k, const float *a, size_t s, const float *b, size_t rsb,          \
-                          float *c, size_t ldc, float alpha, float beta, float *bp)                \
+    static void tile_rows_##R(size_t k, const float *a, size_t s, const float *b, size_t rsb,      \
+                              float *c, size_t ldc, float alpha, float beta, float *bp)            \
     {                                                                                              \
         ukr_body(R, 1, 0, k, a, s, b, rsb, c, ldc, alpha, beta, bp);                               \
     }                                                                                              \
-    static void ukr_cp_##R(size_t k, const float *a, size_t s, const float *b, size_t rsb,         \
-                           float *c, size_t ldc, float alpha, float beta, float *bp)               \
+    static void tile_cols_copy_##R(size_t k, const float *a, size_t s, const float *b, size_t rsb, \
+                                   float *c, size_t ldc, float alpha, float beta, float *bp)       \
     {                                                                                              \
         ukr_body(R, 0, 1, k, a, s, b, rsb, c, ldc, alpha, beta, bp);                               \
     }                                                                                              \
-    static void ukr_rcp_##R(size_t k, const float *a, size_t s, const float *b, size_t rsb,        \
-                            float *c, size_t ldc, float alpha, float beta, float *bp)              \
+    static void tile_rows_copy_##R(size_t k, const float *a, size_t s, const float *b, size_t rsb, \
+                                   float *c, size_t ldc, float alpha, float beta, float *bp)       \
     {                                                                                              \
         ukr_body(R, 1, 1, k, a, s, b, rsb, c, ldc, alpha, beta, bp);                               \
     }
@@ -243,10 +244,12 @@ void sk_gemm_ukr_avx2(size_t r, size_t k, const float *a, size_t rsa, size_t csa
                       size_t rsb, float *c, size_t ldc, float alpha, float beta, float *bp)
 {
     static const tile_fn tab[4][MR] = {
-        { ukr_1, ukr_2, ukr_3, ukr_4, ukr_5, ukr_6 },
-        { ukr_r_1, ukr_r_2, ukr_r_3, ukr_r_4, ukr_r_5, ukr_r_6 },
-        { ukr_cp_1, ukr_cp_2, ukr_cp_3, ukr_cp_4, ukr_cp_5, ukr_cp_6 },
-        { ukr_rcp_1, ukr_rcp_2, ukr_rcp_3, ukr_rcp_4, ukr_rcp_5, ukr_rcp_6 },
+        { tile_cols_1, tile_cols_2, tile_cols_3, tile_cols_4, tile_cols_5, tile_cols_6 },
+        { tile_rows_1, tile_rows_2, tile_rows_3, tile_rows_4, tile_rows_5, tile_rows_6 },
+        { tile_cols_copy_1, tile_cols_copy_2, tile_cols_copy_3, tile_cols_copy_4, tile_cols_copy_5,
+          tile_cols_copy_6 },
+        { tile_rows_copy_1, tile_rows_copy_2, tile_rows_copy_3, tile_rows_copy_4, tile_rows_copy_5,
+          tile_rows_copy_6 },
     };
     const int rows = csa == 1; /* rows of A in place: their stride is rsa */
     tab[(bp ? 2 : 0) + rows][r - 1](k, a, rows ? rsa : csa, b, rsb, c, ldc, alpha, beta, bp);

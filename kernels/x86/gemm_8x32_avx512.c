@@ -177,29 +177,30 @@ ukr_t_body(const int R, size_t k, const float *a, size_t rsa, const float *b, si
     }
 }
 
-/* One signature for the four layouts: s is the stride between k steps of a packed panel or A^T
-   (csa), or between the rows of A (rsa) for the _r kernels. */
+/* One signature for the four layouts: tile_cols_R read A by columns (a packed panel or A^T in
+   place; s = csa, the stride between k steps), tile_rows_R the rows of A in place (s = rsa);
+   the _copy_ ones also store the B they read to the packed panel bp. */
 typedef void (*tile_fn)(size_t k, const float *a, size_t s, const float *b, size_t rsb, float *c,
                         size_t ldc, float alpha, float beta, float *bp);
 
 #define UKR(R)                                                                                     \
-    static void ukr_##R(size_t k, const float *a, size_t s, const float *b, size_t rsb, float *c,  \
-                        size_t ldc, float alpha, float beta, float *bp)                            \
+    static void tile_cols_##R(size_t k, const float *a, size_t s, const float *b, size_t rsb,      \
+                              float *c, size_t ldc, float alpha, float beta, float *bp)            \
     {                                                                                              \
         ukr_body(R, 0, 0, k, a, s, b, rsb, c, ldc, alpha, beta, bp);                               \
     }                                                                                              \
-    static void ukr_r_##R(size_t k, const float *a, size_t s, const float *b, size_t rsb,          \
-                          float *c, size_t ldc, float alpha, float beta, float *bp)                \
+    static void tile_rows_##R(size_t k, const float *a, size_t s, const float *b, size_t rsb,      \
+                              float *c, size_t ldc, float alpha, float beta, float *bp)            \
     {                                                                                              \
         ukr_body(R, 1, 0, k, a, s, b, rsb, c, ldc, alpha, beta, bp);                               \
     }                                                                                              \
-    static void ukr_cp_##R(size_t k, const float *a, size_t s, const float *b, size_t rsb,         \
-                           float *c, size_t ldc, float alpha, float beta, float *bp)               \
+    static void tile_cols_copy_##R(size_t k, const float *a, size_t s, const float *b, size_t rsb, \
+                                   float *c, size_t ldc, float alpha, float beta, float *bp)       \
     {                                                                                              \
         ukr_body(R, 0, 1, k, a, s, b, rsb, c, ldc, alpha, beta, bp);                               \
     }                                                                                              \
-    static void ukr_rcp_##R(size_t k, const float *a, size_t s, const float *b, size_t rsb,        \
-                            float *c, size_t ldc, float alpha, float beta, float *bp)              \
+    static void tile_rows_copy_##R(size_t k, const float *a, size_t s, const float *b, size_t rsb, \
+                                   float *c, size_t ldc, float alpha, float beta, float *bp)       \
     {                                                                                              \
         ukr_body(R, 1, 1, k, a, s, b, rsb, c, ldc, alpha, beta, bp);                               \
     }
@@ -224,8 +225,9 @@ void sk_gemm_ukr_avx512(size_t r, size_t k, const float *a, size_t rsa, size_t c
     { K(V, 1), K(V, 2),  K(V, 3),  K(V, 4),  K(V, 5),  K(V, 6),  K(V, 7),  K(V, 8),                \
       K(V, 9), K(V, 10), K(V, 11), K(V, 12), K(V, 13), K(V, 14), K(V, 15), K(V, 16) }
 #define K(V, R) ((R) <= MR ? V##_##R : NULL)
-    static const tile_fn tab[4][SK_GEMM_MR_MAX] = { ROWS16(ukr), ROWS16(ukr_r), ROWS16(ukr_cp),
-                                                    ROWS16(ukr_rcp) };
+    static const tile_fn tab[4][SK_GEMM_MR_MAX] = { ROWS16(tile_cols), ROWS16(tile_rows),
+                                                    ROWS16(tile_cols_copy),
+                                                    ROWS16(tile_rows_copy) };
 #undef K
 #undef ROWS16
     const int rows = csa == 1; /* rows of A in place: their stride is rsa */

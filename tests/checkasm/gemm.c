@@ -1,10 +1,11 @@
 /* checkasm: the gemm family. sk_sgemm on the ISA under test against the scalar reference and
  * against a double-precision reference with the contract's bound
  *   |C - exact| <= (2 k + 4) 2^-24 (|alpha| |op(A)| |op(B)| + |beta| |C0|)   (elementwise),
- * over sizes around every tile edge of every ISA's kernel (MR x NR = 6x16 AVX2, 8x32 AVX-512,
- * 8x12 NEON, 4x8 scalar; transposed NT tiles 6x16, 16x16 and 4x16 NEON) and cache block (the
- * table's own MC, KC and NC, read from it); each slot of the table (micro-kernel in every A layout,
- * copying B or not; transposed tile; matrix-vector kernels; transposing pack) called directly,
+ * over sizes around every tile edge (MR, NR), cache block (MC, KC, NC) and planner threshold
+ * (dot_rows, ukr_t_m, ukr_t_n, set_stride, set_rows, b_alias, cp_min, cp_stride, cp_blocks,
+ * direct_a_strips) of the table under test, each read from it, B strides that are multiples of
+ * 4 KiB; each slot of the table (micro-kernel in every A layout, copying B or not; transposed
+ * tile; matrix-vector kernels; dot kernel; transposing pack) called directly,
  * all four transposes, padded leading dimensions (poisoned padding must stay untouched), alpha in
  * {1, -0.5, 0}, beta in {0, 1, 0.25} (beta == 0 with C full of NaN: must not propagate), guard
  * bands, concurrent calls from several threads, bad arguments, and a hand-computed 2x2 case. */
@@ -569,12 +570,102 @@ static void block_edge_tests(void)
         }
 }
 
+/* A row stride for a rows x cols operand: a multiple of `mult` (0: cols plus a random pad). */
+static size_t ld_for(size_t cols, size_t mult)
+{
+    return mult ? (cols + mult - 1) / mult * mult : cols + rand_pad();
+}
+
+/* sgemm with explicit row strides (multiples of 4 KiB, of the planner's strides). */
+static void ld_case(sk_trans ta, sk_trans tb, size_t m, size_t n, size_t k, size_t lda_mult,
+                    size_t ldb_mult)
+{
+    const size_t ac = ta ? m : k, bc = tb ? k : n;
+    run_case(ta, tb, m, n, k, g_alpha[ck_rand_u32(2)], g_beta[ck_rand_u32(3)],
+             ld_for(ac, lda_mult) - ac, ld_for(bc, ldb_mult) - bc, rand_pad());
+}
+
+/* Around the register tile's MR and NR, read from the table under test. */
+static void tile_edge_tests(void)
+{
+    const sk_gemm_dsp *d = &sk_dsp_for(ck_isa())->gemm;
+    const size_t MR = d->mr, NR = d->nr;
+    const size_t ms[] = { MR - 1, MR, MR + 1, 2 * MR - 1, 2 * MR, 2 * MR + 1, 3 * MR - 1, 3 * MR };
+    const size_t ns[] = { NR - 1, NR, NR + 1, 2 * NR - 1, 2 * NR, 2 * NR + 1 };
+    for (size_t im = 0; im < sizeof ms / sizeof *ms; im++)
+        for (size_t in = 0; in < sizeof ns / sizeof *ns; in++)
+            for (int t = 0; t < 4; t++) {
+                if (ms[im] == 0 || (ck_quick() && (im + in + (size_t)t) % 3)) continue;
+                run_case((sk_trans)(t >> 1), (sk_trans)(t & 1), ms[im], ns[in],
+                         1 + ck_rand_u32(40), g_alpha[ck_rand_u32(3)], g_beta[ck_rand_u32(3)],
+                         rand_pad(), rand_pad(), rand_pad());
+            }
+}
+
+/* Around every threshold of the planner, read from the table under test: the path choice (m == 1,
+   dot_rows, ukr_t_m), the transposed tile's rows of B (ukr_t_n, or set_rows at set_stride
+   multiples) and its near-equal last tiles, A in place or packed (set_stride, set_rows, one MC
+   block or direct_a_strips NR strips), B in place or packed (b_alias), the copy of an in-place B
+   panel (cp_blocks row blocks, k x n around cp_min, ldb at cp_stride multiples), with B strides
+   that are multiples of 4 KiB; every transpose. */
+static void planner_edge_tests(void)
+{
+    const sk_gemm_dsp *d = &sk_dsp_for(ck_isa())->gemm;
+    const size_t MR = d->mr, NR = d->nr, MC = d->mc, KC = d->kc, SS = d->set_stride;
+    /* the path: m around dot_rows and ukr_t_m; n around the transposed tile's row counts */
+    const size_t pm[] = { 2, d->dot_rows, d->dot_rows + 1, d->ukr_t_m, d->ukr_t_m + 1 };
+    const size_t tr[2] = { d->ukr_t_n, d->ukr_t_n > d->set_rows ? d->set_rows : d->ukr_t_n };
+    for (size_t im = 0; im < sizeof pm / sizeof *pm; im++)
+        for (int s = 0; s < 2; s++) {
+            const size_t r = tr[s] ? tr[s] : NR;
+            const size_t pn[] = { r - 1, r, r + 1, 2 * r - 1, 2 * r + 1, 3 * r + 1 };
+            for (size_t in = 0; in < sizeof pn / sizeof *pn; in++)
+                for (int t = 0; t < 4; t++) {
+                    if (pm[im] < 1 || pn[in] < 1) continue;
+                    if (ck_quick() && (im + in + (size_t)t) % 3) continue;
+                    const size_t k = (size_t[]){ 1, 5, KC - 1, KC + 1 }[ck_rand_u32(4)];
+                    ld_case((sk_trans)(t >> 1), (sk_trans)(t & 1), pm[im], pn[in], k,
+                            ck_rand_u32(2) ? SS : 0, s ? SS : 0);
+                }
+        }
+    /* A in place or packed: one MC block or several, n at direct_a_strips NR strips, A's rows at
+       set_stride multiples or not */
+    const size_t am[] = { MR + 1, MC + MR + 1 };
+    const size_t an[] = { d->direct_a_strips * NR, d->direct_a_strips * NR + 1 };
+    for (size_t im = 0; im < 2; im++)
+        for (size_t in = 0; in < 2; in++)
+            for (int t = 0; t < 8; t++) {
+                if (ck_quick() && (im + in + (size_t)t) % 2) continue;
+                ld_case((sk_trans)(t >> 2 & 1), (sk_trans)(t >> 1 & 1), am[im], an[in],
+                        9 + ck_rand_u32(30), t & 1 ? SS : 0, ck_rand_u32(2) ? SS : 0);
+            }
+    /* B in place or packed in a pass of its own: ldb at b_alias multiples or not (NN) */
+    for (int s = 0; s < 4; s++)
+        ld_case(SK_NOTRANS, SK_NOTRANS, s & 1 ? MC + 3 : 2 * MR + 1, 3 * NR + 5,
+                3 + ck_rand_u32(20), 0, s & 2 ? (d->b_alias ? d->b_alias : SS) : 0);
+    /* the copy of an in-place B panel: row blocks around cp_blocks, k x n around cp_min, ldb at
+       cp_stride multiples */
+    const size_t cn = 2 * NR, ck0 = d->cp_min / cn;
+    const size_t cm[] = { (d->cp_blocks - 1) * MR, (d->cp_blocks - 1) * MR + 1, d->cp_blocks * MR };
+    const size_t cks[] = { ck0 > 1 ? ck0 - 1 : 1, ck0 ? ck0 : 1, ck0 + 1 };
+    for (size_t im = 0; im < 3; im++)
+        for (size_t ik = 0; ik < 3; ik++)
+            for (int s = 0; s < 3; s++) {
+                if (cm[im] < 1 || cm[im] > MC || (ck_quick() && (im + ik + (size_t)s) % 2))
+                    continue;
+                const size_t mult = s == 0 ? 0 : s == 1 ? d->cp_stride : SS;
+                ld_case(SK_NOTRANS, SK_NOTRANS, cm[im], cn + (size_t)s, cks[ik], 0, mult);
+            }
+}
+
 void ck_test_gemm(void)
 {
     hand_2x2();
     bad_args();
     slot_tests();
+    tile_edge_tests();
     block_edge_tests();
+    planner_edge_tests();
 
     /* Every transpose and alpha/beta on a few shapes, with and without padding. */
     static const size_t full[][3] = { { 1, 1, 1 }, { 7, 13, 5 }, { 17, 33, 31 }, { 1, 70, 9 } };
