@@ -1,8 +1,9 @@
 /* Slot-level checks: the ISA tables are stepped tier by tier (scalar, then AVX2, AVX-512 on x86;
  * NEON on aarch64) and every math and attention slot of sk_dsp_for(isa) that differs from the
- * tier below is called on the same data as the scalar slot and compared (the public-API tests of
- * the other families stay as they are). With --bench, the cycles per call of each such slot and of
- * its scalar slot (TSC ticks on x86-64, the virtual counter on aarch64, ns elsewhere). */
+ * tier below is called on the same data as the scalar slot and compared, and every GEMM slot that
+ * differs against a double sum (the public-API tests of the families stay as they are). With
+ * --bench, the cycles per call of each such slot and of its scalar slot (TSC ticks on x86-64, the
+ * virtual counter on aarch64, ns elsewhere). */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -300,6 +301,257 @@ static void check_tiles(const sk_dsp *t, const sk_dsp *ref, const sk_dsp *below)
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) ck_buf_free(bufs[i]);
 }
 
+/* --- GEMM table slots ---
+ * Each non-NULL slot of the GEMM table that differs from the tier below, called directly with the
+ * tile sizes of the table under test, against a double sum with the GEMM bound
+ *   |C - exact| <= (2 k + 4) 2^-24 (|alpha| sum |a b| + |beta| |c0|);
+ * pack_t: exact copies. --bench also times sk_sgemm_ref (the scalar table's sgemm) on the same
+ * shape as "scalar" (pack_t: the scalar table's pack_t). */
+enum { G_UKR, G_UKR_T, G_GEMV_N, G_GEMV_T, G_DOT, G_PACK };
+static const char *const gemm_names[] = { "gemm.ukr",    "gemm.ukr_t", "gemm.gemv_n",
+                                          "gemm.gemv_t", "gemm.dot",   "gemm.pack_t" };
+
+/* One call: C is rows x cols at ldc. ukr: rows = r, cols = nr, A(i,p) = a[i*rsa + p*csa],
+   B(p,j) = b[p*rsb + j]; ukr_t: rows = w, cols = r (room = r), a[j*rsa + p], b[p*rsb + i];
+   gemv_n / gemv_t: rows = 1, a[p], b[p*rsb + j] / b[j*rsb + p]; dot: a[i*rsa + p], b[j*rsb + p];
+   pack_t: w = cols, kc = k, src = a at lds = rsa, dst = c at ld = ldc. */
+typedef struct gemm_arg {
+    const sk_gemm_dsp *d;
+    int slot, ref; /* ref: sk_sgemm_ref (pack_t: the scalar table's) instead of the slot */
+    size_t rows, cols, k, rsa, csa, rsb, ldc;
+    const float *a, *b;
+    float *c, *bp;
+    float alpha, beta;
+} gemm_arg;
+
+static void gemm_call(void *p)
+{
+    const gemm_arg *g = p;
+    const sk_gemm_dsp *d = g->d;
+    const sk_trans N = SK_NOTRANS, T = SK_TRANS;
+    if (g->ref && g->slot != G_PACK) {
+        switch (g->slot) {
+        case G_UKR: /* rsa == 1: A^T in place at lda = csa (packed: lda = mr) */
+            sk_sgemm_ref(g->rsa == 1 ? T : N, N, g->rows, g->cols, g->k, g->alpha, g->a,
+                         g->rsa == 1 ? g->csa : g->rsa, g->b, g->rsb, g->beta, g->c, g->ldc);
+            break;
+        case G_UKR_T: /* C = op(b)^T op(a)^T: b is k x w, a is r x k */
+            sk_sgemm_ref(T, T, g->rows, g->cols, g->k, g->alpha, g->b, g->rsb, g->a, g->rsa,
+                         g->beta, g->c, g->ldc);
+            break;
+        case G_DOT:
+            sk_sgemm_ref(N, T, g->rows, g->cols, g->k, g->alpha, g->a, g->rsa, g->b, g->rsb,
+                         g->beta, g->c, g->ldc);
+            break;
+        default:
+            sk_sgemm_ref(N, g->slot == G_GEMV_T ? T : N, 1, g->cols, g->k, g->alpha, g->a, g->k,
+                         g->b, g->rsb, g->beta, g->c, g->cols);
+            break;
+        }
+        return;
+    }
+    switch (g->slot) {
+    case G_UKR:
+        d->ukr(g->rows, g->k, g->a, g->rsa, g->csa, g->b, g->rsb, g->c, g->ldc, g->alpha, g->beta,
+               g->bp);
+        break;
+    case G_UKR_T:
+        d->ukr_t(g->cols, g->k, g->a, g->rsa, g->b, g->rsb, g->rows, g->c, g->ldc, g->cols,
+                 g->alpha, g->beta);
+        break;
+    case G_GEMV_N: d->gemv_n(g->cols, g->k, g->alpha, g->a, g->b, g->rsb, g->beta, g->c); break;
+    case G_GEMV_T: d->gemv_t(g->cols, g->k, g->alpha, g->a, g->b, g->rsb, g->beta, g->c); break;
+    case G_DOT:
+        d->dot(g->rows, g->cols, g->k, g->alpha, g->a, g->rsa, g->b, g->rsb, g->beta, g->c,
+               g->ldc);
+        break;
+    default: d->pack_t(g->cols, g->k, g->a, g->rsa, g->c, g->ldc); break;
+    }
+}
+
+/* The operands of C(i,j)'s p-th product. */
+static void gemm_operands(const gemm_arg *g, size_t i, size_t j, size_t p, double *x, double *y)
+{
+    switch (g->slot) {
+    case G_UKR: *x = g->a[i * g->rsa + p * g->csa], *y = g->b[p * g->rsb + j]; break;
+    case G_UKR_T: *x = g->a[j * g->rsa + p], *y = g->b[p * g->rsb + i]; break;
+    case G_GEMV_N: *x = g->a[p], *y = g->b[p * g->rsb + j]; break;
+    case G_GEMV_T: *x = g->a[p], *y = g->b[j * g->rsb + p]; break;
+    default: *x = g->a[i * g->rsa + p], *y = g->b[j * g->rsb + p]; break;
+    }
+}
+
+/* 1 when slot is non-NULL in d and differs from b's. */
+static int gemm_slot_changed(const sk_gemm_dsp *d, const sk_gemm_dsp *b, int slot)
+{
+    switch (slot) {
+    case G_UKR: return d->ukr && d->ukr != b->ukr;
+    case G_UKR_T: return d->ukr_t && d->ukr_t != b->ukr_t;
+    case G_GEMV_N: return d->gemv_n && d->gemv_n != b->gemv_n;
+    case G_GEMV_T: return d->gemv_t && d->gemv_t != b->gemv_t;
+    case G_DOT: return d->dot && d->dot != b->dot;
+    default: return d->pack_t && d->pack_t != b->pack_t;
+    }
+}
+
+/* The operand layout of slot for a rows x cols x k call; lay picks the ukr's A layout (0 packed,
+   1 rows in place, 2 A^T in place) and B (bit 2: in place at an odd stride, copied to bp). */
+static gemm_arg gemm_shape(const sk_gemm_dsp *d, int slot, size_t rows, size_t cols, size_t k,
+                           int lay)
+{
+    gemm_arg g = { d, slot, 0, rows, cols, k, 0, 1, 0, cols + 3, NULL, NULL, NULL, NULL, 0.f,
+                   0.f };
+    switch (slot) {
+    case G_UKR:
+        g.rsa = (lay & 3) == 0 ? 1 : (lay & 3) == 1 ? k + 3 : 1;
+        g.csa = (lay & 3) == 0 ? d->mr : (lay & 3) == 1 ? 1 : rows + 5;
+        g.rsb = lay & 4 ? d->nr + 7 : d->nr;
+        break;
+    case G_UKR_T: g.rsa = k + 1, g.rsb = d->ukr_t_m; break;
+    case G_GEMV_N: g.rsb = cols + 5, g.ldc = cols; break;
+    case G_GEMV_T: g.rsb = k + 5, g.ldc = cols; break;
+    case G_DOT: g.rsa = k + 1, g.rsb = k + 3; break;
+    default: g.rsa = k + 5, g.ldc = d->nr; break; /* pack_t: src w x kc, dst kc x nr */
+    }
+    return g;
+}
+
+/* Floats of a and b that the call reads (b: whole rows or columns as the contract says). */
+static size_t gemm_a_len(const gemm_arg *g)
+{
+    switch (g->slot) {
+    case G_UKR: return g->rsa == 1 ? g->k * g->csa : g->rows * g->rsa;
+    case G_UKR_T: return (g->cols - 1) * g->rsa + g->k;
+    case G_GEMV_N: case G_GEMV_T: return g->k;
+    case G_DOT: return (g->rows - 1) * g->rsa + g->k;
+    default: return (g->cols - 1) * g->rsa + g->k;
+    }
+}
+
+static size_t gemm_b_len(const gemm_arg *g)
+{
+    switch (g->slot) {
+    case G_UKR: return (g->k - 1) * g->rsb + g->d->nr;
+    case G_UKR_T: return g->k * g->rsb;
+    case G_GEMV_N: return (g->k - 1) * g->rsb + g->cols;
+    case G_GEMV_T: case G_DOT: return (g->cols - 1) * g->rsb + g->k;
+    default: return 1;
+    }
+}
+
+/* One checked case: returns 1 when it passed. */
+static int gemm_case(gemm_arg g)
+{
+    const size_t na = gemm_a_len(&g), nb = gemm_b_len(&g);
+    const size_t nc = g.slot == G_PACK ? g.k * g.ldc : g.rows * g.ldc;
+    float *a = ck_buf_alloc(na), *b = ck_buf_alloc(nb), *c = ck_buf_alloc(nc);
+    float *c0 = ck_buf_alloc(nc);
+    float *bp = g.slot == G_UKR && g.rsb != g.d->nr ? ck_buf_alloc(g.k * g.d->nr) : NULL;
+    ck_fill(a, na, -1.f, 1.f);
+    ck_fill(b, nb, -1.f, 1.f);
+    ck_fill(c0, nc, -1.f, 1.f);
+    if (g.slot != G_PACK) {
+        for (size_t i = 0; g.beta == 0.f && i < nc; i++) c0[i] = NAN; /* must not be read */
+        if (g.ldc > g.cols) ck_mat_poison_pad(c0, g.rows, g.cols, g.ldc);
+    }
+    memcpy(c, c0, nc * sizeof(float));
+    g.a = a, g.b = b, g.c = c, g.bp = bp;
+    gemm_call(&g);
+    int ok = ck_buf_check(a, "A") && ck_buf_check(b, "B") && ck_buf_check(c, "C");
+    if (g.slot == G_PACK) {
+        for (size_t p = 0; p < g.k && ok; p++)
+            for (size_t j = 0; j < g.cols && ok; j++)
+                ok &= ck_check(!memcmp(&c[p * g.ldc + j], &a[j * g.rsa + p], sizeof(float)),
+                               "dst[%zu][%zu] differs", p, j);
+    } else {
+        if (g.ldc > g.cols) ok &= ck_mat_pad_check(c, g.rows, g.cols, g.ldc, "C");
+        for (size_t i = 0; i < g.rows && ok; i++)
+            for (size_t j = 0; j < g.cols && ok; j++) {
+                double s = 0., sa = 0., x, y;
+                for (size_t p = 0; p < g.k; p++) {
+                    gemm_operands(&g, i, j, p, &x, &y);
+                    s += x * y;
+                    sa += fabs(x * y);
+                }
+                const double c1 = g.beta == 0.f ? 0. : c0[i * g.ldc + j];
+                const double exact = (double)g.alpha * s + (double)g.beta * c1;
+                const double bound = (2. * (double)g.k + 4.) * 0x1p-24 *
+                                     (fabs(g.alpha) * sa + fabs(g.beta) * fabs(c1));
+                const float got = c[i * g.ldc + j];
+                ok &= ck_check(fabs((double)got - exact) <= bound,
+                               "C(%zu,%zu) = %.9g, exact %.9g", i, j, got, exact);
+            }
+    }
+    if (bp && ok) {
+        ok &= ck_buf_check(bp, "bp");
+        for (size_t p = 0; p < g.k && ok; p++)
+            ok &= ck_check(!memcmp(bp + p * g.d->nr, b + p * g.rsb, g.d->nr * sizeof(float)),
+                           "bp row %zu differs from B", p);
+    }
+    ck_buf_free(a);
+    ck_buf_free(b);
+    ck_buf_free(c);
+    ck_buf_free(c0);
+    if (bp) ck_buf_free(bp);
+    return ok;
+}
+
+static void check_gemm(const sk_gemm_dsp *d, const sk_gemm_dsp *ref, const sk_gemm_dsp *below)
+{
+    static const size_t ks[] = { 1, 2, 17 }, ns[] = { 1, 7, 17, 33, 100 };
+    static const float ab[2][2] = { { -0.75f, 1.25f }, { 1.5f, 0.f } }; /* beta 0: C is NaN */
+    for (int slot = G_UKR; slot <= G_PACK; slot++) {
+        if (!gemm_slot_changed(d, below, slot)) continue;
+        /* (rows, cols) pairs: ukr r = 1..mr x nr; ukr_t w x r, r = 1..ukr_t_n, w at 1, about
+           half and all of ukr_t_m; gemv 1 x ns; dot m = 1..dot_rows x ns; pack_t w = 1..nr */
+        const size_t nrow = slot == G_UKR ? d->mr : slot == G_UKR_T ? 3 * d->ukr_t_n
+                          : slot == G_DOT ? d->dot_rows * 5 : slot == G_PACK ? d->nr : 5;
+        for (size_t s = 0; s < nrow; s++)
+            for (size_t ik = 0; ik < 3; ik++)
+                for (int lay = 0; lay < (slot == G_UKR ? 6 : 1); lay++)
+                    for (int v = 0; v < (slot == G_PACK ? 1 : 2); v++) {
+                        const size_t k = ks[ik];
+                        const size_t t_w[3] = { 1, (d->ukr_t_m + 1) / 2, d->ukr_t_m };
+                        size_t rows = 1, cols = ns[s % 5];
+                        if (slot == G_UKR) rows = s + 1, cols = d->nr;
+                        if (slot == G_UKR_T) rows = t_w[s % 3], cols = s / 3 + 1;
+                        if (slot == G_DOT) rows = s / 5 + 1;
+                        if (slot == G_PACK) rows = 1, cols = s + 1;
+                        /* lay 0..2: A layouts with B packed, 3..5: B in place and copied */
+                        gemm_arg g = gemm_shape(d, slot, rows, cols, k, lay < 3 ? lay : lay + 1);
+                        g.alpha = ab[v][0], g.beta = ab[v][1];
+                        ck_func("slot %s rows=%zu cols=%zu k=%zu layout=%d alpha=%g beta=%g",
+                                gemm_names[slot], rows, cols, k, lay, g.alpha, g.beta);
+                        gemm_case(g);
+                    }
+        if (g_bench) {
+            const size_t k = 256;
+            size_t rows = 1, cols = 1024;
+            if (slot == G_UKR) rows = d->mr, cols = d->nr;
+            if (slot == G_UKR_T) rows = d->ukr_t_m, cols = d->ukr_t_n;
+            if (slot == G_DOT) rows = d->dot_rows, cols = 64;
+            if (slot == G_PACK) cols = d->nr;
+            gemm_arg g = gemm_shape(d, slot, rows, cols, k, 0);
+            const size_t na = gemm_a_len(&g), nb = gemm_b_len(&g);
+            const size_t nc = slot == G_PACK ? k * g.ldc : rows * g.ldc;
+            float *a = ck_buf_alloc(na), *b = ck_buf_alloc(nb), *c = ck_buf_alloc(nc);
+            ck_fill(a, na, -1.f, 1.f);
+            ck_fill(b, nb, -1.f, 1.f);
+            ck_fill(c, nc, -1.f, 1.f);
+            g.a = a, g.b = b, g.c = c, g.alpha = 1.f, g.beta = 0.f; /* C = A B, as in the planner */
+            gemm_arg r = g;
+            r.ref = 1, r.d = ref;
+            char name[48];
+            snprintf(name, sizeof name, "%s/%zux%zux%zu", gemm_names[slot], rows, cols, k);
+            bench(name, "scalar", gemm_call, &r, 200);
+            bench(name, sk_isa_name(ck_isa()), gemm_call, &g, 200);
+            ck_buf_free(a);
+            ck_buf_free(b);
+            ck_buf_free(c);
+        }
+    }
+}
+
 void ck_test_slots(void)
 {
     const sk_isa isa = ck_isa();
@@ -312,4 +564,5 @@ void ck_test_slots(void)
     }
     check_math(&t->math, &ref->math, &below->math);
     check_tiles(t, ref, below);
+    check_gemm(&t->gemm, &ref->gemm, &below->gemm);
 }
