@@ -1,5 +1,5 @@
 /* AVX-512 helpers of the AVX-512 kernels (static inline; include only from files compiled with the
- * AVX-512 flags): tail masks, the 16-vector reduction, the subnormal flush. */
+ * AVX-512 flags): tail masks, the 16-, 8- and 4-vector reductions, the subnormal flush. */
 #ifndef SK_AVX512_UTIL_H
 #define SK_AVX512_UTIL_H
 
@@ -29,6 +29,34 @@ static inline __m512 sk_reduce16_avx512(const __m512 a[16])
                              _mm512_shuffle_f32x4(u[2 * i], u[2 * i + 1], 0xdd));
     return _mm512_add_ps(_mm512_shuffle_f32x4(w[0], w[1], 0x88),
                          _mm512_shuffle_f32x4(w[0], w[1], 0xdd));
+}
+
+/* 8 vectors -> one 8-lane vector whose lane q is the horizontal sum of v[q]. */
+static inline __m256 sk_reduce8_avx512(const __m512 v[8])
+{
+    __m256 y[8];
+#pragma GCC unroll 8
+    for (int q = 0; q < 8; q++)
+        y[q] = _mm256_add_ps(_mm512_castps512_ps256(v[q]),
+                             _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v[q]), 1)));
+    const __m256 h01 = _mm256_hadd_ps(y[0], y[1]), h23 = _mm256_hadd_ps(y[2], y[3]);
+    const __m256 h45 = _mm256_hadd_ps(y[4], y[5]), h67 = _mm256_hadd_ps(y[6], y[7]);
+    const __m256 h03 = _mm256_hadd_ps(h01, h23), h47 = _mm256_hadd_ps(h45, h67);
+    /* h03 = [0 1 2 3 | 0 1 2 3] partial sums per 128-bit lane, h47 likewise */
+    return _mm256_add_ps(_mm256_permute2f128_ps(h03, h47, 0x20),
+                         _mm256_permute2f128_ps(h03, h47, 0x31));
+}
+
+/* 4 vectors -> one 4-lane vector whose lane q is the horizontal sum of v[q]. */
+static inline __m128 sk_reduce4_avx512(const __m512 v[4])
+{
+    __m256 y[4];
+#pragma GCC unroll 4
+    for (int q = 0; q < 4; q++)
+        y[q] = _mm256_add_ps(_mm512_castps512_ps256(v[q]),
+                             _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v[q]), 1)));
+    const __m256 h = _mm256_hadd_ps(_mm256_hadd_ps(y[0], y[1]), _mm256_hadd_ps(y[2], y[3]));
+    return _mm_add_ps(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1));
 }
 
 /* Subnormal lanes of v as 0, in integer instructions: a floating-point instruction that reads or

@@ -5,6 +5,7 @@
 #include <immintrin.h>
 
 #include "x86/gemm.h"
+#include "x86/avx2_util.h"
 
 #define MR SK_GEMM_AVX2_MR
 #define NR SK_GEMM_AVX2_NR
@@ -91,12 +92,6 @@ ukr_body(const int R, const int ROWS, const int CP, size_t k, const float *a, si
                 ci + 8, _mm256_fmadd_ps(vb, _mm256_loadu_ps(ci + 8), _mm256_mul_ps(va, c1[i])));
         }
     }
-}
-
-/* Mask with the first n (0..8) lanes set. */
-static inline __m256i tail_mask(size_t n)
-{
-    return _mm256_cmpgt_epi32(_mm256_set1_epi32((int)n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
 }
 
 /* The first R (1..8) lanes of v to / from p without masked moves (slow stores on AMD). */
@@ -282,7 +277,7 @@ static void gemv_n_rows(size_t n, size_t k, float alpha, const float *a, const f
     __attribute__((aligned(32))) float acc[GEMV_W];
     for (size_t j0 = 0; j0 < n; j0 += GEMV_W) {
         const size_t w = n - j0 < GEMV_W ? n - j0 : GEMV_W, wf = w & ~(size_t)7;
-        const __m256i mt = tail_mask(w - wf);
+        const __m256i mt = sk_tail8_avx2(w - wf);
         for (size_t j = 0; j < w; j += 8) _mm256_store_ps(acc + j, _mm256_setzero_ps());
         const float *bp = b + j0;
         size_t p = 0;
@@ -351,7 +346,7 @@ void sk_gemv_n_avx2(size_t n, size_t k, float alpha, const float *a, const float
     }
     for (; j < n; j += 8) { /* 8 columns at a time, the last masked */
         const size_t w = n - j < 8 ? n - j : 8;
-        const __m256i msk = tail_mask(w);
+        const __m256i msk = sk_tail8_avx2(w);
         __m256 s0 = _mm256_setzero_ps(), s1 = _mm256_setzero_ps();
         const float *bp = b + j;
         size_t p = 0;
@@ -374,7 +369,7 @@ void sk_gemv_t_avx2(size_t n, size_t k, float alpha, const float *a, const float
                     float beta, float *c)
 {
     const size_t kt = k & 7;
-    const __m256i msk = tail_mask(kt);
+    const __m256i msk = sk_tail8_avx2(kt);
     for (size_t j = 0; j < n; j += 8) {
         const size_t w = n - j < 8 ? n - j : 8;
         const float *r[8];
@@ -515,7 +510,7 @@ dot_body(const int R, size_t n, size_t k, float alpha, const float *a, size_t ld
          size_t ldb, float beta, float *c, size_t ldc)
 {
     const size_t kt = k & 7;
-    const __m256i msk = tail_mask(kt);
+    const __m256i msk = sk_tail8_avx2(kt);
     for (size_t j = 0; j < n; j += 2) {
         const size_t w = n - j < 2 ? n - j : 2;
         const float *r0 = b + j * ldb, *r1 = w > 1 ? r0 + ldb : r0;

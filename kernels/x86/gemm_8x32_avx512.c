@@ -11,6 +11,7 @@
 
 #include "common.h"
 #include "x86/gemm.h"
+#include "x86/avx512_util.h"
 
 #define MR SK_GEMM_AVX512_MR
 #define MR_T SK_GEMM_AVX512_T_N /* rows of B per transposed tile */
@@ -248,7 +249,6 @@ void sk_gemm_ukr_t_avx512(size_t r, size_t k, const float *a, size_t rsa, const 
     tab[r - 1](k, a, rsa, b, rsb, w, c, ldc, room, alpha, beta);
 }
 
-static inline __mmask16 tail16(size_t n) { return (__mmask16)((1u << n) - 1u); } /* n <= 16 */
 
 static inline __m512 finish(__m512 s, float alpha, float beta, __mmask16 m, const float *c)
 {
@@ -273,7 +273,7 @@ static void gemv_n_rows(size_t n, size_t k, float alpha, const float *a, const f
             const __m512 a0 = _mm512_set1_ps(a[p]), a1 = _mm512_set1_ps(a[p + 1]);
             const __m512 a2 = _mm512_set1_ps(a[p + 2]), a3 = _mm512_set1_ps(a[p + 3]);
             for (size_t j = 0; j < w; j += 16) {
-                const __mmask16 mj = tail16(w - j < 16 ? w - j : 16);
+                const __mmask16 mj = sk_tail16_avx512(w - j < 16 ? w - j : 16);
                 __m512 v = _mm512_load_ps(acc + j);
                 v = _mm512_fmadd_ps(a0, _mm512_maskz_loadu_ps(mj, bp + j), v);
                 v = _mm512_fmadd_ps(a1, _mm512_maskz_loadu_ps(mj, bp + ldb + j), v);
@@ -285,13 +285,13 @@ static void gemv_n_rows(size_t n, size_t k, float alpha, const float *a, const f
         for (; p < k; p++, bp += ldb) {
             const __m512 a0 = _mm512_set1_ps(a[p]);
             for (size_t j = 0; j < w; j += 16) {
-                const __mmask16 mj = tail16(w - j < 16 ? w - j : 16);
+                const __mmask16 mj = sk_tail16_avx512(w - j < 16 ? w - j : 16);
                 _mm512_store_ps(acc + j, _mm512_fmadd_ps(a0, _mm512_maskz_loadu_ps(mj, bp + j),
                                                          _mm512_load_ps(acc + j)));
             }
         }
         for (size_t j = 0; j < w; j += 16) {
-            const __mmask16 mj = tail16(w - j < 16 ? w - j : 16);
+            const __mmask16 mj = sk_tail16_avx512(w - j < 16 ? w - j : 16);
             _mm512_mask_storeu_ps(c + j0 + j, mj,
                                   finish(_mm512_load_ps(acc + j), alpha, beta, mj, c + j0 + j));
         }
@@ -324,8 +324,8 @@ void sk_gemv_n_avx512(size_t n, size_t k, float alpha, const float *a, const flo
     }
     for (; j < n; j += 32) { /* 32 columns at a time, masked */
         const size_t w = n - j;
-        const __mmask16 m0 = tail16(w < 16 ? w : 16);
-        const __mmask16 m1 = tail16(w < 16 ? 0 : w < 32 ? w - 16 : 16);
+        const __mmask16 m0 = sk_tail16_avx512(w < 16 ? w : 16);
+        const __mmask16 m1 = sk_tail16_avx512(w < 16 ? 0 : w < 32 ? w - 16 : 16);
         __m512 s0 = _mm512_setzero_ps(), s1 = _mm512_setzero_ps();
         __m512 t0 = _mm512_setzero_ps(), t1 = _mm512_setzero_ps();
         const float *bp = b + j;
@@ -349,27 +349,11 @@ void sk_gemv_n_avx512(size_t n, size_t k, float alpha, const float *a, const flo
     }
 }
 
-/* Sum of each of 8 vectors, lane q = sum of v[q]. */
-static inline __m256 reduce8(const __m512 v[8])
-{
-    __m256 y[8];
-#pragma GCC unroll 8
-    for (int q = 0; q < 8; q++)
-        y[q] = _mm256_add_ps(_mm512_castps512_ps256(v[q]),
-                             _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v[q]), 1)));
-    const __m256 h01 = _mm256_hadd_ps(y[0], y[1]), h23 = _mm256_hadd_ps(y[2], y[3]);
-    const __m256 h45 = _mm256_hadd_ps(y[4], y[5]), h67 = _mm256_hadd_ps(y[6], y[7]);
-    const __m256 h03 = _mm256_hadd_ps(h01, h23), h47 = _mm256_hadd_ps(h45, h67);
-    /* h03 = [0 1 2 3 | 0 1 2 3] partial sums per 128-bit lane, h47 likewise */
-    return _mm256_add_ps(_mm256_permute2f128_ps(h03, h47, 0x20),
-                         _mm256_permute2f128_ps(h03, h47, 0x31));
-}
-
 /* c[j] = alpha dot(a, b + j*ldb) + beta c[j]: eight rows of B at a time. */
 void sk_gemv_t_avx512(size_t n, size_t k, float alpha, const float *a, const float *b, size_t ldb,
                       float beta, float *c)
 {
-    const __mmask16 mt = tail16(k & 15);
+    const __mmask16 mt = sk_tail16_avx512(k & 15);
     for (size_t j = 0; j < n; j += 8) {
         const size_t w = n - j < 8 ? n - j : 8;
         const float *r[8];
@@ -389,24 +373,12 @@ void sk_gemv_t_avx512(size_t n, size_t k, float alpha, const float *a, const flo
             for (int q = 0; q < 8; q++)
                 s[q] = _mm512_fmadd_ps(a0, _mm512_maskz_loadu_ps(mt, r[q] + p), s[q]);
         }
-        __m256 v = _mm256_mul_ps(_mm256_set1_ps(alpha), reduce8(s));
+        __m256 v = _mm256_mul_ps(_mm256_set1_ps(alpha), sk_reduce8_avx512(s));
         const __mmask8 mw = (__mmask8)((1u << w) - 1u);
         if (beta != 0.f)
             v = _mm256_fmadd_ps(_mm256_set1_ps(beta), _mm256_maskz_loadu_ps(mw, c + j), v);
         _mm256_mask_storeu_ps(c + j, mw, v);
     }
-}
-
-/* Sum of each of 4 vectors, lane q = sum of v[q]. */
-static inline __m128 reduce4(const __m512 v[4])
-{
-    __m256 y[4];
-#pragma GCC unroll 4
-    for (int q = 0; q < 4; q++)
-        y[q] = _mm256_add_ps(_mm512_castps512_ps256(v[q]),
-                             _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v[q]), 1)));
-    const __m256 h = _mm256_hadd_ps(_mm256_hadd_ps(y[0], y[1]), _mm256_hadd_ps(y[2], y[3]));
-    return _mm_add_ps(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1));
 }
 
 /* dot (see sk_gemm_dot_fn) for R rows of A: R x 4 accumulators, four rows of B at a time, k in
@@ -415,7 +387,7 @@ static inline __attribute__((always_inline)) void
 dot_body(const int R, size_t n, size_t k, float alpha, const float *a, size_t lda, const float *b,
          size_t ldb, float beta, float *c, size_t ldc)
 {
-    const __mmask16 mt = tail16(k & 15);
+    const __mmask16 mt = sk_tail16_avx512(k & 15);
     for (size_t j = 0; j < n; j += 4) {
         const size_t w = n - j < 4 ? n - j : 4;
         const float *r[4];
@@ -455,7 +427,7 @@ dot_body(const int R, size_t n, size_t k, float alpha, const float *a, size_t ld
 #pragma GCC unroll 4
         for (int i = 0; i < R; i++) {
             float *ci = c + i * ldc + j;
-            __m128 v = _mm_mul_ps(_mm_set1_ps(alpha), reduce4(s[i]));
+            __m128 v = _mm_mul_ps(_mm_set1_ps(alpha), sk_reduce4_avx512(s[i]));
             if (beta != 0.f) v = _mm_fmadd_ps(_mm_set1_ps(beta), _mm_maskz_loadu_ps(mw, ci), v);
             _mm_mask_storeu_ps(ci, mw, v);
         }
