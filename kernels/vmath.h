@@ -4,7 +4,8 @@
  * The vector exp cores, one per ISA and accuracy class, named by algorithm (rr2: two-step range
  * reduction; p5 / p6: polynomial degree; constants in exp_consts.h). Static inline: include only
  * from a file compiled with that ISA's flags.
- *   kernels/x86/exp_avx2.h    sk_exp_rr2_p6_avx2(__m256)       full range, <= 1 ulp where normal
+ *   kernels/x86/exp_avx2.h    sk_exp_fast_avx2(__m256)         |x| <= 88 (sk_exp runs it under
+ *                             FTZ + DAZ), sk_exp_slow_avx2 any x: <= 1 ulp where normal
  *                             sk_expneg_rr2_p5_avx2(__m256)    x <= 0, see below
  *   kernels/x86/exp_avx512.h  sk_exp_rr2_p6_avx512(__m512)     full range, <= 1 ulp where normal
  *                             sk_expneg_rr2_p5_avx512(__m512), sk_expneg_rr2_p5_maskz_avx512

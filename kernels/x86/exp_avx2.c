@@ -1,5 +1,5 @@
 /* sk_exp, AVX2 + FMA: 16 floats per iteration, the tail through _mm256_maskload_ps /
- * _mm256_maskstore_ps (never past the end).
+ * _mm256_maskstore_ps (never past the end), through the same body.
  *
  * The loop runs with MXCSR's flush-to-zero and denormals-are-zero bits set; the caller's control
  * bits are restored before return (the sticky exception flags raised meanwhile are kept):
@@ -41,7 +41,10 @@ void sk_exp_avx2(size_t n, const float *x, float *y)
     }
     for (; i < n; i += 8) {
         const __m256i k = sk_tail8_avx2(n - i);
-        _mm256_maskstore_ps(y + i, k, sk_exp_rr2_p6_avx2(_mm256_maskload_ps(x + i, k)));
+        const __m256 a = _mm256_maskload_ps(x + i, k); /* lanes past the end: 0 */
+        const __m256 big = _mm256_cmp_ps(a, lim, _CMP_GT_OQ);
+        _mm256_maskstore_ps(y + i, k,
+                            _mm256_testz_ps(big, big) ? exp_le87_ftz(a) : sk_exp_slow_avx2(a));
     }
     _mm_setcsr(csr | (_mm_getcsr() & SK_MXCSR_FLAGS)); /* the exception flags raised stay */
 }

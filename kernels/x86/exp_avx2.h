@@ -2,11 +2,11 @@
  * Same reduction and polynomials as exp_avx512.h (constants in exp_consts.h). Without vscalefps,
  * 2^n is built in the exponent bits: the shifter is 1.5 * 2^23 + 127, so the low bits of
  * t = x log2e + shifter hold n + 127 and t << 23 is 2^n as a float. That is exact for
- * n in [-126, 127] and gives 0.0 for n = -127; the full-range exp here takes a slow path (2^n split
- * in two factors) only for vectors holding some |x| > 87, NaN or a subnormal. Results below
- * FLT_MIN are flushed to 0 and subnormal inputs read as 0 (exp = 1 either way): no instruction
- * reads or writes a subnormal, whose microcode assists cost ~50-100x on Intel cores. (sk_exp's
- * loop, exp_avx2.c, gets the same from MXCSR's FTZ and DAZ bits instead, without the checks.) */
+ * n in [-126, 127] and gives 0.0 for n = -127. sk_exp_fast_avx2 covers |x| <= 88; the full-range
+ * sk_exp_slow_avx2 splits 2^n in two factors. sk_exp's loop (exp_avx2.c) runs the fast core under
+ * MXCSR's FTZ and DAZ bits, which flush results below FLT_MIN and subnormal inputs to 0 (exp = 1
+ * either way) with no microcode assist (~50-100x on Intel cores), and takes the slow one only for
+ * vectors holding some x > 87. The slow core flushes the same in instructions, under any MXCSR. */
 #ifndef SK_EXP_AVX2_H
 #define SK_EXP_AVX2_H
 
@@ -57,38 +57,6 @@ static inline __m256 sk_exp_slow_avx2(__m256 x)
     const __m256 s1 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(n1, b), 23));
     const __m256 s2 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(n2, b), 23));
     return _mm256_and_ps(keep, _mm256_mul_ps(_mm256_mul_ps(sk_exp_p6_poly_avx2(r), s1), s2));
-}
-
-/* Lane classes for the full-range exp, as vector masks, in integer instructions (see
-   sk_flush_subnormal_avx2): *low: x < -87 or -inf (the fast path with a flush to 0 below FLT_MIN
-   does); the return value: the lanes that need the slow path (x > 87, +inf, NaN, subnormal). */
-static inline __m256i sk_exp_lanes_avx2(__m256 x, __m256i *low)
-{
-    const __m256i xi = _mm256_castps_si256(x);
-    const __m256i a = _mm256_and_si256(xi, _mm256_set1_epi32(0x7fffffff));
-    const __m256i big = _mm256_cmpgt_epi32(a, _mm256_set1_epi32(0x42ae0000)); /* bits of 87.f */
-    const __m256i neg = _mm256_srai_epi32(xi, 31);
-    const __m256i nonan = _mm256_cmpgt_epi32(_mm256_set1_epi32(0x7f800001), a);
-    const __m256i tiny = _mm256_and_si256(_mm256_cmpgt_epi32(_mm256_set1_epi32(0x00800000), a),
-                                          _mm256_cmpgt_epi32(a, _mm256_setzero_si256()));
-    *low = _mm256_and_si256(big, _mm256_and_si256(neg, nonan));
-    return _mm256_or_si256(_mm256_andnot_si256(*low, big), tiny);
-}
-
-/* exp(x) for x in [-inf, 87] (no NaN, no subnormal): 0 below LNMIN (results below FLT_MIN). */
-static inline __m256 sk_exp_fast_low_avx2(__m256 x)
-{
-    const __m256 keep = _mm256_cmp_ps(x, _mm256_set1_ps(SK_EXPF_LNMIN), _CMP_GE_OQ);
-    return _mm256_and_ps(keep, sk_exp_fast_avx2(_mm256_max_ps(_mm256_set1_ps(SK_EXPF_LNMIN), x)));
-}
-
-/* Full-range exp: <= 1 ulp where the result is normal, 0 below FLT_MIN. */
-static inline __m256 sk_exp_rr2_p6_avx2(__m256 x)
-{
-    __m256i low;
-    const __m256i slow = sk_exp_lanes_avx2(x, &low);
-    if (!_mm256_testz_si256(slow, slow)) return sk_exp_slow_avx2(x);
-    return _mm256_testz_si256(low, low) ? sk_exp_fast_avx2(x) : sk_exp_fast_low_avx2(x);
 }
 
 /* The softmax and attention exp: x <= ~0, no overflow path; -inf -> 0, NaN -> NaN (max returns
