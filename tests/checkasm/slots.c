@@ -312,8 +312,9 @@ static const char *const gemm_names[] = { "gemm.ukr",    "gemm.ukr_w", "gemm.ukr
                                           "gemm.gemv_t", "gemm.dot",   "gemm.pack_t" };
 
 /* One call: C is rows x cols at ldc. ukr (ukr_w): rows = r, cols = nr (w_nr),
-   A(i,p) = a[i*rsa + p*csa], B(p,j) = b[p*rsb + j]; ukr_t: rows = w, cols = r (room = r), a[j*rsa + p], b[p*rsb + i];
-   gemv_n / gemv_t: rows = 1, a[p], b[p*rsb + j] / b[j*rsb + p]; dot: a[i*rsa + p], b[j*rsb + p];
+   A(i,p) = a[i*rsa + p*csa], B(p,j) = b[p*rsb + j]; ukr_t: rows = w, cols = r (room = r),
+   a[j*rsa + p], b[p*rsb + i]; gemv_n / gemv_t: rows = 1, a[p], b[p*rsb + j] / b[j*rsb + p];
+   dot: a[i*rsa + p], b[j*rsb + p];
    pack_t: w = cols, kc = k, src = a at lds = rsa, dst = c at ld = ldc. */
 typedef struct gemm_arg {
     const sk_gemm_dsp *d;
@@ -516,7 +517,8 @@ static void check_gemm(const sk_gemm_dsp *d, const sk_gemm_dsp *ref, const sk_ge
     for (int slot = G_UKR; slot <= G_PACK; slot++) {
         if (!gemm_slot_changed(d, below, slot)) continue;
         /* (rows, cols) pairs: ukr r = 1..mr x nr (ukr_w: 1..w_mr x w_nr); ukr_t w x r,
-           r = 1..ukr_t_n, w at 1, about half and all of ukr_t_m; gemv 1 x ns; dot m = 1..dot_rows x ns; pack_t w = 1..nr */
+           r = 1..ukr_t_n, w at 1, about half and all of ukr_t_m; gemv 1 x ns; dot
+           m = 1..dot_rows x ns; pack_t w = 1..nr */
         const int tile = slot == G_UKR || slot == G_UKR_W;
         const size_t nrow = slot == G_UKR ? d->mr : slot == G_UKR_W ? d->w_mr
                           : slot == G_UKR_T ? 3 * d->ukr_t_n
