@@ -5,7 +5,8 @@
  * the shape and the table's fields alone (tile and block sizes, thresholds: no machine constant
  * here); one loop nest per path runs the plan.
  * Paths: m == 1 goes to the matrix-vector kernels, NT with m <= dot_rows to the dot kernel, NT
- * with m <= ukr_t_m to transposed tiles (C^T = B op(A)^T, B's rows in place), the rest to the
+ * with m <= ukr_t_m to transposed tiles (C^T = B op(A)^T, B's rows in place), NN with m <= w_mr
+ * to the blocked loop nest on the table's wide tile ukr_w (w_mr x w_nr), the rest to the
  * blocked loop nest (run_blocked: NC / k block / MC / NR / row-block loops around the table's
  * micro-kernel). Both transposes and any ld are absorbed by the packing (the table's transposing
  * pack_t).

@@ -4,7 +4,8 @@
  * packs op(A) into MR-row micro-panels and op(B) into NR-column micro-panels (absorbing both
  * transposes and any ld), and calls the table's one register-tile micro-kernel, which takes the
  * row count and the strides. Small shapes skip the B packing (NN reads B in place), m == 1 goes to
- * matrix-vector kernels and NT with few rows to a transposed tile. Block sizes and the planner's
+ * matrix-vector kernels, NT with few rows to a transposed tile, NN with few rows to a wider tile
+ * (more accumulators than the few rows of the main tile give). Block sizes and the planner's
  * thresholds are per-ISA fields of the table. */
 #ifndef SK_GEMM_H
 #define SK_GEMM_H

@@ -1,6 +1,7 @@
 /* AVX2+FMA GEMM kernels: the 6x16 register tile (12 ymm accumulators, two B vectors, one broadcast
  * of A per row) in 1..6-row variants (packed A or A rows in place; copying the in-place B panel
- * as it goes or not), the 6x16 transposed tile for NT with few rows, the m == 1 matrix-vector
+ * as it goes or not), the 4x24 wide tile for NN with few rows (12 accumulators where 4 rows of
+ * 6x16 have 8), the 6x16 transposed tile for NT with few rows, the m == 1 matrix-vector
  * kernels, and the transposing packs (B^T panels, 6-row A panels). */
 #include <immintrin.h>
 
