@@ -5,7 +5,8 @@
  * the shape and the table's fields alone (tile and block sizes, thresholds: no machine constant
  * here); one loop nest per path runs the plan.
  * Paths: m == 1 goes to the matrix-vector kernels, NT with m <= dot_rows to the dot kernel, NT
- * with m <= ukr_t_m to transposed tiles (C^T = B op(A)^T, B's rows in place), the rest to the
+ * with m <= ukr_t_m to transposed tiles (C^T = B op(A)^T, B's rows in place), NN with m <= w_mr
+ * to the blocked loop nest on the table's wide tile ukr_w (w_mr x w_nr), the rest to the
  * blocked loop nest (run_blocked: NC / k block / MC / NR / row-block loops around the table's
  * micro-kernel). Both transposes and any ld are absorbed by the packing (the table's transposing
  * pack_t).
@@ -152,7 +153,8 @@ enum gemm_path {
     PATH_ROW,     /* m == 1: the matrix-vector kernels */
     PATH_DOT,     /* NT, op(A) = A, m <= dot_rows: dot products of the rows of A and B */
     PATH_NT_ROWS, /* NT, m <= ukr_t_m: C^T = B op(A)^T by transposed tiles, B's rows in place */
-    PATH_BLOCKED  /* the blocked loop nest */
+    PATH_BLOCKED, /* the blocked loop nest */
+    PATH_WIDE     /* NN, m <= w_mr: the blocked loop nest on the wide tile */
 };
 
 /* Where the blocked path's kernels read op(B) from, per kc x nc block of B. */
@@ -180,7 +182,9 @@ typedef struct gemm_plan {
     size_t buf_floats;     /* packing buffer */
     /* PATH_NT_ROWS */
     size_t t_rows;         /* rows of B per transposed tile */
-    /* PATH_BLOCKED */
+    /* PATH_BLOCKED, PATH_WIDE */
+    sk_gemm_ukr_fn ukr;    /* the register tile: ukr, mr x nr */
+    size_t mr, nr;
     enum gemm_b_source b;
     int copy_b;            /* B_IN_PLACE: the first row block's kernel stores each full panel it
                               reads, and the other row blocks read that copy (from L1) */
@@ -200,6 +204,7 @@ static enum gemm_path plan_path(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, 
     if (m == 1 && d->gemv_n) return PATH_ROW;
     if (tb && !ta && m <= d->dot_rows && d->dot) return PATH_DOT;
     if (tb && m <= d->ukr_t_m && d->ukr_t) return PATH_NT_ROWS;
+    if (!tb && m <= d->w_mr && d->ukr_w) return PATH_WIDE;
     return PATH_BLOCKED;
 }
 
@@ -225,14 +230,16 @@ static size_t plan_t_rows(const sk_gemm_dsp *d, size_t ldb)
 static void plan_make(const sk_gemm_dsp *d, enum gemm_path path, sk_trans ta, sk_trans tb,
                       size_t m, size_t n, size_t k, size_t lda, size_t ldb, gemm_plan *p)
 {
-    const size_t MR = d->mr, NR = d->nr, MC = d->mc, NC = d->nc;
-    *p = (gemm_plan){ .path = path, .kc = cdiv(k, cdiv(k, d->kc)) };
+    const int wide = path == PATH_WIDE;
+    const size_t MR = wide ? d->w_mr : d->mr, NR = wide ? d->w_nr : d->nr, MC = d->mc, NC = d->nc;
+    *p = (gemm_plan){ .path = path, .kc = cdiv(k, cdiv(k, d->kc)), .ukr = wide ? d->ukr_w : d->ukr,
+                      .mr = MR, .nr = NR };
     if (path == PATH_NT_ROWS) {
         p->t_rows = plan_t_rows(d, ldb);
         p->buf_floats = d->ukr_t_m * p->kc; /* packed op(A)^T */
         return;
     }
-    if (path != PATH_BLOCKED) return;
+    if (path != PATH_BLOCKED && !wide) return;
     const int one_ic = m <= MC;
     if (tb)
         p->b = one_ic ? B_PANEL : B_BLOCK_PANELS;
@@ -288,9 +295,8 @@ static void put_bias(size_t r, size_t nr, const float *bias, float *c, size_t ld
 
 /* The kc x nc block of op(B) at bsrc packed up front into NR-wide micro-panels (bbuf). */
 static void pack_b_block(const sk_gemm_dsp *d, enum gemm_b_source src, sk_trans tb, size_t kc,
-                         size_t nc, const float *bsrc, size_t ldb, float *bbuf)
+                         size_t nc, const float *bsrc, size_t ldb, float *bbuf, size_t NR)
 {
-    const size_t NR = d->nr;
     if (src == B_BLOCK_ROWS) { /* row by row: B streams in order (prefetch-friendly) */
         for (size_t p = 0; p < kc; p++) {
             const float *s = bsrc + p * ldb;
@@ -321,9 +327,9 @@ static void run_blocked(const sk_gemm_dsp *d, const gemm_plan *p, float *buf, sk
                         size_t lda, const float *b, size_t ldb, float beta, const float *bias,
                         float *c, size_t ldc)
 {
-    const size_t MR = d->mr, NR = d->nr, MC = d->mc, NC = d->nc, KC = p->kc, LINE = d->line_floats;
+    const size_t MR = p->mr, NR = p->nr, MC = d->mc, NC = d->nc, KC = p->kc, LINE = d->line_floats;
     const size_t rsa = p->rsa, csa = p->csa;
-    const sk_gemm_ukr_fn ukr = d->ukr;
+    const sk_gemm_ukr_fn ukr = p->ukr;
     float *abuf = buf, *bbuf = buf + p->a_floats;
     SK_ALIGN(64) float tile[TILE_MAX];
     struct { /* one row block of the current MC block */
@@ -338,7 +344,7 @@ static void run_blocked(const sk_gemm_dsp *d, const gemm_plan *p, float *buf, sk
             const float be = pc == 0 && !bias ? beta : 1.f;
             const float *bb = pc == 0 ? bias : NULL; /* the bias goes in before the first k block */
             const float *bsrc = tb ? b + jc * ldb + pc : b + pc * ldb + jc; /* op(B)(pc, jc) */
-            pack_b_block(d, p->b, tb, kc, nc, bsrc, ldb, bbuf);
+            pack_b_block(d, p->b, tb, kc, nc, bsrc, ldb, bbuf, NR);
             for (size_t ic = 0; ic < m; ic += MC) {
                 const row_split *rs = ic + MC < m ? &p->rows_full : &p->rows_last;
                 const size_t nrb = rs->count;
@@ -499,6 +505,7 @@ static void gemm_run_path(const sk_gemm_dsp *d, enum gemm_path path, sk_trans ta
         plan_make(d, PATH_BLOCKED, ta, tb, m, n, k, lda, ldb, &p);
         /* fall through */
     case PATH_BLOCKED:
+    case PATH_WIDE:
         if ((buf = buf_get(p.buf_floats))) {
             run_blocked(d, &p, buf, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, bias, c, ldc);
             return;
@@ -648,13 +655,16 @@ void sk_gemm_run_bias_tp(const sk_threadpool *tp, const sk_gemm_dsp *d, sk_trans
         j.cn = n / j.cu;
         break;
     case PATH_BLOCKED:
+    case PATH_WIDE: { /* the tile of the call's path */
+        const size_t nr = j.path == PATH_WIDE ? d->w_nr : d->nr;
         j.ru = d->mc, j.rn = cdiv(m, d->mc);
-        j.cu = d->nr, j.upb = cdiv(d->nc, d->nr);
-        j.cn = n / d->nc * j.upb + cdiv(n % d->nc, d->nr);
+        j.cu = nr, j.upb = cdiv(d->nc, nr);
+        j.cn = n / d->nc * j.upb + cdiv(n % d->nc, nr);
         break;
     }
+    }
     /* the longer side of C first: a column part packs all of A again, a row part all of B */
-    if (j.path == PATH_BLOCKED && m > n) {
+    if ((j.path == PATH_BLOCKED || j.path == PATH_WIDE) && m > n) {
         j.rparts = j.rn < tasks ? j.rn : tasks;
         j.cparts = tasks / j.rparts;
         if (j.cparts > j.cn) j.cparts = j.cn;

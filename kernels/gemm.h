@@ -4,7 +4,8 @@
  * packs op(A) into MR-row micro-panels and op(B) into NR-column micro-panels (absorbing both
  * transposes and any ld), and calls the table's one register-tile micro-kernel, which takes the
  * row count and the strides. Small shapes skip the B packing (NN reads B in place), m == 1 goes to
- * matrix-vector kernels and NT with few rows to a transposed tile. Block sizes and the planner's
+ * matrix-vector kernels, NT with few rows to a transposed tile, NN with few rows to a wider tile
+ * (more accumulators than the few rows of the main tile give). Block sizes and the planner's
  * thresholds are per-ISA fields of the table. */
 #ifndef SK_GEMM_H
 #define SK_GEMM_H
@@ -60,11 +61,14 @@ typedef void (*sk_gemm_pack_fn)(size_t w, size_t kc, const float *src, size_t ld
 typedef struct sk_gemm_dsp {
     sk_sgemm_fn sgemm;                  /* portable reference: used when ukr is NULL */
     sk_gemm_ukr_fn ukr;                 /* the r x nr tile */
+    sk_gemm_ukr_fn ukr_w;               /* the wide tile, r x w_nr (r <= w_mr): NN with m <= w_mr
+                                           (more accumulators for few rows); NULL: none */
     sk_gemm_ukr_t_fn ukr_t;             /* the transposed tile; NULL: none */
     sk_gemv_fn gemv_n, gemv_t;          /* m == 1; NULL: the blocked path */
     sk_gemm_dot_fn dot;                 /* NT, op(A) = A, 2 <= m <= dot_rows; NULL: none */
     sk_gemm_pack_fn pack_t;             /* the transposing pack */
     unsigned mr, nr;                    /* register tile */
+    unsigned w_mr, w_nr;                /* the wide tile (w_nr <= 64) */
     unsigned mc, kc, nc;                /* cache blocks: A block mc x kc (L2), B block kc x nc (L3),
                                            B micro-panel kc x nr (L1) */
     unsigned ukr_t_m, ukr_t_n;          /* ukr_t: C rows (lanes) x C columns; NT if m <= ukr_t_m */

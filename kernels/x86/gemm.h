@@ -14,15 +14,22 @@
 #define SK_GEMM_AVX2_T_M      16
 #define SK_GEMM_AVX2_T_N      SK_GEMM_AVX2_MR
 #define SK_GEMM_AVX2_DOT_ROWS 4
+#define SK_GEMM_AVX2_W_MR     4 /* the wide tile for few rows */
+#define SK_GEMM_AVX2_W_NR     24
 
 #define SK_GEMM_AVX512_MR       8
 #define SK_GEMM_AVX512_NR       32
 #define SK_GEMM_AVX512_T_M      16
 #define SK_GEMM_AVX512_T_N      16
 #define SK_GEMM_AVX512_DOT_ROWS 4
+#define SK_GEMM_AVX512_W_MR     4 /* the wide tile for few rows */
+#define SK_GEMM_AVX512_W_NR     64
 
 void sk_gemm_ukr_avx2(size_t r, size_t k, const float *a, size_t rsa, size_t csa, const float *b,
                       size_t rsb, float *c, size_t ldc, float alpha, float beta, float *bp);
+void sk_gemm_ukr_w_avx2(size_t r, size_t k, const float *a, size_t rsa, size_t csa,
+                        const float *b, size_t rsb, float *c, size_t ldc, float alpha, float beta,
+                        float *bp);
 void sk_gemm_ukr_t_avx2(size_t r, size_t k, const float *a, size_t rsa, const float *b,
                         size_t rsb, size_t w, float *c, size_t ldc, size_t room, float alpha,
                         float beta);
@@ -37,6 +44,9 @@ void sk_gemm_pack_t_avx2(size_t w, size_t kc, const float *src, size_t lds, floa
 void sk_gemm_ukr_avx512(size_t r, size_t k, const float *a, size_t rsa, size_t csa,
                         const float *b, size_t rsb, float *c, size_t ldc, float alpha, float beta,
                         float *bp);
+void sk_gemm_ukr_w_avx512(size_t r, size_t k, const float *a, size_t rsa, size_t csa,
+                          const float *b, size_t rsb, float *c, size_t ldc, float alpha,
+                          float beta, float *bp);
 void sk_gemm_ukr_t_avx512(size_t r, size_t k, const float *a, size_t rsa, const float *b,
                           size_t rsb, size_t w, float *c, size_t ldc, size_t room, float alpha,
                           float beta);
@@ -74,6 +84,11 @@ static inline void sk_gemm_dsp_init_x86(sk_gemm_dsp *d, sk_isa isa)
     d->direct_a_strips = 4;
     d->mr = SK_GEMM_AVX2_MR;
     d->nr = SK_GEMM_AVX2_NR;
+    /* few rows: 4 rows of the 6x16 tile are 8 accumulators, just the FMA latency x two ports;
+       the 4x24 tile has 12 */
+    d->ukr_w = sk_gemm_ukr_w_avx2;
+    d->w_mr = SK_GEMM_AVX2_W_MR;
+    d->w_nr = SK_GEMM_AVX2_W_NR;
     /* AMD Zen 4 / Zen 5 and recent Intel cores: L1d 32-48 KiB (B micro-panel KC x 16 = 16 KiB +
        A micro-panel 6 KiB), L2 1-2 MiB (A block MC x KC = 168 KiB), L3 >= 8 MiB (B block KC x NC
        = 4 MiB). KC 256 is the fastest (docs/bench/gemm-tuning.md). */
@@ -94,6 +109,11 @@ static inline void sk_gemm_dsp_init_x86(sk_gemm_dsp *d, sk_isa isa)
     /* planner: as the AVX2 tier */
     d->mr = SK_GEMM_AVX512_MR;
     d->nr = SK_GEMM_AVX512_NR;
+    /* few rows: 4 rows of the 8x32 tile are 8 accumulators, just the FMA latency x two ports;
+       the 4x64 tile has 16 and reads 4 lines of each in-place B row */
+    d->ukr_w = sk_gemm_ukr_w_avx512;
+    d->w_mr = SK_GEMM_AVX512_W_MR;
+    d->w_nr = SK_GEMM_AVX512_W_NR;
     /* AMD Zen 4 / Zen 5, Intel Xeon: L1d 32-48 KiB (B micro-panel KC x 32 = 32 KiB, streamed
        against the A micro-panel's 8 KiB; KC 256 is the fastest, docs/bench/gemm-tuning.md), L2
        1-2 MiB (A block MC x KC = 168 KiB), L3 >= 8 MiB (B block KC x NC = 4 MiB). */

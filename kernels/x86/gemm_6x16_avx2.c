@@ -1,6 +1,7 @@
 /* AVX2+FMA GEMM kernels: the 6x16 register tile (12 ymm accumulators, two B vectors, one broadcast
  * of A per row) in 1..6-row variants (packed A or A rows in place; copying the in-place B panel
- * as it goes or not), the 6x16 transposed tile for NT with few rows, the m == 1 matrix-vector
+ * as it goes or not), the 4x24 wide tile for NN with few rows (12 accumulators where 4 rows of
+ * 6x16 have 8), the 6x16 transposed tile for NT with few rows, the m == 1 matrix-vector
  * kernels, and the transposing packs (B^T panels, 6-row A panels). */
 #include <immintrin.h>
 
@@ -92,6 +93,70 @@ ukr_body(const int R, const int ROWS, const int CP, size_t k, const float *a, si
                 ci + 8, _mm256_fmadd_ps(vb, _mm256_loadu_ps(ci + 8), _mm256_mul_ps(va, c1[i])));
         }
     }
+}
+
+/* The wide tile for few rows: r x W_NR (r <= W_MR), 3 W_MR ymm accumulators (4 rows of the 6x16
+   tile are 8, just the FMA latency x two ports), one broadcast of A per row; layouts, CP and the
+   prefetch of an in-place B as in ukr_body, the last k step of a row of B read from memory. */
+#define W_MR SK_GEMM_AVX2_W_MR
+#define W_NR SK_GEMM_AVX2_W_NR
+#define W_NV (W_NR / 8)
+static inline __attribute__((always_inline)) void
+wide_body(const int R, const int ROWS, const int CP, size_t k, const float *a, size_t csa,
+          const float *b, size_t rsb, float *c, size_t ldc, float alpha, float beta, float *bp)
+{
+    __m256 acc[W_MR][W_NV];
+#pragma GCC unroll 4
+    for (int i = 0; i < R; i++)
+#pragma GCC unroll 4
+        for (int v = 0; v < W_NV; v++) acc[i][v] = _mm256_setzero_ps();
+#define LOOP(CSA, RSB, PF)                                                                         \
+    _Pragma("GCC unroll 2") for (size_t p = 0; p < k; p++) {                                       \
+        __m256 bv[W_NV];                                                                           \
+        _Pragma("GCC unroll 4") for (int v = 0; v < W_NV; v++) bv[v] = _mm256_loadu_ps(b + 8 * v); \
+        if (CP) {                                                                                  \
+            _Pragma("GCC unroll 4") for (int v = 0; v < W_NV; v++)                                 \
+                _mm256_storeu_ps(bp + 8 * v, bv[v]);                                               \
+            bp += W_NR;                                                                            \
+        }                                                                                          \
+        if (PF) {                                                                                  \
+            _mm_prefetch((const char *)(b + pfd), _MM_HINT_T0);                                    \
+            _mm_prefetch((const char *)(b + pfd + W_NR - 1), _MM_HINT_T0);                         \
+        }                                                                                          \
+        _Pragma("GCC unroll 4") for (int i = 0; i < R; i++) {                                      \
+            const __m256 ai = _mm256_broadcast_ss(ROWS ? a + i * csa : a + i);                     \
+            _Pragma("GCC unroll 4") for (int v = 0; v < W_NV; v++)                                 \
+                acc[i][v] = _mm256_fmadd_ps(ai, bv[v], acc[i][v]);                                 \
+        }                                                                                          \
+        a += (CSA);                                                                                \
+        b += (RSB);                                                                                \
+    }
+    const size_t pfd = PF_ROWS * rsb;
+    if (ROWS && rsb == W_NR) {
+        LOOP(1, W_NR, 0)
+    } else if (ROWS) {
+        LOOP(1, rsb, 1)
+    } else if (rsb == W_NR) {
+        LOOP(csa, W_NR, 0)
+    } else {
+        LOOP(csa, rsb, 1)
+    }
+#undef LOOP
+    const __m256 va = _mm256_set1_ps(alpha), vb = _mm256_set1_ps(beta);
+#pragma GCC unroll 4
+    for (int i = 0; i < R; i++)
+#pragma GCC unroll 4
+        for (int v = 0; v < W_NV; v++) {
+            float *ci = c + i * ldc + 8 * v;
+            __m256 o = acc[i][v];
+            if (beta == 0.f && alpha == 1.f)
+                ;
+            else if (beta == 0.f)
+                o = _mm256_mul_ps(va, o);
+            else
+                o = _mm256_fmadd_ps(vb, _mm256_loadu_ps(ci), _mm256_mul_ps(va, o));
+            _mm256_storeu_ps(ci, o);
+        }
 }
 
 /* The first R (1..8) lanes of v to / from p without masked moves (slow stores on AMD). */
@@ -225,6 +290,27 @@ typedef void (*tile_fn)(size_t k, const float *a, size_t s, const float *b, size
     {                                                                                              \
         ukr_body(R, 1, 1, k, a, s, b, rsb, c, ldc, alpha, beta, bp);                               \
     }
+#define WIDE(R)                                                                                    \
+    static void wide_cols_##R(size_t k, const float *a, size_t s, const float *b, size_t rsb,      \
+                              float *c, size_t ldc, float alpha, float beta, float *bp)            \
+    {                                                                                              \
+        wide_body(R, 0, 0, k, a, s, b, rsb, c, ldc, alpha, beta, bp);                              \
+    }                                                                                              \
+    static void wide_rows_##R(size_t k, const float *a, size_t s, const float *b, size_t rsb,      \
+                              float *c, size_t ldc, float alpha, float beta, float *bp)            \
+    {                                                                                              \
+        wide_body(R, 1, 0, k, a, s, b, rsb, c, ldc, alpha, beta, bp);                              \
+    }                                                                                              \
+    static void wide_cols_copy_##R(size_t k, const float *a, size_t s, const float *b, size_t rsb, \
+                                   float *c, size_t ldc, float alpha, float beta, float *bp)       \
+    {                                                                                              \
+        wide_body(R, 0, 1, k, a, s, b, rsb, c, ldc, alpha, beta, bp);                              \
+    }                                                                                              \
+    static void wide_rows_copy_##R(size_t k, const float *a, size_t s, const float *b, size_t rsb, \
+                                   float *c, size_t ldc, float alpha, float beta, float *bp)       \
+    {                                                                                              \
+        wide_body(R, 1, 1, k, a, s, b, rsb, c, ldc, alpha, beta, bp);                              \
+    }
 #define UKRT(R)                                                                                    \
     static void ukr_t_##R(size_t k, const float *a, size_t rsa, const float *b, size_t rsb,        \
                           size_t w, float *c, size_t ldc, size_t room, float alpha, float beta)    \
@@ -232,6 +318,7 @@ typedef void (*tile_fn)(size_t k, const float *a, size_t s, const float *b, size
         ukr_t_regs(R, k, a, rsa, b, rsb, w, c, ldc, room, alpha, beta);                            \
     }
 UKR(1) UKR(2) UKR(3) UKR(4) UKR(5) UKR(6)
+WIDE(1) WIDE(2) WIDE(3) WIDE(4)
 UKRT(1) UKRT(2) UKRT(3) UKRT(4) UKRT(5) UKRT(6)
 
 /* The micro-kernel (see sk_gemm_ukr_fn): the r-row kernel of the layout, copying B or not. */
@@ -247,6 +334,21 @@ void sk_gemm_ukr_avx2(size_t r, size_t k, const float *a, size_t rsa, size_t csa
           tile_rows_copy_6 },
     };
     const int rows = csa == 1; /* rows of A in place: their stride is rsa */
+    tab[(bp ? 2 : 0) + rows][r - 1](k, a, rows ? rsa : csa, b, rsb, c, ldc, alpha, beta, bp);
+}
+
+/* The wide micro-kernel for few rows: the same on an r x W_NR tile, r <= W_MR. */
+void sk_gemm_ukr_w_avx2(size_t r, size_t k, const float *a, size_t rsa, size_t csa,
+                        const float *b, size_t rsb, float *c, size_t ldc, float alpha, float beta,
+                        float *bp)
+{
+    static const tile_fn tab[4][W_MR] = {
+        { wide_cols_1, wide_cols_2, wide_cols_3, wide_cols_4 },
+        { wide_rows_1, wide_rows_2, wide_rows_3, wide_rows_4 },
+        { wide_cols_copy_1, wide_cols_copy_2, wide_cols_copy_3, wide_cols_copy_4 },
+        { wide_rows_copy_1, wide_rows_copy_2, wide_rows_copy_3, wide_rows_copy_4 },
+    };
+    const int rows = csa == 1;
     tab[(bp ? 2 : 0) + rows][r - 1](k, a, rows ? rsa : csa, b, rsb, c, ldc, alpha, beta, bp);
 }
 

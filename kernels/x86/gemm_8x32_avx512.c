@@ -1,6 +1,8 @@
 /* AVX-512 GEMM kernels: the 8x32 register tile (16 zmm accumulators, two B vectors; A broadcast
- * inside each FMA when B is packed, once per row when B is read in place) in 1..8-row variants, the
- * 16x16 transposed tile for NT with few rows, and the m == 1 matrix-vector kernels (masked tails).
+ * inside each FMA when B is packed, once per row when B is read in place) in 1..8-row variants,
+ * the same body on the 4x64 wide tile for NN with few rows (16 accumulators where 4 rows of 8x32
+ * have 8), the 16x16 transposed tile for NT with few rows, and the m == 1 matrix-vector kernels
+ * (masked tails).
  *
  * Tile choice: 8x32 is faster than 14x32 and 12x32 on Zen 4 (docs/bench/gemm-tuning.md): with 14
  * or 12 rows, a tile's C rows at a 4 KiB-multiple stride all fall in one L1 set, and 16
@@ -16,7 +18,8 @@
 #define MR SK_GEMM_AVX512_MR
 #define MR_T SK_GEMM_AVX512_T_N /* rows of B per transposed tile */
 #define NR SK_GEMM_AVX512_NR
-#define NV (NR / 16) /* B vectors per row of the tile */
+#define W_MR SK_GEMM_AVX512_W_MR
+#define W_NR SK_GEMM_AVX512_W_NR
 #define DOT_ROWS SK_GEMM_AVX512_DOT_ROWS
 #define PF_ROWS 8 /* prefetch distance of an in-place B, rows (~64 cycles at 8 rows per tile) */
 
@@ -31,14 +34,17 @@ static inline __m512 fma_bcast(const float *x, __m512 b, __m512 c)
     return c;
 }
 
-/* r x NR tile: A(i,p) = a[p*csa + i] (ROWS: a[i*csa + p]), B(p, 0..NR-1) = b[p*rsb + 0..NR-1].
-   CP: B read in place is also copied to the packed panel bp[p*NR + ...] (the stores ride along with
+/* r x 16 NV tile (NV = NR / 16: the 8x32 tile; NV = W_NR / 16: the wide tile), TNR = 16 NV
+   columns: A(i,p) = a[p*csa + i] (ROWS: a[i*csa + p]), B(p, 0..TNR-1) = b[p*rsb + 0..TNR-1]. CP:
+   B read in place is also copied to the packed panel bp[p*TNR + ...] (the stores ride along with
    the FMAs). */
 static inline __attribute__((always_inline)) void
-ukr_body(const int R, const int ROWS, const int CP, size_t k, const float *a, size_t csa,
-         const float *b, size_t rsb, float *c, size_t ldc, float alpha, float beta, float *bp)
+ukr_body(const int R, const int NV, const int ROWS, const int CP, size_t k, const float *a,
+         size_t csa, const float *b, size_t rsb, float *c, size_t ldc, float alpha, float beta,
+         float *bp)
 {
-    __m512 acc[SK_GEMM_MR_MAX][NV];
+    const size_t TNR = 16 * (size_t)NV, TMR = NV == NR / 16 ? MR : W_MR; /* the tile's */
+    __m512 acc[SK_GEMM_MR_MAX][W_NR / 16];
 #pragma GCC unroll 16
     for (int i = 0; i < R; i++)
 #pragma GCC unroll 4
@@ -50,12 +56,12 @@ ukr_body(const int R, const int ROWS, const int CP, size_t k, const float *a, si
             _mm_prefetch((const char *)(c + i * ldc + 16 * v), _MM_HINT_T0);
 #define LOOP(CSA, RSB, PF)                                                                         \
     _Pragma("GCC unroll 2") for (size_t p = 0; p < k; p++) {                                       \
-        __m512 bv[NV];                                                                             \
+        __m512 bv[W_NR / 16];                                                                      \
         _Pragma("GCC unroll 4") for (int v = 0; v < NV; v++) bv[v] = _mm512_loadu_ps(b + 16 * v);  \
         if (CP) {                                                                                  \
             _Pragma("GCC unroll 4") for (int v = 0; v < NV; v++)                                   \
                 _mm512_storeu_ps(bp + 16 * v, bv[v]);                                              \
-            bp += NR;                                                                              \
+            bp += TNR;                                                                             \
         }                                                                                          \
         if (PF) { /* B in place: its row PF_ROWS ahead into L1 */                                  \
             _Pragma("GCC unroll 4") for (int v = 0; v < NV; v++)                                   \
@@ -77,15 +83,15 @@ ukr_body(const int R, const int ROWS, const int CP, size_t k, const float *a, si
        5-20% faster than 24 rows into L2 (B that is already in L2 is the common case, and 8 rows
        of a 4 KiB-multiple stride still fit the ways of one L1 set), 4 or 16 rows slower. */
     const size_t pfd = PF_ROWS * rsb;
-    if (ROWS && rsb == NR) { /* A(i,p) = a[i*csa + p] */
-        LOOP(1, NR, 0)
+    if (ROWS && rsb == TNR) { /* A(i,p) = a[i*csa + p] */
+        LOOP(1, TNR, 0)
     } else if (ROWS) {
         LOOP(1, rsb, 1)
-    } else if (!CP && csa == MR && rsb == NR) {
+    } else if (!CP && csa == TMR && rsb == TNR) {
         /* both packed: constant strides, immediate offsets */
-        LOOP(MR, NR, 0)
-    } else if (rsb == NR) {
-        LOOP(csa, NR, 0)
+        LOOP(TMR, TNR, 0)
+    } else if (rsb == TNR) {
+        LOOP(csa, TNR, 0)
     } else {
         LOOP(csa, rsb, 1)
     }
@@ -184,27 +190,29 @@ ukr_t_body(const int R, size_t k, const float *a, size_t rsa, const float *b, si
 typedef void (*tile_fn)(size_t k, const float *a, size_t s, const float *b, size_t rsb, float *c,
                         size_t ldc, float alpha, float beta, float *bp);
 
-#define UKR(R)                                                                                     \
-    static void tile_cols_##R(size_t k, const float *a, size_t s, const float *b, size_t rsb,      \
-                              float *c, size_t ldc, float alpha, float beta, float *bp)            \
+#define UKR(P, NV, R)                                                                              \
+    static void P##cols_##R(size_t k, const float *a, size_t s, const float *b, size_t rsb,        \
+                            float *c, size_t ldc, float alpha, float beta, float *bp)              \
     {                                                                                              \
-        ukr_body(R, 0, 0, k, a, s, b, rsb, c, ldc, alpha, beta, bp);                               \
+        ukr_body(R, NV, 0, 0, k, a, s, b, rsb, c, ldc, alpha, beta, bp);                           \
     }                                                                                              \
-    static void tile_rows_##R(size_t k, const float *a, size_t s, const float *b, size_t rsb,      \
-                              float *c, size_t ldc, float alpha, float beta, float *bp)            \
+    static void P##rows_##R(size_t k, const float *a, size_t s, const float *b, size_t rsb,        \
+                            float *c, size_t ldc, float alpha, float beta, float *bp)              \
     {                                                                                              \
-        ukr_body(R, 1, 0, k, a, s, b, rsb, c, ldc, alpha, beta, bp);                               \
+        ukr_body(R, NV, 1, 0, k, a, s, b, rsb, c, ldc, alpha, beta, bp);                           \
     }                                                                                              \
-    static void tile_cols_copy_##R(size_t k, const float *a, size_t s, const float *b, size_t rsb, \
-                                   float *c, size_t ldc, float alpha, float beta, float *bp)       \
+    static void P##cols_copy_##R(size_t k, const float *a, size_t s, const float *b, size_t rsb,   \
+                                 float *c, size_t ldc, float alpha, float beta, float *bp)         \
     {                                                                                              \
-        ukr_body(R, 0, 1, k, a, s, b, rsb, c, ldc, alpha, beta, bp);                               \
+        ukr_body(R, NV, 0, 1, k, a, s, b, rsb, c, ldc, alpha, beta, bp);                           \
     }                                                                                              \
-    static void tile_rows_copy_##R(size_t k, const float *a, size_t s, const float *b, size_t rsb, \
-                                   float *c, size_t ldc, float alpha, float beta, float *bp)       \
+    static void P##rows_copy_##R(size_t k, const float *a, size_t s, const float *b, size_t rsb,   \
+                                 float *c, size_t ldc, float alpha, float beta, float *bp)         \
     {                                                                                              \
-        ukr_body(R, 1, 1, k, a, s, b, rsb, c, ldc, alpha, beta, bp);                               \
+        ukr_body(R, NV, 1, 1, k, a, s, b, rsb, c, ldc, alpha, beta, bp);                           \
     }
+#define TILE(R) UKR(tile_, NR / 16, R)
+#define WIDE(R) UKR(wide_, W_NR / 16, R)
 #define UKRT(R)                                                                                    \
     static void ukr_t_##R(size_t k, const float *a, size_t rsa, const float *b, size_t rsb,        \
                           size_t w, float *c, size_t ldc, size_t room, float alpha, float beta)    \
@@ -212,28 +220,46 @@ typedef void (*tile_fn)(size_t k, const float *a, size_t s, const float *b, size
         (void)room; /* masked stores write exactly r columns */                                    \
         ukr_t_body(R, k, a, rsa, b, rsb, w, c, ldc, alpha, beta);                                  \
     }
-UKR(1) UKR(2) UKR(3) UKR(4) UKR(5) UKR(6) UKR(7) UKR(8) UKR(9) UKR(10) UKR(11) UKR(12) UKR(13)
-UKR(14) UKR(15) UKR(16)
+TILE(1) TILE(2) TILE(3) TILE(4) TILE(5) TILE(6) TILE(7) TILE(8) TILE(9) TILE(10) TILE(11) TILE(12)
+TILE(13) TILE(14) TILE(15) TILE(16)
+WIDE(1) WIDE(2) WIDE(3) WIDE(4) WIDE(5) WIDE(6) WIDE(7) WIDE(8)
 UKRT(1) UKRT(2) UKRT(3) UKRT(4) UKRT(5) UKRT(6) UKRT(7) UKRT(8) UKRT(9) UKRT(10) UKRT(11) UKRT(12)
 UKRT(13) UKRT(14) UKRT(15) UKRT(16)
+
+/* The r-row kernels, r <= MR (the rest are never referenced, hence not compiled). */
+#define ROWS16(V, M)                                                                               \
+    { K(V, M, 1), K(V, M, 2),  K(V, M, 3),  K(V, M, 4),  K(V, M, 5),  K(V, M, 6),                  \
+      K(V, M, 7), K(V, M, 8),  K(V, M, 9),  K(V, M, 10), K(V, M, 11), K(V, M, 12),                 \
+      K(V, M, 13), K(V, M, 14), K(V, M, 15), K(V, M, 16) }
+#define ROWS8(V, M)                                                                                \
+    { K(V, M, 1), K(V, M, 2), K(V, M, 3), K(V, M, 4), K(V, M, 5), K(V, M, 6), K(V, M, 7),          \
+      K(V, M, 8) }
+#define K(V, M, R) ((R) <= (M) ? V##_##R : NULL)
 
 /* The micro-kernel (see sk_gemm_ukr_fn): the r-row kernel of the layout, copying B or not. */
 void sk_gemm_ukr_avx512(size_t r, size_t k, const float *a, size_t rsa, size_t csa, const float *b,
                         size_t rsb, float *c, size_t ldc, float alpha, float beta, float *bp)
 {
-    /* the r-row kernels, r <= MR (the rest are never referenced, hence not compiled) */
-#define ROWS16(V)                                                                                  \
-    { K(V, 1), K(V, 2),  K(V, 3),  K(V, 4),  K(V, 5),  K(V, 6),  K(V, 7),  K(V, 8),                \
-      K(V, 9), K(V, 10), K(V, 11), K(V, 12), K(V, 13), K(V, 14), K(V, 15), K(V, 16) }
-#define K(V, R) ((R) <= MR ? V##_##R : NULL)
-    static const tile_fn tab[4][SK_GEMM_MR_MAX] = { ROWS16(tile_cols), ROWS16(tile_rows),
-                                                    ROWS16(tile_cols_copy),
-                                                    ROWS16(tile_rows_copy) };
-#undef K
-#undef ROWS16
+    static const tile_fn tab[4][SK_GEMM_MR_MAX] = { ROWS16(tile_cols, MR), ROWS16(tile_rows, MR),
+                                                    ROWS16(tile_cols_copy, MR),
+                                                    ROWS16(tile_rows_copy, MR) };
     const int rows = csa == 1; /* rows of A in place: their stride is rsa */
     tab[(bp ? 2 : 0) + rows][r - 1](k, a, rows ? rsa : csa, b, rsb, c, ldc, alpha, beta, bp);
 }
+
+/* The wide micro-kernel for few rows: the same on an r x W_NR tile, r <= W_MR. */
+void sk_gemm_ukr_w_avx512(size_t r, size_t k, const float *a, size_t rsa, size_t csa,
+                          const float *b, size_t rsb, float *c, size_t ldc, float alpha,
+                          float beta, float *bp)
+{
+    static const tile_fn tab[4][8] = { ROWS8(wide_cols, W_MR), ROWS8(wide_rows, W_MR),
+                                       ROWS8(wide_cols_copy, W_MR), ROWS8(wide_rows_copy, W_MR) };
+    const int rows = csa == 1;
+    tab[(bp ? 2 : 0) + rows][r - 1](k, a, rows ? rsa : csa, b, rsb, c, ldc, alpha, beta, bp);
+}
+#undef K
+#undef ROWS8
+#undef ROWS16
 
 typedef void (*tile_t_fn)(size_t k, const float *a, size_t rsa, const float *b, size_t rsb,
                           size_t w, float *c, size_t ldc, size_t room, float alpha, float beta);

@@ -342,14 +342,16 @@ static int near_sum(float got, double s, double sa, float alpha, float beta, dou
     return fabs((double)got - exact) <= bound;
 }
 
-/* ukr: r rows (1..mr) in each A layout (packed, rows in place, A^T in place), B packed or in place
-   (a row stride that is a multiple of 4 KiB among them), copying B or not. */
-static void slot_ukr_case(const sk_gemm_dsp *d, size_t r, int lay, int inplace, int cp, size_t k,
-                          float alpha, float beta)
+/* ukr (wide = 0: the mr x nr tile) or ukr_w (wide = 1: the w_mr x w_nr tile): r rows (1..MR) in
+   each A layout (packed, rows in place, A^T in place), B packed or in place (a row stride that is
+   a multiple of 4 KiB among them), copying B or not. */
+static void slot_ukr_case(const sk_gemm_dsp *d, int wide, size_t r, int lay, int inplace, int cp,
+                          size_t k, float alpha, float beta)
 {
-    const size_t MR = d->mr, NR = d->nr;
-    ck_func("gemm ukr r=%zu layout=%d b_in_place=%d copy=%d k=%zu alpha=%g beta=%g", r, lay,
-            inplace, cp, k, alpha, beta);
+    const size_t MR = wide ? d->w_mr : d->mr, NR = wide ? d->w_nr : d->nr;
+    const sk_gemm_ukr_fn ukr = wide ? d->ukr_w : d->ukr;
+    ck_func("gemm %s r=%zu layout=%d b_in_place=%d copy=%d k=%zu alpha=%g beta=%g",
+            wide ? "ukr_w" : "ukr", r, lay, inplace, cp, k, alpha, beta);
     /* A(i,p) = a[i*rsa + p*csa] */
     const size_t lda = lay == 1 ? k + 3 : r + 5;
     const size_t rsa = lay == 0 ? 1 : lay == 1 ? lda : 1, csa = lay == 0 ? MR : lay == 1 ? 1 : lda;
@@ -365,7 +367,7 @@ static void slot_ukr_case(const sk_gemm_dsp *d, size_t r, int lay, int inplace, 
         for (size_t i = 0; i < r * ldc; i++) c0[i] = NAN;
     ck_mat_poison_pad(c0, r, NR, ldc);
     memcpy(c, c0, r * ldc * sizeof(float));
-    d->ukr(r, k, a, rsa, csa, b, rsb, c, ldc, alpha, beta, bp);
+    ukr(r, k, a, rsa, csa, b, rsb, c, ldc, alpha, beta, bp);
     int ok = ck_buf_check(a, "A") && ck_buf_check(b, "B") && ck_buf_check(c, "C") &&
              ck_mat_pad_check(c, r, NR, ldc, "C");
     for (size_t i = 0; i < r && ok; i++)
@@ -507,13 +509,15 @@ static void slot_tests(void)
     /* k around the kernels' unroll steps and the table's kc */
     const size_t ks[] = { 1, 2, 3, 4, 5, 7, 8, 9, 16, 17, d->kc - 1, d->kc, d->kc + 1 };
     const size_t nks = sizeof ks / sizeof *ks;
-    if (d->ukr)
-        for (size_t r = 1; r <= d->mr; r++)
+    for (int wide = 0; wide < 2; wide++) {
+        if (!(wide ? d->ukr_w : d->ukr)) continue;
+        for (size_t r = 1; r <= (wide ? d->w_mr : d->mr); r++)
             for (int lay = 0; lay < 3; lay++)
                 for (int v = 0; v < 4; v++)
                     for (size_t ik = 0; ik < nks; ik += ck_quick() ? 3 : 1)
-                        slot_ukr_case(d, r, lay, v >> 1 || v & 1, v & 1, ks[ik],
+                        slot_ukr_case(d, wide, r, lay, v >> 1 || v & 1, v & 1, ks[ik],
                                       al[ck_rand_u32(3)], be[ck_rand_u32(4)]);
+    }
     if (d->ukr_t) {
         const size_t ws[] = { 1, 2, 3, d->ukr_t_m / 2, d->ukr_t_m - 1, d->ukr_t_m };
         for (size_t r = 1; r <= d->ukr_t_n; r++)
@@ -585,10 +589,23 @@ static void ld_case(sk_trans ta, sk_trans tb, size_t m, size_t n, size_t k, size
              ld_for(ac, lda_mult) - ac, ld_for(bc, ldb_mult) - bc, rand_pad());
 }
 
-/* Around the register tile's MR and NR, read from the table under test. */
+/* Around the register tile's MR and NR, read from the table under test; the wide tile's rows
+   (1..w_mr, and w_mr + 1: the other tile) and w_nr, B's rows at 4 KiB multiples or not. */
 static void tile_edge_tests(void)
 {
     const sk_gemm_dsp *d = &sk_dsp_for(ck_isa())->gemm;
+    if (d->ukr_w) {
+        const size_t W = d->w_nr;
+        const size_t wn[] = { 1, W / 2 + 1, W - 1, W, W + 1, 2 * W - 1, 2 * W + d->nr, 3 * W + 5 };
+        for (size_t m = 1; m <= d->w_mr + 1; m++)
+            for (size_t in = 0; in < sizeof wn / sizeof *wn; in++)
+                for (int t = 0; t < 4; t++) {
+                    if (ck_quick() && (m + in + (size_t)t) % 3) continue;
+                    const size_t k = (size_t[]){ 1, 7, d->kc - 1, d->kc + 1 }[ck_rand_u32(4)];
+                    ld_case((sk_trans)(t >> 1), (sk_trans)(t & 1), m, wn[in], k,
+                            ck_rand_u32(2) ? d->set_stride : 0, t & 1 ? 0 : d->set_stride);
+                }
+    }
     const size_t MR = d->mr, NR = d->nr;
     const size_t ms[] = { MR - 1, MR, MR + 1, 2 * MR - 1, 2 * MR, 2 * MR + 1, 3 * MR - 1, 3 * MR };
     const size_t ns[] = { NR - 1, NR, NR + 1, 2 * NR - 1, 2 * NR, 2 * NR + 1 };

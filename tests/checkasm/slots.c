@@ -307,13 +307,14 @@ static void check_tiles(const sk_dsp *t, const sk_dsp *ref, const sk_dsp *below)
  *   |C - exact| <= (2 k + 4) 2^-24 (|alpha| sum |a b| + |beta| |c0|);
  * pack_t: exact copies. --bench also times sk_sgemm_ref (the scalar table's sgemm) on the same
  * shape as "scalar" (pack_t: the scalar table's pack_t). */
-enum { G_UKR, G_UKR_T, G_GEMV_N, G_GEMV_T, G_DOT, G_PACK };
-static const char *const gemm_names[] = { "gemm.ukr",    "gemm.ukr_t", "gemm.gemv_n",
+enum { G_UKR, G_UKR_W, G_UKR_T, G_GEMV_N, G_GEMV_T, G_DOT, G_PACK };
+static const char *const gemm_names[] = { "gemm.ukr",    "gemm.ukr_w", "gemm.ukr_t", "gemm.gemv_n",
                                           "gemm.gemv_t", "gemm.dot",   "gemm.pack_t" };
 
-/* One call: C is rows x cols at ldc. ukr: rows = r, cols = nr, A(i,p) = a[i*rsa + p*csa],
-   B(p,j) = b[p*rsb + j]; ukr_t: rows = w, cols = r (room = r), a[j*rsa + p], b[p*rsb + i];
-   gemv_n / gemv_t: rows = 1, a[p], b[p*rsb + j] / b[j*rsb + p]; dot: a[i*rsa + p], b[j*rsb + p];
+/* One call: C is rows x cols at ldc. ukr (ukr_w): rows = r, cols = nr (w_nr),
+   A(i,p) = a[i*rsa + p*csa], B(p,j) = b[p*rsb + j]; ukr_t: rows = w, cols = r (room = r),
+   a[j*rsa + p], b[p*rsb + i]; gemv_n / gemv_t: rows = 1, a[p], b[p*rsb + j] / b[j*rsb + p];
+   dot: a[i*rsa + p], b[j*rsb + p];
    pack_t: w = cols, kc = k, src = a at lds = rsa, dst = c at ld = ldc. */
 typedef struct gemm_arg {
     const sk_gemm_dsp *d;
@@ -332,6 +333,7 @@ static void gemm_call(void *p)
     if (g->ref && g->slot != G_PACK) {
         switch (g->slot) {
         case G_UKR: /* rsa == 1: A^T in place at lda = csa (packed: lda = mr) */
+        case G_UKR_W:
             sk_sgemm_ref(g->rsa == 1 ? T : N, N, g->rows, g->cols, g->k, g->alpha, g->a,
                          g->rsa == 1 ? g->csa : g->rsa, g->b, g->rsb, g->beta, g->c, g->ldc);
             break;
@@ -355,6 +357,10 @@ static void gemm_call(void *p)
         d->ukr(g->rows, g->k, g->a, g->rsa, g->csa, g->b, g->rsb, g->c, g->ldc, g->alpha, g->beta,
                g->bp);
         break;
+    case G_UKR_W:
+        d->ukr_w(g->rows, g->k, g->a, g->rsa, g->csa, g->b, g->rsb, g->c, g->ldc, g->alpha,
+                 g->beta, g->bp);
+        break;
     case G_UKR_T:
         d->ukr_t(g->cols, g->k, g->a, g->rsa, g->b, g->rsb, g->rows, g->c, g->ldc, g->cols,
                  g->alpha, g->beta);
@@ -373,7 +379,8 @@ static void gemm_call(void *p)
 static void gemm_operands(const gemm_arg *g, size_t i, size_t j, size_t p, double *x, double *y)
 {
     switch (g->slot) {
-    case G_UKR: *x = g->a[i * g->rsa + p * g->csa], *y = g->b[p * g->rsb + j]; break;
+    case G_UKR:
+    case G_UKR_W: *x = g->a[i * g->rsa + p * g->csa], *y = g->b[p * g->rsb + j]; break;
     case G_UKR_T: *x = g->a[j * g->rsa + p], *y = g->b[p * g->rsb + i]; break;
     case G_GEMV_N: *x = g->a[p], *y = g->b[p * g->rsb + j]; break;
     case G_GEMV_T: *x = g->a[p], *y = g->b[j * g->rsb + p]; break;
@@ -386,6 +393,7 @@ static int gemm_slot_changed(const sk_gemm_dsp *d, const sk_gemm_dsp *b, int slo
 {
     switch (slot) {
     case G_UKR: return d->ukr && d->ukr != b->ukr;
+    case G_UKR_W: return d->ukr_w && d->ukr_w != b->ukr_w;
     case G_UKR_T: return d->ukr_t && d->ukr_t != b->ukr_t;
     case G_GEMV_N: return d->gemv_n && d->gemv_n != b->gemv_n;
     case G_GEMV_T: return d->gemv_t && d->gemv_t != b->gemv_t;
@@ -401,11 +409,13 @@ static gemm_arg gemm_shape(const sk_gemm_dsp *d, int slot, size_t rows, size_t c
 {
     gemm_arg g = { d, slot, 0, rows, cols, k, 0, 1, 0, cols + 3, NULL, NULL, NULL, NULL, 0.f,
                    0.f };
+    const size_t mr = slot == G_UKR_W ? d->w_mr : d->mr, nr = slot == G_UKR_W ? d->w_nr : d->nr;
     switch (slot) {
     case G_UKR:
+    case G_UKR_W:
         g.rsa = (lay & 3) == 0 ? 1 : (lay & 3) == 1 ? k + 3 : 1;
-        g.csa = (lay & 3) == 0 ? d->mr : (lay & 3) == 1 ? 1 : rows + 5;
-        g.rsb = lay & 4 ? d->nr + 7 : d->nr;
+        g.csa = (lay & 3) == 0 ? mr : (lay & 3) == 1 ? 1 : rows + 5;
+        g.rsb = lay & 4 ? nr + 7 : nr;
         break;
     case G_UKR_T: g.rsa = k + 1, g.rsb = d->ukr_t_m; break;
     case G_GEMV_N: g.rsb = cols + 5, g.ldc = cols; break;
@@ -420,7 +430,8 @@ static gemm_arg gemm_shape(const sk_gemm_dsp *d, int slot, size_t rows, size_t c
 static size_t gemm_a_len(const gemm_arg *g)
 {
     switch (g->slot) {
-    case G_UKR: return g->rsa == 1 ? g->k * g->csa : g->rows * g->rsa;
+    case G_UKR:
+    case G_UKR_W: return g->rsa == 1 ? g->k * g->csa : g->rows * g->rsa;
     case G_UKR_T: return (g->cols - 1) * g->rsa + g->k;
     case G_GEMV_N: case G_GEMV_T: return g->k;
     case G_DOT: return (g->rows - 1) * g->rsa + g->k;
@@ -432,6 +443,7 @@ static size_t gemm_b_len(const gemm_arg *g)
 {
     switch (g->slot) {
     case G_UKR: return (g->k - 1) * g->rsb + g->d->nr;
+    case G_UKR_W: return (g->k - 1) * g->rsb + g->d->w_nr;
     case G_UKR_T: return g->k * g->rsb;
     case G_GEMV_N: return (g->k - 1) * g->rsb + g->cols;
     case G_GEMV_T: case G_DOT: return (g->cols - 1) * g->rsb + g->k;
@@ -446,7 +458,9 @@ static int gemm_case(gemm_arg g)
     const size_t nc = g.slot == G_PACK ? g.k * g.ldc : g.rows * g.ldc;
     float *a = ck_buf_alloc(na), *b = ck_buf_alloc(nb), *c = ck_buf_alloc(nc);
     float *c0 = ck_buf_alloc(nc);
-    float *bp = g.slot == G_UKR && g.rsb != g.d->nr ? ck_buf_alloc(g.k * g.d->nr) : NULL;
+    const int tile = g.slot == G_UKR || g.slot == G_UKR_W;
+    const size_t tnr = g.slot == G_UKR_W ? g.d->w_nr : g.d->nr; /* the tile's columns */
+    float *bp = tile && g.rsb != tnr ? ck_buf_alloc(g.k * tnr) : NULL;
     ck_fill(a, na, -1.f, 1.f);
     ck_fill(b, nb, -1.f, 1.f);
     ck_fill(c0, nc, -1.f, 1.f);
@@ -485,7 +499,7 @@ static int gemm_case(gemm_arg g)
     if (bp && ok) {
         ok &= ck_buf_check(bp, "bp");
         for (size_t p = 0; p < g.k && ok; p++)
-            ok &= ck_check(!memcmp(bp + p * g.d->nr, b + p * g.rsb, g.d->nr * sizeof(float)),
+            ok &= ck_check(!memcmp(bp + p * tnr, b + p * g.rsb, tnr * sizeof(float)),
                            "bp row %zu differs from B", p);
     }
     ck_buf_free(a);
@@ -502,18 +516,22 @@ static void check_gemm(const sk_gemm_dsp *d, const sk_gemm_dsp *ref, const sk_ge
     static const float ab[2][2] = { { -0.75f, 1.25f }, { 1.5f, 0.f } }; /* beta 0: C is NaN */
     for (int slot = G_UKR; slot <= G_PACK; slot++) {
         if (!gemm_slot_changed(d, below, slot)) continue;
-        /* (rows, cols) pairs: ukr r = 1..mr x nr; ukr_t w x r, r = 1..ukr_t_n, w at 1, about
-           half and all of ukr_t_m; gemv 1 x ns; dot m = 1..dot_rows x ns; pack_t w = 1..nr */
-        const size_t nrow = slot == G_UKR ? d->mr : slot == G_UKR_T ? 3 * d->ukr_t_n
+        /* (rows, cols) pairs: ukr r = 1..mr x nr (ukr_w: 1..w_mr x w_nr); ukr_t w x r,
+           r = 1..ukr_t_n, w at 1, about half and all of ukr_t_m; gemv 1 x ns; dot
+           m = 1..dot_rows x ns; pack_t w = 1..nr */
+        const int tile = slot == G_UKR || slot == G_UKR_W;
+        const size_t nrow = slot == G_UKR ? d->mr : slot == G_UKR_W ? d->w_mr
+                          : slot == G_UKR_T ? 3 * d->ukr_t_n
                           : slot == G_DOT ? d->dot_rows * 5 : slot == G_PACK ? d->nr : 5;
         for (size_t s = 0; s < nrow; s++)
             for (size_t ik = 0; ik < 3; ik++)
-                for (int lay = 0; lay < (slot == G_UKR ? 6 : 1); lay++)
+                for (int lay = 0; lay < (tile ? 6 : 1); lay++)
                     for (int v = 0; v < (slot == G_PACK ? 1 : 2); v++) {
                         const size_t k = ks[ik];
                         const size_t t_w[3] = { 1, (d->ukr_t_m + 1) / 2, d->ukr_t_m };
                         size_t rows = 1, cols = ns[s % 5];
                         if (slot == G_UKR) rows = s + 1, cols = d->nr;
+                        if (slot == G_UKR_W) rows = s + 1, cols = d->w_nr;
                         if (slot == G_UKR_T) rows = t_w[s % 3], cols = s / 3 + 1;
                         if (slot == G_DOT) rows = s / 5 + 1;
                         if (slot == G_PACK) rows = 1, cols = s + 1;
@@ -528,6 +546,7 @@ static void check_gemm(const sk_gemm_dsp *d, const sk_gemm_dsp *ref, const sk_ge
             const size_t k = 256;
             size_t rows = 1, cols = 1024;
             if (slot == G_UKR) rows = d->mr, cols = d->nr;
+            if (slot == G_UKR_W) rows = d->w_mr, cols = d->w_nr;
             if (slot == G_UKR_T) rows = d->ukr_t_m, cols = d->ukr_t_n;
             if (slot == G_DOT) rows = d->dot_rows, cols = 64;
             if (slot == G_PACK) cols = d->nr;
