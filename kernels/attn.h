@@ -4,8 +4,10 @@
  * per query row, a running max m, a running sum l and the unnormalised output in `out` itself.
  * The score tile is stored transposed, st[j * bq + r] (key j, query row r): a query row is then a
  * column, so the online-softmax update (max / exp / sum per row) runs down the columns with whole
- * vectors across rows, and P·V broadcasts st entries. For bq == 1 (a decoder step) the tile is one
- * contiguous row of keys. The tile slots below are what each ISA provides, filled scalar first
+ * vectors across rows, and P·V broadcasts st entries. For bq == 1 (one query row) the tile is one
+ * contiguous row of keys. The decoder step over many heads has its own pair of slots (dec_score,
+ * dec_pv: all heads of a K / V row at a time) whose tile the online slot runs as one lane per head.
+ * The tile slots below are what each ISA provides, filled scalar first
  * (built on the GEMM and the exp slots) and then upgraded tier by tier. Each slot takes the table
  * it builds on (the scalar tiles use it; the ISA tiles are self-contained and ignore it). */
 #ifndef SK_ATTN_H

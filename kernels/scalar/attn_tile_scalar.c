@@ -1,5 +1,6 @@
 /* Attention tile kernels, portable: the score tile and P·V through the GEMM slot (so this path
- * speeds up with the GEMM), the online-softmax update through the exp slots for a decoder step. */
+ * speeds up with the GEMM), the online-softmax update through the exp slots for one query row, and
+ * the decoder-step pair (all heads of a K / V row at a time) in plain loops. */
 #include <math.h>
 #include "attn.h"
 #include "gemm.h"
