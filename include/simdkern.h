@@ -209,8 +209,8 @@ sk_status sk_mhca_forward_kv(const sk_mhca *layer, size_t n_dec, const float *de
                              const float *kv, const uint8_t *enc_mask, float *out, float *weights,
                              void *workspace);
 /* Memory of the attention calls (sk_attention / sk_mha with weights NULL, and the module's
-   attention step): no allocation; a fixed stack frame of about 41 KB of scratch (a 32-row block of
-   Q^T and a 2048-float score tile), independent of n_q and n_kv. sk_mhca_forward /
+   attention step): no allocation; a fixed stack frame of about 81 KB of scratch (a 64-row block of
+   Q^T and a 4096-float score tile), independent of n_q and n_kv. sk_mhca_forward /
    sk_mhca_forward_kv with workspace NULL allocate their workspace (projections) once per call. */
 /* ---- end of the decoder-step API ---- */
 
@@ -231,9 +231,9 @@ sk_status sk_mhca_forward_kv(const sk_mhca *layer, size_t n_dec, const float *de
      sk_exp_tp            contiguous ranges at multiples of 1024 elements.
      sk_softmax_tp,
      sk_scale_mask_softmax_tp  rows, at multiples of 8.
-     sk_attention_tp      blocks of 32 query rows (weights NULL); with weights, the two GEMMs and
+     sk_attention_tp      blocks of 64 query rows (weights NULL); with weights, the two GEMMs and
                           the softmax above.
-     sk_mha_tp            heads x blocks of 32 query rows; with weights, heads (fewer heads than
+     sk_mha_tp            heads x blocks of 64 query rows; with weights, heads (fewer heads than
                           threads: each head's GEMMs and softmax as above). The decoder step
                           (n_q == 1, weights NULL) splits the keys into chunks fixed by n_kv and
                           d_head alone (never by n_threads: at least 512 keys, at most 8 chunks)
