@@ -1,11 +1,14 @@
 #!/usr/bin/python3
 """The cross-attention module next to PyTorch, side by side in one process, one thread each.
 
-  bench/torch_mhca.py LIB [--reps N] [--min-time S] [--baseline-lib LIB2] [--stat median|min]
+  bench/torch_mhca.py LIB [--reps N] [--min-time S] [--baseline-lib LIB2 [--baseline-biases]]
+                          [--stat median|min]
                           [--clock cpu|wall] [--only SUBSTRING]
 
 LIB: the built bench/libsk_torch_peer.so (ctypes). --baseline-lib: the same peer built from another
-tree (e.g. main before biases existed) to time its bias-free module on the same shapes.
+tree (e.g. main before biases existed) to time its bias-free module on the same shapes;
+--baseline-biases: LIB2 was built without -DSKB_SIX_FIELDS (a tree with d_enc and biases), and its
+module is timed with the biases and d_enc of LIB's, side by side (before / after a change).
 
 Cases, all with weights not returned (need_weights=False / weights NULL) and no mask:
   module: sk_mhca_forward with biases on q, k, v, o vs torch.nn.MultiheadAttention(bias=True,
@@ -100,6 +103,7 @@ def timer(fn, min_time):
 
 
 CLOCK = [time.thread_time]
+BASE_BIASES = [False]  # the baseline lib takes d_enc and biases (--baseline-biases)
 
 
 def torch_loop(f):
@@ -120,13 +124,14 @@ def module_case(lib, base, d, heads, n_dec, n_enc, d_enc):
     out = np.zeros((n_dec, d), np.float32)
     contenders = {}
     for name, lb, biases in [("simdkern", lib, True), ("simdkern-nobias", lib, False),
-                             ("baseline-nobias", base, False)]:
+                             ("baseline", base, BASE_BIASES[0])]:
         if lb is None or (not biases and d_enc != d):
             continue
         w, b = L.c_args(lb, biases)
         ws = np.zeros(lb.skb_workspace(d, heads, w, d_enc, b, n_dec, n_enc) // 4 + 16, np.float32)
-        args = (d, heads, w, d_enc if lb is lib else 0, b, n_dec, ptr(dec), n_enc, ptr(enc),
-                ptr(out), ws.ctypes.data_as(C.c_void_p))
+        de = d_enc if lb is lib or BASE_BIASES[0] else 0
+        args = (d, heads, w, de, b, n_dec, ptr(dec), n_enc, ptr(enc), ptr(out),
+                ws.ctypes.data_as(C.c_void_p))
         contenders[name] = (lambda a, l, keep: (lambda n: keep and l.skb_time_forward(*a, n)))(
             args, lb, [ws, dec, enc, out, L])
     td, te = torch.from_numpy(dec)[None], torch.from_numpy(enc)[None]
@@ -148,7 +153,7 @@ def step_case(lib, base, d, heads, n_enc):
     out = np.zeros((1, d), np.float32)
     contenders = {}
     for name, lb, biases in [("simdkern", lib, True), ("simdkern-nobias", lib, False),
-                             ("baseline-nobias", base, False)]:
+                             ("baseline", base, BASE_BIASES[0])]:
         if lb is None:
             continue
         w, b = L.c_args(lb, biases)
@@ -189,6 +194,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("lib")
     ap.add_argument("--baseline-lib")
+    ap.add_argument("--baseline-biases", action="store_true",
+                    help="the baseline lib has d_enc and biases: time it with them")
     ap.add_argument("--reps", type=int, default=7)
     ap.add_argument("--min-time", type=float, default=0.1)
     ap.add_argument("--only", help="substring of the case names to run")
@@ -199,6 +206,7 @@ def main():
     torch.set_num_threads(1)
     lib = load(args.lib)
     base = load(args.baseline_lib) if args.baseline_lib else None
+    BASE_BIASES[0] = bool(base) and args.baseline_biases
     CLOCK[0] = time.thread_time if args.clock == "cpu" else time.perf_counter
     for lb in (lib, base):
         if lb is not None:
@@ -217,7 +225,8 @@ def main():
           f"interleaved repetitions "
           f"of ~{args.min_time} s")
     print("| case | simdkern (biases) | PyTorch | ratio | simdkern bias-free | biases / bias-free"
-          + (" | baseline bias-free | biases / baseline" if base else "") + " | rel. diff |")
+          + ((" | baseline (biases) | ratio to baseline" if BASE_BIASES[0]
+              else " | baseline bias-free | biases / baseline") if base else "") + " | rel. diff |")
     print("|---|---|---|---|---|---|" + ("---|---|" if base else "") + "---|")
     for name, make in cases:
         if args.only and args.only not in name:
@@ -236,7 +245,7 @@ def main():
         row = [name, us("simdkern"), us("torch"), ratio("simdkern", "torch"),
                us("simdkern-nobias"), ratio("simdkern", "simdkern-nobias")]
         if base:
-            row += [us("baseline-nobias"), ratio("simdkern", "baseline-nobias")]
+            row += [us("baseline"), ratio("simdkern", "baseline")]
         row.append(f"{err:.1e}")
         print("| " + " | ".join(row) + " |", flush=True)
 

@@ -227,7 +227,8 @@ int main(void)
     printf("\n");
 
     /* ---- 3. decoder-step API: encoder projected once, one target token per step -------------- */
-    static float kv[2 * N_SRC * D], out_step[N_TGT * D], w_step[H * N_SRC], ws[2 * D], out_fused[D];
+    static float kv[2 * N_SRC * D], out_step[N_TGT * D], w_step[H * N_SRC], ws[2 * D + 16],
+                 out_fused[D];
     if (sk_mhca_kv_size(&layer, N_SRC) != sizeof kv ||
         sk_mhca_forward_kv_workspace_size(&layer, 1) > sizeof ws) {
         fprintf(stderr, "unexpected buffer sizes\n");

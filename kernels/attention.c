@@ -7,7 +7,7 @@
  * accumulated into the output rows with the rescale folded in; the rows are normalised at the end
  * (a row whose keys are all masked stays zero). Causal masks end the key loop at the last key any
  * row of the block attends to; key blocks whose KEYS mask is all zero are skipped. Scratch: a fixed
- * stack frame of (SK_ATTN_BQ * SK_ATTN_DMAX + SK_ATTN_TILE + 3 * SK_ATTN_BQ) floats (~41 KB),
+ * stack frame of (SK_ATTN_BQ * SK_ATTN_DMAX + SK_ATTN_TILE + 3 * SK_ATTN_BQ) floats (~81 KB),
  * whatever n_q / n_kv; no allocation.
  *
  * weights != NULL: the scores go straight into `weights`, the softmax family's scale_mask_softmax

@@ -88,8 +88,8 @@ void sk_mha_run_tp(const sk_threadpool *tp, const sk_attn_tables *dsp, size_t n_
 
 /* Block geometry of the fused core. */
 enum {
-    SK_ATTN_BQ = 32,       /* query rows per block */
-    SK_ATTN_TILE = 2048,   /* floats of the score tile: bk = TILE / bq keys (>= 16) */
+    SK_ATTN_BQ = 64,       /* query rows per block */
+    SK_ATTN_TILE = 4096,   /* floats of the score tile: bk = TILE / bq keys (>= 16) */
     SK_ATTN_DMAX = 256,    /* d of the packed Q^T block: BQ * DMAX floats of scratch */
 };
 

@@ -424,7 +424,7 @@ static void test_softmax(void)
 
 static void test_attention(void)
 {
-    static const size_t nq[] = {1, 5, 31, 32, 33, 70}, nkv[] = {1, 17, 300, 1100};
+    static const size_t nq[] = {1, 5, 32, 33, 63, 65, 70}, nkv[] = {1, 17, 300, 1100};
     static const size_t dd[][2] = {{8, 8}, {64, 64}, {3, 17}, {300, 40}};
     for (size_t a = 0; a < sizeof nq / sizeof *nq; a++)
         for (size_t b = 0; b < sizeof nkv / sizeof *nkv; b++)

@@ -1,6 +1,7 @@
 /* Attention score tile, AVX2 + FMA: st[j * bq + r] = scale * k_j . q_r.
- * bq == 32 (full query blocks): 3 keys x 32 query rows per micro-tile (12 accumulators), so each K
- * element is read once per block (K rows sit at the heads' large stride and come from L2);
+ * bq a multiple of 32 (full query blocks): 3 keys x 32 query rows per micro-tile (12
+ * accumulators), so each K element is read once per 32 rows (K rows sit at the heads' large
+ * stride and come from L2);
  * other bq: 6 keys x 16 query rows (12 accumulators). Q^T packed once per query block, keys
  * broadcast from K rows. bq == 1 (decoder step): 8 keys at a time as dot products along d,
  * reduced with horizontal adds. */
@@ -59,9 +60,10 @@ tile(int MK, size_t d, __m256 vs, const float *k, size_t ldk, const float *qt, s
     }
 }
 
-/* MK keys x 32 rows (4 row vectors): every K element read once per block */
+/* MK keys x 32 rows (4 row vectors) of a block of bq rows: every K element read once per 32 rows */
 static inline __attribute__((always_inline)) void
-tile32(int MK, size_t d, __m256 vs, const float *k, size_t ldk, const float *qt, float *st)
+tile32(int MK, size_t d, __m256 vs, const float *k, size_t ldk, const float *qt, size_t bq,
+       float *st)
 {
     __m256 acc[3][4];
 #pragma GCC unroll 3
@@ -71,7 +73,7 @@ tile32(int MK, size_t d, __m256 vs, const float *k, size_t ldk, const float *qt,
     for (size_t p = 0; p < d; p++) {
         __m256 qv[4];
 #pragma GCC unroll 4
-        for (int t = 0; t < 4; t++) qv[t] = _mm256_loadu_ps(qt + p * 32 + 8 * t);
+        for (int t = 0; t < 4; t++) qv[t] = _mm256_loadu_ps(qt + p * bq + 8 * t);
 #pragma GCC unroll 3
         for (int i = 0; i < MK; i++) {
             const __m256 kb = _mm256_broadcast_ss(k + i * ldk + p);
@@ -83,7 +85,7 @@ tile32(int MK, size_t d, __m256 vs, const float *k, size_t ldk, const float *qt,
     for (int i = 0; i < MK; i++)
 #pragma GCC unroll 4
         for (int t = 0; t < 4; t++)
-            _mm256_storeu_ps(st + i * 32 + 8 * t, _mm256_mul_ps(acc[i][t], vs));
+            _mm256_storeu_ps(st + i * bq + 8 * t, _mm256_mul_ps(acc[i][t], vs));
 }
 
 static void score_dot(size_t bk, size_t d, float scale, const float *k, size_t ldk, const float *q,
@@ -132,10 +134,13 @@ void sk_attn_score_avx2(const struct sk_gemm_dsp *gemm, size_t bk, size_t bq, si
     (void)gemm; (void)ldq;
     if (bq == 1) { score_dot(bk, d, scale, k, ldk, q, st); return; }
     const __m256 vs = _mm256_set1_ps(scale);
-    if (bq == 32) {
-        size_t j = 0;
-        for (; j + 3 <= bk; j += 3) tile32(3, d, vs, k + j * ldk, ldk, qt, st + j * 32);
-        for (; j < bk; j++) tile32(1, d, vs, k + j * ldk, ldk, qt, st + j * 32);
+    if (bq % 32 == 0) {
+        for (size_t r0 = 0; r0 < bq; r0 += 32) {
+            size_t j = 0;
+            for (; j + 3 <= bk; j += 3)
+                tile32(3, d, vs, k + j * ldk, ldk, qt + r0, bq, st + j * bq + r0);
+            for (; j < bk; j++) tile32(1, d, vs, k + j * ldk, ldk, qt + r0, bq, st + j * bq + r0);
+        }
         return;
     }
     for (size_t r0 = 0; r0 < bq; r0 += 16) {
