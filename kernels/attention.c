@@ -32,8 +32,6 @@ void sk_attn_dsp_init(sk_attn_dsp *d, sk_isa isa)
     d->score = sk_attn_score_scalar;
     d->online = sk_attn_online_scalar;
     d->pv = sk_attn_pv_scalar;
-    d->dec_score = sk_attn_dec_score_scalar;
-    d->dec_pv = sk_attn_dec_pv_scalar;
     d->dmax = 0;
 #if SK_HAVE_AVX2
     sk_attn_dsp_init_x86(d, isa);
@@ -244,79 +242,84 @@ static void attn_heads(const sk_threadpool *tp, attn_job *j)
                        j->out + h * j->ho, j->ldo, NULL);
 }
 
+/* prefetch rows [j0, j1) of the head group's columns (bytes) */
+static inline void prefetch_rows(const float *p, size_t ld, size_t j0, size_t j1, size_t bytes)
+{
+    for (size_t j = j0; j < j1; j++)
+        for (size_t b = 0; b < bytes; b += 64) __builtin_prefetch((const char *)(p + j * ld) + b);
+}
+
 /* A decoder step (n_q == 1, no weights) over all heads; K and V rows hold every head side by side.
-   Per block of SK_DEC_BK keys, for up to SK_ATTN_DEC_H heads at a time: (1) the scores of every
-   head, K row by K row (each row read once, in order, all its heads at once: the hardware
-   prefetchers follow a sequential walk, not per-head slices 4 KiB apart), into a tile of one lane
-   per head; (2) the online-softmax update of the tile, run as a block of SK_ATTN_DEC_H query rows
-   (one per head; the unused lanes are -inf and change nothing); (3) P·V, V row by V row, into the
-   heads' output rows, applying their rescale factors first.
+   Per block of SK_DEC_BK keys: (1) the scores of every head, (2) the online-softmax update per
+   head, (3) P·V per head, its first key group applying the head's rescale factor. When K and V are
+   too big to stay in the outer caches (> 4 MB) the walk follows memory: (1) and (3) go by groups of
+   SK_DEC_G whole rows, heads inner, each group read once, each head's slice of the next group
+   prefetched right before that head's kernel runs: the prefetches spread over the group's work
+   instead of a burst per group, which would stall the kernels behind it (a burst of 2 x 32 rows
+   ran at 0.7x a plain read of the bytes; spread over the heads, at 8 rows, at 1.1x on AVX-512 and
+   AVX2 on the Intel VM: the hardware prefetchers do not follow rows 4 KiB apart). Below that, one
+   group per block (per-head streams): the hardware prefetchers keep up and the extra calls and
+   prefetches only cost. Per-head running state and the block's scores for up to SK_DEC_HG heads
+   at a time.
    Long encoders: the keys are split into chunks fixed by n_kv and d_head alone (at least
    SK_DEC_CHUNK keys, at most SK_DEC_CMAX chunks, whole SK_DEC_BK blocks), each run as above into
    its own running max, sum and unnormalised output; these are merged in chunk order:
    M = max_c m_c, w_c = exp(m_c - M), out = (sum_c w_c o_c) / (sum_c w_c l_c). The chunks and heads
-   are the tasks on a pool; one thread runs the same chunks in order. Every head's arithmetic is the
-   same whichever heads share its call (see the slots in attn.h). Scratch: the chunks' partials on
-   the calling thread's stack (SK_DEC_PART floats, ~33 KB): heads go in rounds that fit it. */
-enum { SK_DEC_HG = SK_ATTN_DEC_H, SK_DEC_BK = 256, SK_DEC_CHUNK = 512, SK_DEC_CMAX = 8,
+   are the tasks on a pool; one thread runs the same chunks in order. Scratch: the chunks'
+   partials on the calling thread's stack (SK_DEC_PART floats, ~33 KB): heads go in rounds that
+   fit it. */
+enum { SK_DEC_HG = 16, SK_DEC_BK = 256, SK_DEC_G = 8, SK_DEC_CHUNK = 512, SK_DEC_CMAX = 8,
        SK_DEC_PART = SK_DEC_HG * SK_DEC_CMAX * (64 + 2) };
 #define TP_MIN_BYTES_DEC (512.0 * 1024)
 
-/* The mask of the query row (row 0) on every head of the tile st (keys [c0, c0+bk), hn heads). */
-static void mask_dec(const sk_mask *m, size_t c0, size_t bk, size_t hn, float *st)
-{
-    for (size_t j = 0; j < bk; j++) {
-        float *s = st + j * SK_ATTN_DEC_H;
-        switch (m->kind) {
-        case SK_MASK_KEYS:
-        case SK_MASK_BOOL:
-            if (!((const uint8_t *)sk_mask_row(m, 0))[c0 + j])
-                for (size_t h = 0; h < hn; h++) s[h] = -INFINITY;
-            break;
-        case SK_MASK_ADD: {
-            const float x = ((const float *)sk_mask_row(m, 0))[c0 + j];
-            for (size_t h = 0; h < hn; h++) s[h] = x == -INFINITY ? -INFINITY : s[h] + x;
-            break;
-        }
-        case SK_MASK_CAUSAL:
-            if (c0 + j >= sk_causal_len(0, c0 + bk, m->offset))
-                for (size_t h = 0; h < hn; h++) s[h] = -INFINITY;
-            break;
-        default:
-            break;
-        }
-    }
-}
-
-/* Heads [0, hn) (pointers at the first one; hn <= SK_ATTN_DEC_H) over keys [kb, ke): the
-   unnormalised output o (head h at o + h * dh), running max m[h] and sum l[h] (set here). */
+/* Heads [0, hn) (pointers at the first one; hn <= SK_DEC_HG) over keys [kb, ke): the unnormalised
+   output o (head h at o + h * dh), running max m[h] and sum l[h] (initialised here). */
 static void decode_range(const sk_attn_tables *dsp, size_t hn, size_t dh, const float *qh,
                          const float *kh, size_t ldk, const float *vh, size_t ldv, float scale,
-                         const sk_mask *mask, size_t kb, size_t ke, float *o, float *mrow,
-                         float *lrow)
+                         const sk_mask *mask, size_t kb, size_t ke, int pf, size_t G, float *o,
+                         float *mrow, float *lrow)
 {
-    SK_ALIGN(64) float st[SK_ATTN_DEC_H * SK_DEC_BK];
-    SK_ALIGN(64) float m[SK_ATTN_DEC_H], l[SK_ATTN_DEC_H], corr[SK_ATTN_DEC_H];
+    SK_ALIGN(64) float st[SK_DEC_HG * SK_DEC_BK];
+    float corr[SK_DEC_HG];
+    static const float one = 1.f;
     const sk_attn_dsp *a = dsp->attn;
     memset(o, 0, hn * dh * sizeof(float));
-    for (size_t h = 0; h < SK_ATTN_DEC_H; h++) { m[h] = -INFINITY; l[h] = 0.f; }
+    for (size_t h = 0; h < hn; h++) { mrow[h] = -INFINITY; lrow[h] = 0.f; }
     for (size_t c0 = kb; c0 < ke; c0 += SK_DEC_BK) {
         const size_t bk = ke - c0 < SK_DEC_BK ? ke - c0 : SK_DEC_BK;
         if (mask && mask->kind == SK_MASK_KEYS && keys_all_masked(mask, c0, bk)) continue;
-        a->dec_score(bk, hn, dh, scale, kh + c0 * ldk, ldk, qh, st);
-        if (mask) mask_dec(mask, c0, bk, hn, st);
-        a->online(dsp->math, bk, SK_ATTN_DEC_H, st, m, l, corr);
-        a->dec_pv(bk, hn, dh, st, vh + c0 * ldv, ldv, corr, o);
+        for (size_t j = 0; j < bk; j += G) {
+            const size_t g = bk - j < G ? bk - j : G;
+            const size_t pe = c0 + j + 2 * G < ke ? c0 + j + 2 * G : ke;
+            for (size_t h = 0; h < hn; h++) {
+                if (pf) prefetch_rows(kh + h * dh, ldk, c0 + j + g, pe, dh * sizeof(float));
+                a->score(dsp->gemm, g, 1, dh, scale, kh + (c0 + j) * ldk + h * dh, ldk,
+                         qh + h * dh, dh, NULL, st + h * SK_DEC_BK + j);
+            }
+        }
+        for (size_t h = 0; h < hn; h++) {
+            if (mask) mask_tile(mask, 0, 1, c0, bk, st + h * SK_DEC_BK);
+            a->online(dsp->math, bk, 1, st + h * SK_DEC_BK, mrow + h, lrow + h, corr + h);
+        }
+        for (size_t j = 0; j < bk; j += G) {
+            const size_t g = bk - j < G ? bk - j : G;
+            const size_t pe = c0 + j + 2 * G < ke ? c0 + j + 2 * G : ke;
+            for (size_t h = 0; h < hn; h++) {
+                if (pf) prefetch_rows(vh + h * dh, ldv, c0 + j + g, pe, dh * sizeof(float));
+                a->pv(dsp->gemm, 1, g, dh, st + h * SK_DEC_BK + j, vh + (c0 + j) * ldv + h * dh,
+                      ldv, j ? &one : corr + h, o + h * dh, dh);
+            }
+        }
     }
-    for (size_t h = 0; h < hn; h++) { mrow[h] = m[h]; lrow[h] = l[h]; }
 }
 
 typedef struct dec_job {
     const sk_attn_tables *dsp;
-    size_t dh, ldk, ldv, kv_end, chunk, nc, h0, hr, ns;
+    size_t dh, ldk, ldv, kv_end, G, chunk, nc, h0, hr, ns;
     const float *q, *k, *v;
     float scale;
     const sk_mask *mask;
+    int pf;
     float *out;  /* nc == 1: the output */
     float *part; /* nc > 1: chunk c, head h of the round: o at part + (c * hr + h) * dh, then the
                     nc * hr maxima and nc * hr sums */
@@ -336,7 +339,7 @@ static void dec_task(void *arg, size_t t)
             float mrow[SK_DEC_HG], lrow[SK_DEC_HG];
             float *o = j->out + h * j->dh;
             decode_range(j->dsp, hn, j->dh, qh, kh, j->ldk, vh, j->ldv, j->scale, j->mask, kb, ke,
-                         o, mrow, lrow);
+                         j->pf, j->G, o, mrow, lrow);
             for (size_t i = 0; i < hn; i++) {
                 if (lrow[i] == 0.f) continue; /* fully masked: stays zero */
                 const float inv = 1.f / lrow[i];
@@ -345,7 +348,7 @@ static void dec_task(void *arg, size_t t)
         } else {
             float *pm = j->part + j->nc * j->hr * j->dh + c * j->hr + g0;
             decode_range(j->dsp, hn, j->dh, qh, kh, j->ldk, vh, j->ldv, j->scale, j->mask, kb, ke,
-                         j->part + (c * j->hr + g0) * j->dh, pm, pm + j->nc * j->hr);
+                         j->pf, j->G, j->part + (c * j->hr + g0) * j->dh, pm, pm + j->nc * j->hr);
         }
     }
 }
@@ -388,6 +391,9 @@ static void mha_decode(const sk_threadpool *tp, const sk_attn_tables *dsp, size_
         mask && mask->kind == SK_MASK_CAUSAL ? sk_causal_len(0, n_kv, mask->offset) : n_kv;
     dec_job j = { .dsp = dsp, .dh = dh, .ldk = ldk, .ldv = ldv, .kv_end = kv_end, .q = q, .k = k,
                   .v = v, .scale = scale, .mask = mask, .out = out, .part = part };
+    /* row groups and software prefetch (a group ahead) only beyond 4 MB of K and V */
+    j.pf = (double)kv_end * (double)(ldk + ldv) * sizeof(float) > 4.0 * 1024 * 1024;
+    j.G = j.pf ? SK_DEC_G : SK_DEC_BK;
     /* the chunks: by n_kv (through kv_end) and dh alone */
     size_t nc = (kv_end + SK_DEC_CHUNK - 1) / SK_DEC_CHUNK;
     nc = nc < SK_DEC_CMAX ? nc : SK_DEC_CMAX;

@@ -4,10 +4,8 @@
  * per query row, a running max m, a running sum l and the unnormalised output in `out` itself.
  * The score tile is stored transposed, st[j * bq + r] (key j, query row r): a query row is then a
  * column, so the online-softmax update (max / exp / sum per row) runs down the columns with whole
- * vectors across rows, and P·V broadcasts st entries. For bq == 1 (one query row) the tile is one
- * contiguous row of keys. The decoder step over many heads has its own pair of slots (dec_score,
- * dec_pv: all heads of a K / V row at a time) whose tile the online slot runs as one lane per head.
- * The tile slots below are what each ISA provides, filled scalar first
+ * vectors across rows, and P·V broadcasts st entries. For bq == 1 (a decoder step) the tile is one
+ * contiguous row of keys. The tile slots below are what each ISA provides, filled scalar first
  * (built on the GEMM and the exp slots) and then upgraded tier by tier. Each slot takes the table
  * it builds on (the scalar tiles use it; the ISA tiles are self-contained and ignore it). */
 #ifndef SK_ATTN_H
@@ -28,14 +26,6 @@ typedef void sk_attn_online_fn(const struct sk_math_dsp *math, size_t bk, size_t
 typedef void sk_attn_pv_fn(const struct sk_gemm_dsp *gemm, size_t bq, size_t bk, size_t dv,
                            const float *st, const float *v, size_t ldv, const float *corr,
                            float *o, size_t ldo);
-typedef void sk_attn_dec_score_fn(size_t bk, size_t hn, size_t dh, float scale, const float *k,
-                                  size_t ldk, const float *q, float *st);
-typedef void sk_attn_dec_pv_fn(size_t bk, size_t hn, size_t dh, const float *st, const float *v,
-                               size_t ldv, const float *corr, float *o);
-
-/* The decoder-step tile: SK_ATTN_DEC_H heads per key, st[j * SK_ATTN_DEC_H + h] (key j, head h),
-   so that the online slot runs it as a block of SK_ATTN_DEC_H query rows (one lane per head). */
-enum { SK_ATTN_DEC_H = 16 };
 
 typedef struct sk_attn_dsp {
     /* qt[p * bq + r] = q[r * ldq + p] for r < bq, p < d (d <= dmax): Q^T of the query block,
@@ -50,17 +40,6 @@ typedef struct sk_attn_dsp {
     sk_attn_online_fn *online;
     /* o[r, :dv] = corr[r] * o[r, :dv] + sum_j st[j * bq + r] * v[j, :dv]. */
     sk_attn_pv_fn *pv;
-    /* A decoder step over hn <= SK_ATTN_DEC_H heads side by side, head h at columns
-       [h * dh, h * dh + dh) of q, of every K row and of every V row: each row is read once, in
-       order, for all its heads.
-       dec_score: st[j * SK_ATTN_DEC_H + h] = scale * (k[j, h] . q[h]) for j < bk, h < hn, and
-       -inf for hn <= h < SK_ATTN_DEC_H. Each head's sum is computed alone: its bits do not depend
-       on hn or on the head's position. */
-    sk_attn_dec_score_fn *dec_score;
-    /* dec_pv: for h < hn, x < dh, c = h * dh + x:
-       o[c] = corr[h] * o[c] + sum_j st[j * SK_ATTN_DEC_H + h] * v[j * ldv + c], keys in order
-       (per element: its bits do not depend on hn or on the head's position). */
-    sk_attn_dec_pv_fn *dec_pv;
     size_t dmax; /* largest d the pack_q/score pair takes (pack buffer); larger d: scalar pair */
 } sk_attn_dsp;
 
@@ -98,7 +77,5 @@ sk_attn_pack_q_fn sk_attn_pack_q_scalar;
 sk_attn_score_fn sk_attn_score_scalar;
 sk_attn_online_fn sk_attn_online_scalar;
 sk_attn_pv_fn sk_attn_pv_scalar;
-sk_attn_dec_score_fn sk_attn_dec_score_scalar;
-sk_attn_dec_pv_fn sk_attn_dec_pv_scalar;
 
 #endif

@@ -1,6 +1,5 @@
 /* Attention tile kernels, portable: the score tile and P·V through the GEMM slot (so this path
- * speeds up with the GEMM), the online-softmax update through the exp slots for one query row, and
- * the decoder-step pair (all heads of a K / V row at a time) in plain loops. */
+ * speeds up with the GEMM), the online-softmax update through the exp slots for a decoder step. */
 #include <math.h>
 #include "attn.h"
 #include "gemm.h"
@@ -61,33 +60,4 @@ void sk_attn_pv_scalar(const struct sk_gemm_dsp *gemm, size_t bq, size_t bk, siz
             for (size_t c = 0; c < dv; c++) o[r * ldo + c] *= corr[r];
     /* o (bq x dv) += st^T V */
     sk_gemm_run(gemm, SK_TRANS, SK_NOTRANS, bq, dv, bk, 1.f, st, bq, v, ldv, 1.f, o, ldo);
-}
-
-void sk_attn_dec_score_scalar(size_t bk, size_t hn, size_t dh, float scale, const float *k,
-                              size_t ldk, const float *q, float *st)
-{
-    for (size_t j = 0; j < bk; j++) {
-        const float *kj = k + j * ldk;
-        float *s = st + j * SK_ATTN_DEC_H;
-        for (size_t h = 0; h < hn; h++) {
-            float acc = 0.f;
-            for (size_t p = 0; p < dh; p++) acc += kj[h * dh + p] * q[h * dh + p];
-            s[h] = scale * acc;
-        }
-        for (size_t h = hn; h < SK_ATTN_DEC_H; h++) s[h] = -INFINITY;
-    }
-}
-
-void sk_attn_dec_pv_scalar(size_t bk, size_t hn, size_t dh, const float *st, const float *v,
-                           size_t ldv, const float *corr, float *o)
-{
-    for (size_t h = 0; h < hn; h++)
-        if (corr[h] != 1.f)
-            for (size_t x = 0; x < dh; x++) o[h * dh + x] *= corr[h];
-    /* row by row, every head of the row */
-    for (size_t j = 0; j < bk; j++) {
-        const float *vj = v + j * ldv, *p = st + j * SK_ATTN_DEC_H;
-        for (size_t h = 0; h < hn; h++)
-            for (size_t x = 0; x < dh; x++) o[h * dh + x] += p[h] * vj[h * dh + x];
-    }
 }

@@ -301,106 +301,6 @@ static void check_tiles(const sk_dsp *t, const sk_dsp *ref, const sk_dsp *below)
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) ck_buf_free(bufs[i]);
 }
 
-/* --- the decoder-step tile slots ---
- * dec_score / dec_pv against the scalar table's on hn = 1..16 heads, dh around the vector widths,
- * bk around the 4-row groups, rows padded with NaN (a read beyond hn * dh turns the result NaN);
- * and each head computed alone (hn = 1, pointers at the head) must give the same bits as in the
- * full call: the decoder step's thread partition relies on it. */
-typedef struct dec_arg {
-    const sk_attn_dsp *d;
-    int pv;
-    size_t bk, hn, dh, ld;
-    const float *k, *q, *st, *corr;
-    float *out;
-} dec_arg;
-
-static void dec_call(void *p)
-{
-    const dec_arg *a = p;
-    if (a->pv) a->d->dec_pv(a->bk, a->hn, a->dh, a->st, a->k, a->ld, a->corr, a->out);
-    else a->d->dec_score(a->bk, a->hn, a->dh, 0.125f, a->k, a->ld, a->q, a->out);
-}
-
-static void check_dec(const sk_attn_dsp *d, const sk_attn_dsp *ref, const sk_attn_dsp *below)
-{
-    enum { DH_MAX = 130, BK_MAX = 19, H = SK_ATTN_DEC_H };
-    static const size_t dhs[] = { 1, 7, 8, 9, 15, 16, 17, 31, 32, 33, 40, 63, 64, 65, 128, 130 };
-    static const size_t bks[] = { 1, 3, 4, 5, 8, 19 };
-    const size_t ld = H * DH_MAX + 3;
-    float *k = ck_buf_alloc(BK_MAX * ld), *q = ck_buf_alloc(H * DH_MAX);
-    float *st = ck_buf_alloc(BK_MAX * H), *corr = ck_buf_alloc(H);
-    float *o = ck_buf_alloc(H * DH_MAX), *o2 = ck_buf_alloc(H * DH_MAX);
-    float *o3 = ck_buf_alloc(H * DH_MAX), *o0 = ck_buf_alloc(H * DH_MAX);
-    float *s1 = ck_buf_alloc(BK_MAX * H), *s2 = ck_buf_alloc(BK_MAX * H);
-    float *s3 = ck_buf_alloc(BK_MAX * H);
-    for (int pv = 0; pv < 2; pv++) {
-        if (pv ? d->dec_pv == below->dec_pv : d->dec_score == below->dec_score) continue;
-        const char *name = pv ? "attn.dec_pv" : "attn.dec_score";
-        for (size_t hn = 1; hn <= H; hn++)
-            for (size_t di = 0; di < sizeof dhs / sizeof dhs[0]; di++)
-                for (size_t bi = 0; bi < sizeof bks / sizeof bks[0]; bi++) {
-                    const size_t dh = dhs[di], bk = bks[bi], w = hn * dh;
-                    if (hn % 5 != 1 && hn != H && dh % 16 != 1 && dh != 64) continue;
-                    ck_func("slot %s hn=%zu dh=%zu bk=%zu", name, hn, dh, bk);
-                    ck_fill(k, BK_MAX * ld, -1.f, 1.f);
-                    for (size_t j = 0; j < bk; j++) /* the row's other heads: NaN */
-                        for (size_t x = w; x < ld; x++) k[j * ld + x] = NAN;
-                    ck_fill(q, H * DH_MAX, -1.f, 1.f);
-                    for (size_t x = w; x < H * DH_MAX; x++) q[x] = NAN;
-                    ck_fill(st, BK_MAX * H, 0.f, 1.f);
-                    for (size_t i = 0; i < BK_MAX * H; i++)
-                        if (ck_rand_u32(5) == 0) st[i] = 0.f;
-                    for (size_t h = 0; h < H; h++)
-                        corr[h] = ck_rand_u32(3) == 0 ? 1.f : ck_randf(0.f, 1.f);
-                    ck_fill(o0, H * DH_MAX, -1.f, 1.f);
-                    memcpy(o, o0, H * DH_MAX * sizeof(float));
-                    memcpy(o2, o0, H * DH_MAX * sizeof(float));
-                    memcpy(o3, o0, H * DH_MAX * sizeof(float));
-                    dec_arg a = { d, pv, bk, hn, dh, ld, k, q, st, corr, pv ? o : s1 };
-                    dec_arg b = { ref, pv, bk, hn, dh, ld, k, q, st, corr, pv ? o2 : s2 };
-                    dec_call(&a);
-                    dec_call(&b);
-                    if (!pv) {
-                        close_all(s1, s2, bk * H, 1e-5f, 1e-6f * (float)dh, "st");
-                    } else {
-                        close_all(o, o2, w, 1e-5f, 1e-5f * (float)bk, "o");
-                        close_all(o + w, o0 + w, H * DH_MAX - w, 0.f, 0.f, "o beyond hn");
-                    }
-                    /* each head alone, at its own pointers: the same bits */
-                    for (size_t h = 0; h < hn; h++) {
-                        if (pv) {
-                            d->dec_pv(bk, 1, dh, st + h, k + h * dh, ld, corr + h, o3 + h * dh);
-                        } else {
-                            d->dec_score(bk, 1, dh, 0.125f, k + h * dh, ld, q + h * dh, s3);
-                            for (size_t j = 0; j < bk; j++)
-                                if (memcmp(s3 + j * H, s1 + j * H + h, sizeof(float)))
-                                    ck_fail("head %zu alone: st[%zu] %.9g, in the call %.9g", h,
-                                            j, s3[j * H], s1[j * H + h]);
-                        }
-                    }
-                    if (pv && memcmp(o3, o, w * sizeof(float)))
-                        ck_fail("heads alone: o differs from the call");
-                    ck_buf_check(s1, "st");
-                    ck_buf_check(o, "o");
-                    ck_buf_check(o3, "o");
-                }
-        if (g_bench) {
-            const size_t hn = H, dh = 64, bk = 16, ldb = hn * dh;
-            dec_arg a = { d, pv, bk, hn, dh, ldb, k, q, st, corr, pv ? o : s1 };
-            dec_arg b = { ref, pv, bk, hn, dh, ldb, k, q, st, corr, pv ? o2 : s2 };
-            ck_fill(k, BK_MAX * ld, -1.f, 1.f);
-            ck_fill(q, H * DH_MAX, -1.f, 1.f);
-            for (size_t h = 0; h < H; h++) corr[h] = 1.f;
-            char nm[48];
-            snprintf(nm, sizeof nm, "%s/%zux%zux%zu", name, bk, hn, dh);
-            bench(nm, "scalar", dec_call, &b, 500);
-            bench(nm, sk_isa_name(ck_isa()), dec_call, &a, 500);
-        }
-    }
-    float *bufs[] = { k, q, st, corr, o, o2, o3, o0, s1, s2, s3 };
-    for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) ck_buf_free(bufs[i]);
-}
-
 /* --- GEMM table slots ---
  * Each non-NULL slot of the GEMM table that differs from the tier below, called directly with the
  * tile sizes of the table under test, against a double sum with the GEMM bound
@@ -683,6 +583,5 @@ void ck_test_slots(void)
     }
     check_math(&t->math, &ref->math, &below->math);
     check_tiles(t, ref, below);
-    check_dec(&t->attn, &ref->attn, &below->attn);
     check_gemm(&t->gemm, &ref->gemm, &below->gemm);
 }
