@@ -216,8 +216,7 @@ size_t sk_mhca_workspace_size(const sk_mhca *layer, size_t n_dec, size_t n_enc)
     size_t sum;
     if ((!a && n_enc && layer->d_model) || (!b && n_dec && layer->d_model)) return 0;
     size_t ne; /* the encoder rows of such a call must be able to exist */
-    if (layer->d_model && (!sk_mul_ok(n_enc, sk_mhca_enc_width(layer), &ne) || ne > SK_ELEMS_MAX))
-        return 0;
+    if (!sk_mul_ok(n_enc, sk_mhca_enc_width(layer), &ne) || ne > SK_ELEMS_MAX) return 0;
     if (!sk_add_ok(a, b, &sum) || sum / sizeof(float) > SK_ELEMS_MAX) return 0;
     return sum;
 }
