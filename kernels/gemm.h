@@ -80,13 +80,16 @@ typedef struct sk_gemm_dsp {
                    tile walks at most set_rows rows of B at such a stride
        b_alias     NN: B row strides that are multiples of this are packed in a pass of their own,
                    not read in place by the kernels (0: any stride)
+       b_rows_min  NN over several MC blocks: a kc x nc block of B of at least this many floats
+                   is packed row by row in a pass of its own (0: never); a smaller one is copied
+                   by the first MC block's kernels as they read it in place
        cp_min, cp_stride, cp_blocks  an in-place B panel is copied by the first row block's
                    kernel for the others when at least cp_blocks row blocks read it and k x n
                    exceeds cp_min or ldb is a multiple of cp_stride
        direct_a_strips  over several MC blocks, A is read in place (not packed) when n spans at
                    most this many NR strips: too few reuses of A to pay for its packing
        line_floats  a cache line: the next A block is prefetched line by line */
-    unsigned set_stride, set_rows, b_alias, cp_min, cp_stride, cp_blocks, direct_a_strips;
+    unsigned set_stride, set_rows, b_alias, b_rows_min, cp_min, cp_stride, cp_blocks, direct_a_strips;
     unsigned line_floats;
     /* the partition over a thread pool:
        gemv_group  columns per unit of the m == 1 and dot paths (a multiple of the matrix-vector

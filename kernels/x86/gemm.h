@@ -72,12 +72,16 @@ static inline void sk_gemm_dsp_init_x86(sk_gemm_dsp *d, sk_isa isa)
     /* planner: rows at 4 KiB strides share an L1 set, 8 such rows walked side by side stay in
        L1 (8 ways on Zen 4, 12 on Zen 5 and Golden Cove); B read in place at any stride (the
        kernels prefetch its rows into L2); an in-place panel copied for the later row blocks past
-       16 KiB of B or at 2 KiB strides, when two or more row blocks after the first read it; A
-       packed over several MC blocks unless n spans at most 4 NR strips. The pool partition: the
-       scalar table's. */
+       16 KiB of B or at 2 KiB strides, when two or more row blocks after the first read it; over
+       several MC blocks, a B block of 1 MiB or more (past L2 on Zen 4) packed row by row up
+       front, a smaller one copied by the first MC block's kernels (measured on an Intel Xeon
+       with AVX-512: the up-front pass is 4-10% faster on 256-1024 x 1024 x 1024 and 2-4% slower
+       on 512 x 512 x 64, docs/bench/gemm-tuning.md); A packed over several MC blocks unless n
+       spans at most 4 NR strips. The pool partition: the scalar table's. */
     d->set_stride = 1024;
     d->set_rows = 8;
     d->b_alias = 0;
+    d->b_rows_min = 256 * 1024;
     d->cp_min = 4096;
     d->cp_stride = 512;
     d->cp_blocks = 3;
@@ -90,10 +94,11 @@ static inline void sk_gemm_dsp_init_x86(sk_gemm_dsp *d, sk_isa isa)
     d->w_mr = SK_GEMM_AVX2_W_MR;
     d->w_nr = SK_GEMM_AVX2_W_NR;
     /* AMD Zen 4 / Zen 5 and recent Intel cores: L1d 32-48 KiB (B micro-panel KC x 16 = 16 KiB +
-       A micro-panel 6 KiB), L2 1-2 MiB (A block MC x KC = 168 KiB), L3 >= 8 MiB (B block KC x NC
-       = 4 MiB). KC 256 is the fastest (docs/bench/gemm-tuning.md). */
+       A micro-panel 6 KiB), L2 1-2 MiB (A block MC x KC = 72 KiB), L3 >= 8 MiB (B block KC x NC
+       = 4 MiB). KC 256 is the fastest; MC 72 (12 row blocks) runs 5-17% faster than 168 on the
+       Intel Xeon over several MC blocks (docs/bench/gemm-tuning.md). */
     d->kc = 256;
-    d->mc = 168;
+    d->mc = 72;
     d->nc = 4080;
 
     if (!sk_x86_tier(isa, SK_ISA_AVX512)) return;
@@ -116,9 +121,10 @@ static inline void sk_gemm_dsp_init_x86(sk_gemm_dsp *d, sk_isa isa)
     d->w_nr = SK_GEMM_AVX512_W_NR;
     /* AMD Zen 4 / Zen 5, Intel Xeon: L1d 32-48 KiB (B micro-panel KC x 32 = 32 KiB, streamed
        against the A micro-panel's 8 KiB; KC 256 is the fastest, docs/bench/gemm-tuning.md), L2
-       1-2 MiB (A block MC x KC = 168 KiB), L3 >= 8 MiB (B block KC x NC = 4 MiB). */
+       1-2 MiB (A block MC x KC = 64 KiB: MC 64, 8 row blocks, runs 2-8% faster than 168 and 96
+       on the Intel Xeon over several MC blocks), L3 >= 8 MiB (B block KC x NC = 4 MiB). */
     d->kc = 256;
-    d->mc = 168;
+    d->mc = 64;
     d->nc = 4080;
 }
 
