@@ -18,10 +18,11 @@
  * block's kernel also stores the panel it reads to a packed panel, which the other row blocks
  * read from L1 (rows at a stride of cp_stride share a few L1 sets: read in place again, they would
  * come from L2 each time). NN over several MC blocks packs the B block either the same way, in
- * the first MC block's kernels, or, from a size on (b_rows_min), row by row in a pass of its own (B
- * then streams in order, not at its stride under the first block's kernels). A table may keep some B
- * strides (b_alias) away from its kernels: B is then always packed row by row up front. NT with one MC block packs each B panel right before
- * use, NT over several MC blocks the whole B block up front.
+ * the first MC block's kernels, or, from a size on (b_rows_min), row by row in a pass of its own
+ * (B then streams in order, not at its stride under the first block's kernels). A table may keep
+ * some B strides (b_alias) away from its kernels: B is then always packed row by row up front.
+ * NT with one MC block packs each B panel right before use, NT over several MC blocks the whole B
+ * block up front.
  * A: when m fits one MC block (or few NR strips reuse A), A is read in place (its rows, or op(A) =
  * A^T by columns) unless its row stride would pile the rows into one L1 set; else each MC block is
  * packed, and the next MC block is prefetched into L2 a slice per B panel while the current one
@@ -167,9 +168,9 @@ enum gemm_b_source {
                        several MC blocks when the block is large (b_rows_min): the whole block
                        packed up front, row by row (B streams in order) */
     B_BLOCK_PANELS, /* NT over several MC blocks: the whole block packed up front */
-    B_BLOCK_FUSED   /* NN over several MC blocks otherwise: the whole block packed by the first MC block's
-                       first row block, whose kernels store each full panel as they read it in
-                       place (partial panels: packed right before use) */
+    B_BLOCK_FUSED   /* NN over several MC blocks otherwise: the whole block packed by the first
+                       MC block's first row block, whose kernels store each full panel as they
+                       read it in place (partial panels: packed right before use) */
 };
 
 /* The row blocks of an MC block: `count` blocks, the first `first` of them `hi` rows tall, the
@@ -247,10 +248,11 @@ static void plan_make(const sk_gemm_dsp *d, enum gemm_path path, sk_trans ta, sk
         p->b = one_ic ? B_PANEL : B_BLOCK_PANELS;
     else if (d->b_alias && ldb % d->b_alias == 0)
         p->b = B_BLOCK_ROWS;
+    else if (one_ic)
+        p->b = B_IN_PLACE;
     else
-        p->b = one_ic                                      ? B_IN_PLACE
-               : d->b_rows_min && p->kc * (n < NC ? n : NC) >= d->b_rows_min ? B_BLOCK_ROWS
-                                                                  : B_BLOCK_FUSED;
+        p->b = d->b_rows_min && p->kc * (n < NC ? n : NC) >= d->b_rows_min ? B_BLOCK_ROWS
+                                                                            : B_BLOCK_FUSED;
     /* A in place when its packing would not pay (m is one block, or few NR strips reuse each A
        block) and the rows the kernel walks do not pile up in one L1 set (a row stride that is a
        multiple of set_stride maps every row to the same set: fine for up to set_rows rows of A

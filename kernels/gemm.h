@@ -89,8 +89,8 @@ typedef struct sk_gemm_dsp {
        direct_a_strips  over several MC blocks, A is read in place (not packed) when n spans at
                    most this many NR strips: too few reuses of A to pay for its packing
        line_floats  a cache line: the next A block is prefetched line by line */
-    unsigned set_stride, set_rows, b_alias, b_rows_min, cp_min, cp_stride, cp_blocks, direct_a_strips;
-    unsigned line_floats;
+    unsigned set_stride, set_rows, b_alias, b_rows_min, cp_min, cp_stride, cp_blocks;
+    unsigned direct_a_strips, line_floats;
     /* the partition over a thread pool:
        gemv_group  columns per unit of the m == 1 and dot paths (a multiple of the matrix-vector
                    and dot kernels' column groups)
