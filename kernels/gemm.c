@@ -20,7 +20,8 @@
  * come from L2 each time). NN over several MC blocks packs the B block either the same way, in
  * the first MC block's kernels, or, from a size on (b_rows_min), row by row in a pass of its own
  * (B then streams in order, not at its stride under the first block's kernels). A table may keep
- * some B strides (b_alias) away from its kernels: B is then always packed row by row up front.
+ * some B strides (b_alias) away from its kernels, and a B too large for the TLB's reach
+ * (b_span_min) from in-place reads: B is then packed row by row up front too.
  * NT with one MC block packs each B panel right before use, NT over several MC blocks the whole B
  * block up front.
  * A: when m fits one MC block (or few NR strips reuse A), A is read in place (its rows, or op(A) =
@@ -164,9 +165,10 @@ enum gemm_b_source {
     B_IN_PLACE,     /* NN, one MC block: the full panels read in place (the kernels prefetch B's
                        rows), the last, partial panel packed right before use */
     B_PANEL,        /* NT, one MC block: each panel packed right before use */
-    B_BLOCK_ROWS,   /* NN, B at a stride the table keeps from its kernels (b_alias), or over
-                       several MC blocks when the block is large (b_rows_min): the whole block
-                       packed up front, row by row (B streams in order) */
+    B_BLOCK_ROWS,   /* NN, B at a stride the table keeps from its kernels (b_alias), a B that
+                       spans more than the TLB reaches (b_span_min), or a large block over
+                       several MC blocks (b_rows_min): the whole block packed up front, row by
+                       row (B streams in order) */
     B_BLOCK_PANELS, /* NT over several MC blocks: the whole block packed up front */
     B_BLOCK_FUSED   /* NN over several MC blocks otherwise: the whole block packed by the first
                        MC block's first row block, whose kernels store each full panel as they
@@ -249,7 +251,7 @@ static void plan_make(const sk_gemm_dsp *d, enum gemm_path path, sk_trans ta, sk
     else if (d->b_alias && ldb % d->b_alias == 0)
         p->b = B_BLOCK_ROWS;
     else if (one_ic)
-        p->b = B_IN_PLACE;
+        p->b = d->b_span_min && ldb >= cdiv(d->b_span_min, k) ? B_BLOCK_ROWS : B_IN_PLACE;
     else
         p->b = d->b_rows_min && p->kc * (n < NC ? n : NC) >= d->b_rows_min ? B_BLOCK_ROWS
                                                                             : B_BLOCK_FUSED;

@@ -80,6 +80,10 @@ typedef struct sk_gemm_dsp {
                    tile walks at most set_rows rows of B at such a stride
        b_alias     NN: B row strides that are multiples of this are packed in a pass of their own,
                    not read in place by the kernels (0: any stride)
+       b_span_min  NN with one MC block: a B that spans at least this many floats (k x ldb) is
+                   packed row by row, a kc x nc block at a time, in a pass of its own, not read
+                   in place (0: never): past the TLB's reach, B's rows at a 4 KiB-multiple
+                   stride, read down a panel, each cost a page walk
        b_rows_min  NN over several MC blocks: a kc x nc block of B of at least this many floats
                    is packed row by row in a pass of its own (0: never); a smaller one is copied
                    by the first MC block's kernels as they read it in place
@@ -89,7 +93,7 @@ typedef struct sk_gemm_dsp {
        direct_a_strips  over several MC blocks, A is read in place (not packed) when n spans at
                    most this many NR strips: too few reuses of A to pay for its packing
        line_floats  a cache line: the next A block is prefetched line by line */
-    unsigned set_stride, set_rows, b_alias, b_rows_min, cp_min, cp_stride, cp_blocks;
+    unsigned set_stride, set_rows, b_alias, b_span_min, b_rows_min, cp_min, cp_stride, cp_blocks;
     unsigned direct_a_strips, line_floats;
     /* the partition over a thread pool:
        gemv_group  columns per unit of the m == 1 and dot paths (a multiple of the matrix-vector

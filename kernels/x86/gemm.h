@@ -77,11 +77,17 @@ static inline void sk_gemm_dsp_init_x86(sk_gemm_dsp *d, sk_isa isa)
        front, a smaller one copied by the first MC block's kernels (measured on an Intel Xeon
        with AVX-512: the up-front pass is 4-10% faster on 256-1024 x 1024 x 1024 and 2-4% slower
        on 512 x 512 x 64, docs/bench/gemm-tuning.md); A packed over several MC blocks unless n
-       spans at most 4 NR strips. The pool partition: the scalar table's. */
+       spans at most 4 NR strips. With one MC block, a B of 8 MiB or more (the 2048 4 KiB pages
+       an Intel core's second-level TLB maps; Zen 4 maps 3072) packed row by row up front too:
+       read in place down each panel, its rows at a 4 KiB-multiple stride each cost a page walk
+       (16x4096x1024 and 16x2048x2048 ran 2x faster packed, 16x2048x1024 1.1x, 64 and
+       16x1024x1024 read in place within 5%, 4x1024x1024 0.7x packed). The pool partition: the
+       scalar table's. */
     d->set_stride = 1024;
     d->set_rows = 8;
     d->b_alias = 0;
     d->b_rows_min = 256 * 1024;
+    d->b_span_min = 2 * 1024 * 1024;
     d->cp_min = 4096;
     d->cp_stride = 512;
     d->cp_blocks = 3;
@@ -95,11 +101,12 @@ static inline void sk_gemm_dsp_init_x86(sk_gemm_dsp *d, sk_isa isa)
     d->w_nr = SK_GEMM_AVX2_W_NR;
     /* AMD Zen 4 / Zen 5 and recent Intel cores: L1d 32-48 KiB (B micro-panel KC x 16 = 16 KiB +
        A micro-panel 6 KiB), L2 1-2 MiB (A block MC x KC = 72 KiB), L3 >= 8 MiB (B block KC x NC
-       = 4 MiB). KC 256 is the fastest; MC 72 (12 row blocks) runs 5-17% faster than 168 on the
-       Intel Xeon over several MC blocks (docs/bench/gemm-tuning.md). */
+       = 1 MiB). KC 256 is the fastest; MC 72 (12 row blocks) runs 5-17% faster than 168 on the
+       Intel Xeon over several MC blocks; NC about 1024 and 512 are level, 2048 and 4080 up to
+       1.4x slower on B blocks packed up front (docs/bench/gemm-tuning.md). */
     d->kc = 256;
     d->mc = 72;
-    d->nc = 4080;
+    d->nc = 1008; /* 63 x 16, 42 x 24: no partial panel of either tile at an NC edge */
 
     if (!sk_x86_tier(isa, SK_ISA_AVX512)) return;
     d->ukr = sk_gemm_ukr_avx512;
@@ -122,10 +129,11 @@ static inline void sk_gemm_dsp_init_x86(sk_gemm_dsp *d, sk_isa isa)
     /* AMD Zen 4 / Zen 5, Intel Xeon: L1d 32-48 KiB (B micro-panel KC x 32 = 32 KiB, streamed
        against the A micro-panel's 8 KiB; KC 256 is the fastest, docs/bench/gemm-tuning.md), L2
        1-2 MiB (A block MC x KC = 64 KiB: MC 64, 8 row blocks, runs 2-8% faster than 168 and 96
-       on the Intel Xeon over several MC blocks), L3 >= 8 MiB (B block KC x NC = 4 MiB). */
+       on the Intel Xeon over several MC blocks), L2 or L3 (B block KC x NC = 1 MiB: NC as the
+       AVX2 tier; 1024 = 32 x 32 = 16 x 64: no partial panel at an NC edge). */
     d->kc = 256;
     d->mc = 64;
-    d->nc = 4080;
+    d->nc = 1024;
 }
 
 #endif

@@ -2,10 +2,10 @@
  * against a double-precision reference with the contract's bound
  *   |C - exact| <= (2 k + 4) 2^-24 (|alpha| |op(A)| |op(B)| + |beta| |C0|)   (elementwise),
  * over sizes around every tile edge (MR, NR), cache block (MC, KC, NC) and planner threshold
- * (dot_rows, ukr_t_m, ukr_t_n, set_stride, set_rows, b_alias, b_rows_min, cp_min, cp_stride,
- * cp_blocks, direct_a_strips) of the table under test, each read from it, B strides that are
- * multiples of 4 KiB; each slot of the table (micro-kernel in every A layout, copying B or not;
- * transposed tile; matrix-vector kernels; dot kernel; transposing pack) called directly,
+ * (dot_rows, ukr_t_m, ukr_t_n, set_stride, set_rows, b_alias, b_span_min, b_rows_min, cp_min,
+ * cp_stride, cp_blocks, direct_a_strips) of the table under test, each read from it, B strides
+ * that are multiples of 4 KiB; each slot of the table (micro-kernel in every A layout, copying B
+ * or not; transposed tile; matrix-vector kernels; dot kernel; transposing pack) called directly,
  * all four transposes, padded leading dimensions (poisoned padding must stay untouched), alpha in
  * {1, -0.5, 0}, beta in {0, 1, 0.25} (beta == 0 with C full of NaN: must not propagate), guard
  * bands, concurrent calls from several threads, bad arguments, and a hand-computed 2x2 case. */
@@ -622,9 +622,9 @@ static void tile_edge_tests(void)
 /* Around every threshold of the planner, read from the table under test: the path choice (m == 1,
    dot_rows, ukr_t_m), the transposed tile's rows of B (ukr_t_n, or set_rows at set_stride
    multiples) and its near-equal last tiles, A in place or packed (set_stride, set_rows, one MC
-   block or direct_a_strips NR strips), B in place or packed (b_alias, b_rows_min), the copy of an
-   in-place B panel (cp_blocks row blocks, k x n around cp_min, ldb at cp_stride multiples), with
-   B strides that are multiples of 4 KiB; every transpose. */
+   block or direct_a_strips NR strips), B in place or packed (b_alias, b_span_min, b_rows_min),
+   the copy of an in-place B panel (cp_blocks row blocks, k x n around cp_min, ldb at cp_stride
+   multiples), with B strides that are multiples of 4 KiB; every transpose. */
 static void planner_edge_tests(void)
 {
     const sk_gemm_dsp *d = &sk_dsp_for(ck_isa())->gemm;
@@ -660,6 +660,17 @@ static void planner_edge_tests(void)
     for (int s = 0; s < 4; s++)
         ld_case(SK_NOTRANS, SK_NOTRANS, s & 1 ? MC + 3 : 2 * MR + 1, 3 * NR + 5,
                 3 + ck_rand_u32(20), 0, s & 2 ? (d->b_alias ? d->b_alias : SS) : 0);
+    /* one MC block (the main and the wide tile), B spanning just under and at b_span_min floats
+       (read in place, or packed up front), ldb at 4 KiB multiples or not */
+    if (d->b_span_min)
+        for (int s = 0; s < 8; s++) {
+            const size_t ldb = s & 4 ? SS : 3 * NR + 5, k0 = (d->b_span_min + ldb - 1) / ldb;
+            const size_t m = s & 2 ? MR + 1 : d->w_mr ? d->w_mr : 2;
+            if (ck_quick() && s % 3) continue;
+            run_case(SK_NOTRANS, SK_NOTRANS, m, 3 * NR + 5, s & 1 ? k0 : k0 - 1,
+                     g_alpha[ck_rand_u32(2)], g_beta[ck_rand_u32(3)], rand_pad(),
+                     ldb - (3 * NR + 5), rand_pad());
+        }
     /* over several MC blocks, a B block just under and at b_rows_min floats (copied by the first
        MC block's kernels, or packed up front), B's rows at 4 KiB multiples or not */
     if (d->b_rows_min)
@@ -734,7 +745,8 @@ void ck_test_gemm(void)
                          g_alpha[ck_rand_u32(2)], g_beta[ck_rand_u32(3)], rand_pad(), rand_pad(),
                          rand_pad());
 
-    /* Cache-block edges: KC (256), MC (up to 168), NC (up to 4080); a few big cases only. */
+    /* Cache-block edges of past x86 tables (KC 256, MC 168, NC 4080; block_edge_tests follows
+       the table under test); a few big cases only. */
     static const size_t big[][3] = { { 20, 40, 255 }, { 20, 40, 256 }, { 21, 41, 257 },
                                      { 9, 19, 513 }, { 167, 33, 40 }, { 168, 35, 20 },
                                      { 169, 17, 30 }, { 337, 9, 9 }, { 145, 50, 260 },
