@@ -290,7 +290,7 @@ static void test_gemm(void)
             for (int t = 0; t < 4; t++)
                 gemm_case((sk_trans)(t >> 1), (sk_trans)(t & 1), 1, vn[in], vk[ik], 1.f, be[rnd(3)],
                           rnd(2), 0, 0);
-    /* cache blocks: KC 256, MC 64-128, NC 1008-4092 (partial panels at the NC edge of the
+    /* cache blocks: KC 256, MC 64-128, NC 1024-4092 (partial panels at the NC edge of the
        ARM table); few rows over several tasks (the wide tile's columns); one MC block with B past
        the x86 tables' b_span_min (2 Mi floats: packed up front) */
     static const size_t big[][3] = {
