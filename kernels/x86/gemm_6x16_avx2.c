@@ -269,55 +269,38 @@ ukr_t_regs(const int R, size_t k, const float *a, size_t rsa, const float *b, si
 typedef void (*tile_fn)(size_t k, const float *a, size_t s, const float *b, size_t rsb, float *c,
                         size_t ldc, float alpha, float beta, float *bp);
 
-#define UKR(R)                                                                                     \
-    static void tile_cols_##R(size_t k, const float *a, size_t s, const float *b, size_t rsb,      \
-                              float *c, size_t ldc, float alpha, float beta, float *bp)            \
+/* The four layouts of one body (ukr_body: the 6x16 tile, wide_body: the 4x24 one) as P_cols_R,
+   P_rows_R, P_cols_copy_R and P_rows_copy_R. */
+#define UKR(P, BODY, R)                                                                            \
+    static void P##cols_##R(size_t k, const float *a, size_t s, const float *b, size_t rsb,        \
+                            float *c, size_t ldc, float alpha, float beta, float *bp)              \
     {                                                                                              \
-        ukr_body(R, 0, 0, k, a, s, b, rsb, c, ldc, alpha, beta, bp);                               \
+        BODY(R, 0, 0, k, a, s, b, rsb, c, ldc, alpha, beta, bp);                                   \
     }                                                                                              \
-    static void tile_rows_##R(size_t k, const float *a, size_t s, const float *b, size_t rsb,      \
-                              float *c, size_t ldc, float alpha, float beta, float *bp)            \
+    static void P##rows_##R(size_t k, const float *a, size_t s, const float *b, size_t rsb,        \
+                            float *c, size_t ldc, float alpha, float beta, float *bp)              \
     {                                                                                              \
-        ukr_body(R, 1, 0, k, a, s, b, rsb, c, ldc, alpha, beta, bp);                               \
+        BODY(R, 1, 0, k, a, s, b, rsb, c, ldc, alpha, beta, bp);                                   \
     }                                                                                              \
-    static void tile_cols_copy_##R(size_t k, const float *a, size_t s, const float *b, size_t rsb, \
-                                   float *c, size_t ldc, float alpha, float beta, float *bp)       \
+    static void P##cols_copy_##R(size_t k, const float *a, size_t s, const float *b, size_t rsb,   \
+                                 float *c, size_t ldc, float alpha, float beta, float *bp)         \
     {                                                                                              \
-        ukr_body(R, 0, 1, k, a, s, b, rsb, c, ldc, alpha, beta, bp);                               \
+        BODY(R, 0, 1, k, a, s, b, rsb, c, ldc, alpha, beta, bp);                                   \
     }                                                                                              \
-    static void tile_rows_copy_##R(size_t k, const float *a, size_t s, const float *b, size_t rsb, \
-                                   float *c, size_t ldc, float alpha, float beta, float *bp)       \
+    static void P##rows_copy_##R(size_t k, const float *a, size_t s, const float *b, size_t rsb,   \
+                                 float *c, size_t ldc, float alpha, float beta, float *bp)         \
     {                                                                                              \
-        ukr_body(R, 1, 1, k, a, s, b, rsb, c, ldc, alpha, beta, bp);                               \
+        BODY(R, 1, 1, k, a, s, b, rsb, c, ldc, alpha, beta, bp);                                   \
     }
-#define WIDE(R)                                                                                    \
-    static void wide_cols_##R(size_t k, const float *a, size_t s, const float *b, size_t rsb,      \
-                              float *c, size_t ldc, float alpha, float beta, float *bp)            \
-    {                                                                                              \
-        wide_body(R, 0, 0, k, a, s, b, rsb, c, ldc, alpha, beta, bp);                              \
-    }                                                                                              \
-    static void wide_rows_##R(size_t k, const float *a, size_t s, const float *b, size_t rsb,      \
-                              float *c, size_t ldc, float alpha, float beta, float *bp)            \
-    {                                                                                              \
-        wide_body(R, 1, 0, k, a, s, b, rsb, c, ldc, alpha, beta, bp);                              \
-    }                                                                                              \
-    static void wide_cols_copy_##R(size_t k, const float *a, size_t s, const float *b, size_t rsb, \
-                                   float *c, size_t ldc, float alpha, float beta, float *bp)       \
-    {                                                                                              \
-        wide_body(R, 0, 1, k, a, s, b, rsb, c, ldc, alpha, beta, bp);                              \
-    }                                                                                              \
-    static void wide_rows_copy_##R(size_t k, const float *a, size_t s, const float *b, size_t rsb, \
-                                   float *c, size_t ldc, float alpha, float beta, float *bp)       \
-    {                                                                                              \
-        wide_body(R, 1, 1, k, a, s, b, rsb, c, ldc, alpha, beta, bp);                              \
-    }
+#define TILE(R) UKR(tile_, ukr_body, R)
+#define WIDE(R) UKR(wide_, wide_body, R)
 #define UKRT(R)                                                                                    \
     static void ukr_t_##R(size_t k, const float *a, size_t rsa, const float *b, size_t rsb,        \
                           size_t w, float *c, size_t ldc, size_t room, float alpha, float beta)    \
     {                                                                                              \
         ukr_t_regs(R, k, a, rsa, b, rsb, w, c, ldc, room, alpha, beta);                            \
     }
-UKR(1) UKR(2) UKR(3) UKR(4) UKR(5) UKR(6)
+TILE(1) TILE(2) TILE(3) TILE(4) TILE(5) TILE(6)
 WIDE(1) WIDE(2) WIDE(3) WIDE(4)
 UKRT(1) UKRT(2) UKRT(3) UKRT(4) UKRT(5) UKRT(6)
 
