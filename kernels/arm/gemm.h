@@ -42,11 +42,15 @@ static inline void sk_gemm_dsp_init_arm(sk_gemm_dsp *d, sk_isa isa)
     /* planner: rows at 4 KiB strides share an L1 set, 8 such rows walked side by side stay in
        L1; B at such strides packed row by row (its kernels read kc rows of one set, unprefetched);
        an in-place panel copied past 16 KiB of B or at 2 KiB strides, for two or more row blocks
-       after the first; A packed over several MC blocks unless n spans at most 4 NR strips. The
-       pool partition: the scalar table's. */
+       after the first; A packed over several MC blocks unless n spans at most 4 NR strips; other
+       strides read in place however far B spans, and over several MC blocks copied by the first
+       block's kernels whatever its size (no up-front pass measured on an Arm core). The pool
+       partition: the scalar table's. */
     d->set_stride = 1024;
     d->set_rows = 8;
     d->b_alias = 1024;
+    d->b_span_min = 0;
+    d->b_rows_min = 0;
     d->cp_min = 4096;
     d->cp_stride = 512;
     d->cp_blocks = 3;
