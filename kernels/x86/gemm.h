@@ -100,7 +100,7 @@ static inline void sk_gemm_dsp_init_x86(sk_gemm_dsp *d, sk_isa isa)
     d->w_mr = SK_GEMM_AVX2_W_MR;
     d->w_nr = SK_GEMM_AVX2_W_NR;
     /* AMD Zen 4 / Zen 5 and recent Intel cores: L1d 32-48 KiB (B micro-panel KC x 16 = 16 KiB +
-       A micro-panel 6 KiB), L2 1-2 MiB (A block MC x KC = 72 KiB), L3 >= 8 MiB (B block KC x NC
+       A micro-panel 6 KiB), L2 1-2 MiB (A block MC x KC = 72 KiB), L2 or L3 (B block KC x NC
        = 1 MiB). KC 256 is the fastest; MC 72 (12 row blocks) runs 5-17% faster than 168 on the
        Intel Xeon over several MC blocks; NC about 1024 and 512 are level, 2048 and 4080 up to
        1.4x slower on B blocks packed up front (docs/bench/gemm-tuning.md). */
