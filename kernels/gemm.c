@@ -246,6 +246,7 @@ static void plan_make(const sk_gemm_dsp *d, enum gemm_path path, sk_trans ta, sk
     }
     if (path != PATH_BLOCKED && !wide) return;
     const int one_ic = m <= MC;
+    const size_t mcap = one_ic ? m : MC, ncap = n < NC ? n : NC; /* one A block, one B block */
     if (tb)
         p->b = one_ic ? B_PANEL : B_BLOCK_PANELS;
     else if (d->b_alias && ldb % d->b_alias == 0)
@@ -253,8 +254,7 @@ static void plan_make(const sk_gemm_dsp *d, enum gemm_path path, sk_trans ta, sk
     else if (one_ic)
         p->b = d->b_span_min && ldb >= cdiv(d->b_span_min, k) ? B_BLOCK_ROWS : B_IN_PLACE;
     else
-        p->b = d->b_rows_min && p->kc * (n < NC ? n : NC) >= d->b_rows_min ? B_BLOCK_ROWS
-                                                                            : B_BLOCK_FUSED;
+        p->b = d->b_rows_min && p->kc * ncap >= d->b_rows_min ? B_BLOCK_ROWS : B_BLOCK_FUSED;
     /* A in place when its packing would not pay (m is one block, or few NR strips reuse each A
        block) and the rows the kernel walks do not pile up in one L1 set (a row stride that is a
        multiple of set_stride maps every row to the same set: fine for up to set_rows rows of A
@@ -269,7 +269,6 @@ static void plan_make(const sk_gemm_dsp *d, enum gemm_path path, sk_trans ta, sk
        (B over cp_min floats, or rows at a multiple of cp_stride: a few L1 sets) */
     p->copy_b = p->b == B_IN_PLACE && p->rows_last.count >= d->cp_blocks &&
                 (k * n > d->cp_min || ldb % d->cp_stride == 0);
-    const size_t mcap = one_ic ? m : MC, ncap = n < NC ? n : NC;
     const int one_panel = p->b == B_IN_PLACE || p->b == B_PANEL;
     p->a_floats = p->direct_a ? 0 : cdiv(mcap, MR) * MR * p->kc;
     p->buf_floats = p->a_floats + (one_panel ? NR : cdiv(ncap, NR) * NR) * p->kc;
