@@ -227,8 +227,10 @@ int main(void)
     printf("\n");
 
     /* ---- 3. decoder-step API: encoder projected once, one target token per step -------------- */
-    static float kv[2 * N_SRC * D], out_step[N_TGT * D], w_step[H * N_SRC], ws[2 * D + 16],
-                 out_fused[D];
+    /* ws: the header's bound for one row (Q and the concat at a row stride of at most
+       d_model + 31 floats, and 64 bytes of slack) */
+    static float kv[2 * N_SRC * D], out_step[N_TGT * D], w_step[H * N_SRC],
+                 ws[2 * (D + 31) + 16], out_fused[D];
     if (sk_mhca_kv_size(&layer, N_SRC) != sizeof kv ||
         sk_mhca_forward_kv_workspace_size(&layer, 1) > sizeof ws) {
         fprintf(stderr, "unexpected buffer sizes\n");

@@ -164,7 +164,11 @@ typedef struct sk_mhca {
 /* Bytes of workspace sk_mhca_forward needs for n_dec decoder and n_enc encoder rows; 0 for a bad
    layer, or when a buffer of the call (K and V, Q, the head concat, the encoder rows n_enc x d_enc)
    would exceed PTRDIFF_MAX bytes. The workspace may have any alignment: the module sizes include 64
-   bytes of slack and skip up to 60 of them to start on a 64-byte boundary. */
+   bytes of slack and skip up to 60 of them to start on a 64-byte boundary. The 2 * n_enc rows of K
+   and V and the 2 * n_dec rows of Q and the concat are stored at a padded row stride: d_model
+   rounded up to an odd number of 16-float cache lines, at most d_model + 31 floats (rows a
+   multiple of 4 KiB apart would put a head's column slice into a few cache sets). So the size is
+   at most 4 * (2 * n_enc + 2 * n_dec) * (d_model + 31) + 64 bytes. */
 size_t    sk_mhca_workspace_size(const sk_mhca *layer, size_t n_dec, size_t n_enc);
 /* A bad layer (SK_EINVAL, sizes 0): NULL, n_heads == 0, d_model % n_heads != 0, a NULL weight
    matrix (d_model > 0), or a weight extent (d_model or d_enc times d_model) that overflows.
@@ -196,7 +200,8 @@ size_t    sk_mhca_kv_size(const sk_mhca *layer, size_t n_enc);
 /* kv = [enc W_k + b_k | enc W_v + b_v] (see above; enc: n_enc x d_enc, biases when present).
    kv: sk_mhca_kv_size(layer, n_enc) bytes. */
 sk_status sk_mhca_project_kv(const sk_mhca *layer, size_t n_enc, const float *enc, float *kv);
-/* Bytes of workspace sk_mhca_forward_kv needs for n_dec rows (with the same 64 bytes of slack);
+/* Bytes of workspace sk_mhca_forward_kv needs for n_dec rows: Q and the concat at the padded row
+   stride above, with the same 64 bytes of slack (at most 4 * 2 * n_dec * (d_model + 31) + 64);
    0 for a bad layer. kv is read in place: a 64-byte-aligned kv, with d_model a multiple of 16,
    keeps the rows of V on cache lines (about 10% faster attention on the x86 paths). */
 size_t    sk_mhca_forward_kv_workspace_size(const sk_mhca *layer, size_t n_dec);

@@ -202,8 +202,8 @@ static float *mhca_ws_align(void *ws)
 size_t sk_mhca_forward_kv_workspace_size(const sk_mhca *layer, size_t n_dec)
 {
     if (!layer_ok(layer)) return 0;
-    /* Q and the concat, n_dec x d_model each, and the alignment slack */
-    const size_t b = sk_floats_bytes3(2, n_dec, layer->d_model);
+    /* Q and the concat, n_dec rows each of stride sk_mhca_ws_ld(d_model), and the slack */
+    const size_t b = sk_floats_bytes3(2, n_dec, sk_mhca_ws_ld(layer->d_model));
     return b || !n_dec || !layer->d_model ? b + MHCA_WS_ALIGN : 0;
 }
 
@@ -211,7 +211,8 @@ size_t sk_mhca_workspace_size(const sk_mhca *layer, size_t n_dec, size_t n_enc)
 {
     if (!layer_ok(layer)) return 0;
     /* each part 0 on overflow: a nonzero part that is 0 makes the sum 0, never the other part */
-    const size_t a = sk_mhca_kv_size(layer, n_enc),
+    /* the K/V area: 2 x n_enc rows of stride sk_mhca_ws_ld(d_model) */
+    const size_t a = sk_floats_bytes3(2, n_enc, sk_mhca_ws_ld(layer->d_model)),
                  b = sk_mhca_forward_kv_workspace_size(layer, n_dec);
     size_t sum;
     if ((!a && n_enc && layer->d_model) || (!b && n_dec && layer->d_model)) return 0;
@@ -255,7 +256,7 @@ sk_status sk_mhca_project_kv_tp(const sk_threadpool *tp, const sk_mhca *layer, s
     const size_t wn[1] = { 2 * n_enc * d }, rn[1] = { n_enc * de };
     if (!disjoint(w, wn, 1, r, rn, 1)) return SK_EINVAL; /* kv overlaps enc */
     const sk_attn_tables t = attn_tables();
-    sk_mhca_project_kv_run_tp(tp, &t, layer, n_enc, enc, kv);
+    sk_mhca_project_kv_run_tp(tp, &t, layer, n_enc, enc, kv, d);
     return SK_OK;
 }
 
@@ -296,8 +297,8 @@ static sk_status module_call(const sk_threadpool *tp, int kv, const sk_mhca *lay
     float *ws = mhca_ws_align(workspace); /* wsz includes the slack */
     const sk_attn_tables t = attn_tables();
     if (kv)
-        sk_mhca_forward_kv_run_tp(tp, &t, layer, n_dec, dec, n_enc, src, enc_mask, out, weights,
-                                  ws);
+        sk_mhca_forward_kv_run_tp(tp, &t, layer, n_dec, dec, n_enc, src, d, enc_mask, out,
+                                  weights, ws);
     else
         sk_mhca_forward_run_tp(tp, &t, layer, n_dec, dec, n_enc, src, enc_mask, out, weights, ws);
     free(owned);

@@ -4,8 +4,9 @@
  * sk_mhca_forward = sk_mhca_project_kv (K = enc W_k, V = enc W_v, once per source sequence) +
  * sk_mhca_forward_kv (Q = dec W_q, sk_mha over the heads in place, out = concat W_o). The heads are
  * never copied out: head h is the column range [h*d_head, (h+1)*d_head) of Q, K, V and the concat,
- * passed to the attention core as pointer offsets with row stride d_model. The encoder rows are
- * d_enc wide (0: d_model); K and V, like Q, are d_model wide. A bias (NULL: none) is the first
+ * passed to the attention core as pointer offsets with the matrix's row stride: sk_mhca_ws_ld in
+ * the workspace (a padded stride, see mhca.h), d_model in a caller's kv buffer. The encoder rows
+ * are d_enc wide (0: d_model); K and V, like Q, are d_model wide. A bias (NULL: none) is the first
  * store of its projection's GEMM (sk_gemm_run_bias), never a pass of its own over the result.
  *
  * sk_mhca_forward with few query rows per head (n_heads * n_dec <= d_model / 2) skips K and V:
@@ -22,36 +23,37 @@
 #include "common.h"
 
 void sk_mhca_project_kv_run_tp(const sk_threadpool *tp, const sk_attn_tables *t, const sk_mhca *L,
-                               size_t n_enc, const float *enc, float *kv)
+                               size_t n_enc, const float *enc, float *kv, size_t ldkv)
 {
     const size_t d = L->d_model, de = sk_mhca_enc_width(L);
     const sk_gemm_dsp *g = t->gemm;
     sk_gemm_run_bias_tp(tp, g, SK_NOTRANS, SK_NOTRANS, n_enc, d, de, 1.f, enc, de, L->w_k, d, 0.f,
-                        L->b_k, kv, d);
+                        L->b_k, kv, ldkv);
     sk_gemm_run_bias_tp(tp, g, SK_NOTRANS, SK_NOTRANS, n_enc, d, de, 1.f, enc, de, L->w_v, d, 0.f,
-                        L->b_v, kv + n_enc * d, d);
+                        L->b_v, kv + n_enc * ldkv, ldkv);
 }
 
 void sk_mhca_forward_kv_run_tp(const sk_threadpool *tp, const sk_attn_tables *t, const sk_mhca *L,
                                size_t n_dec, const float *dec, size_t n_enc, const float *kv,
-                               const uint8_t *enc_mask, float *out, float *weights, float *ws)
+                               size_t ldkv, const uint8_t *enc_mask, float *out, float *weights,
+                               float *ws)
 {
-    const size_t d = L->d_model, h = L->n_heads, dh = d / h;
+    const size_t d = L->d_model, h = L->n_heads, dh = d / h, ld = sk_mhca_ws_ld(d);
     const sk_gemm_dsp *g = t->gemm;
-    float *Q = ws, *C = ws + n_dec * d;
+    float *Q = ws, *C = ws + n_dec * ld;
     sk_gemm_run_bias_tp(tp, g, SK_NOTRANS, SK_NOTRANS, n_dec, d, d, 1.f, dec, d, L->w_q, d, 0.f,
-                        L->b_q, Q, d);
+                        L->b_q, Q, ld);
     const sk_mask km = { SK_MASK_KEYS, enc_mask, 0, 0 };
-    const float *K = n_enc ? kv : NULL, *V = n_enc ? kv + n_enc * d : NULL;
-    sk_mha_run_tp(tp, t, h, n_dec, n_enc, dh, Q, d, K, d, V, d, 1.f / sqrtf((float)dh),
-                  enc_mask ? &km : NULL, C, d, weights); /* valid: checked by the caller */
-    sk_gemm_run_bias_tp(tp, g, SK_NOTRANS, SK_NOTRANS, n_dec, d, d, 1.f, C, d, L->w_o, d, 0.f,
+    const float *K = n_enc ? kv : NULL, *V = n_enc ? kv + n_enc * ldkv : NULL;
+    sk_mha_run_tp(tp, t, h, n_dec, n_enc, dh, Q, ld, K, ldkv, V, ldkv, 1.f / sqrtf((float)dh),
+                  enc_mask ? &km : NULL, C, ld, weights); /* valid: checked by the caller */
+    sk_gemm_run_bias_tp(tp, g, SK_NOTRANS, SK_NOTRANS, n_dec, d, d, 1.f, C, ld, L->w_o, d, 0.f,
                         L->b_o, out, d);
 }
 
 /* Floats of workspace the absorbed path needs (Q' and O', n_heads * n_dec x d_enc each, and the
    scores unless they go to weights), when it pays (n_heads * n_dec <= d_model / 2) and fits the
-   K/V area of sk_mhca_workspace_size (2 * n_enc * d_model floats); else 0. */
+   K/V area of sk_mhca_workspace_size (at least 2 * n_enc * d_model floats); else 0. */
 static size_t absorb_floats(const sk_mhca *L, size_t n_dec, size_t n_enc, const float *weights)
 {
     const size_t d = L->d_model, de = sk_mhca_enc_width(L);
@@ -61,22 +63,22 @@ static size_t absorb_floats(const sk_mhca *L, size_t n_dec, size_t n_enc, const 
     return need <= 2 * n_enc * d ? need : 0;
 }
 
-/* sk_mhca_forward without K and V (see the top of the file). ws: 2 * n_enc * d + 2 * n_dec * d
-   floats, the layout of sk_mhca_forward's (Q and the concat at the same place). */
+/* sk_mhca_forward without K and V (see the top of the file). ws: sk_mhca_forward's layout (Q and
+   the concat at the same place, the K/V area holding Q', O' and the scores). */
 static void forward_absorbed(const sk_threadpool *tp, const sk_attn_tables *t, const sk_mhca *L,
                              size_t n_dec, const float *dec, size_t n_enc, const float *enc,
                              const uint8_t *enc_mask, float *out, float *weights, float *ws)
 {
     const size_t d = L->d_model, de = sk_mhca_enc_width(L), H = L->n_heads, dh = d / H;
-    const size_t hq = H * n_dec;
+    const size_t hq = H * n_dec, ld = sk_mhca_ws_ld(d);
     const sk_gemm_dsp *g = t->gemm;
     float *Qa = ws, *Oa = Qa + hq * de, *S = weights ? weights : Oa + hq * de;
-    float *Q = ws + 2 * n_enc * d, *C = Q + n_dec * d;
+    float *Q = ws + 2 * n_enc * ld, *C = Q + n_dec * ld;
     sk_gemm_run_bias_tp(tp, g, SK_NOTRANS, SK_NOTRANS, n_dec, d, d, 1.f, dec, d, L->w_q, d, 0.f,
-                        L->b_q, Q, d);
+                        L->b_q, Q, ld);
     const float scale = 1.f / sqrtf((float)dh);
     for (size_t h = 0; h < H; h++) /* Q'_h = scale Q_h W_k,h^T: rows h * n_dec .. of Qa */
-        sk_gemm_run_tp(tp, g, SK_NOTRANS, SK_TRANS, n_dec, de, dh, scale, Q + h * dh, d,
+        sk_gemm_run_tp(tp, g, SK_NOTRANS, SK_TRANS, n_dec, de, dh, scale, Q + h * dh, ld,
                        L->w_k + h * dh, d, 0.f, Qa + h * n_dec * de, de);
     sk_gemm_run_tp(tp, g, SK_NOTRANS, SK_TRANS, hq, n_enc, de, 1.f, Qa, de, enc, de, 0.f, S, n_enc);
     const sk_mask km = { SK_MASK_KEYS, enc_mask, 0, 0 };
@@ -89,8 +91,8 @@ static void forward_absorbed(const sk_threadpool *tp, const sk_attn_tables *t, c
     for (size_t h = 0; h < H; h++) /* head h of the concat = O'_h W_v,h (+ b_v,h) */
         sk_gemm_run_bias_tp(tp, g, SK_NOTRANS, SK_NOTRANS, n_dec, dh, de, 1.f, Oa + h * n_dec * de,
                             de, L->w_v + h * dh, d, 0.f, any && L->b_v ? L->b_v + h * dh : NULL,
-                            C + h * dh, d);
-    sk_gemm_run_bias_tp(tp, g, SK_NOTRANS, SK_NOTRANS, n_dec, d, d, 1.f, C, d, L->w_o, d, 0.f,
+                            C + h * dh, ld);
+    sk_gemm_run_bias_tp(tp, g, SK_NOTRANS, SK_NOTRANS, n_dec, d, d, 1.f, C, ld, L->w_o, d, 0.f,
                         L->b_o, out, d);
 }
 
@@ -98,12 +100,13 @@ void sk_mhca_forward_run_tp(const sk_threadpool *tp, const sk_attn_tables *t, co
                             size_t n_dec, const float *dec, size_t n_enc, const float *enc,
                             const uint8_t *enc_mask, float *out, float *weights, float *ws)
 {
-    const size_t d = L->d_model;
-    float *kv = ws, *fws = ws + 2 * n_enc * d;
+    const size_t ld = sk_mhca_ws_ld(L->d_model);
+    float *kv = ws, *fws = ws + 2 * n_enc * ld;
     if (absorb_floats(L, n_dec, n_enc, weights)) {
         forward_absorbed(tp, t, L, n_dec, dec, n_enc, enc, enc_mask, out, weights, ws);
     } else {
-        if (n_enc) sk_mhca_project_kv_run_tp(tp, t, L, n_enc, enc, kv);
-        sk_mhca_forward_kv_run_tp(tp, t, L, n_dec, dec, n_enc, kv, enc_mask, out, weights, fws);
+        if (n_enc) sk_mhca_project_kv_run_tp(tp, t, L, n_enc, enc, kv, ld);
+        sk_mhca_forward_kv_run_tp(tp, t, L, n_dec, dec, n_enc, kv, ld, enc_mask, out, weights,
+                                  fws);
     }
 }

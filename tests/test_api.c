@@ -544,11 +544,13 @@ static void test_mhca_enc_bias(void)
     good.b_q = g_b + 100; good.b_v = g_c + 200; good.b_o = g_a + 300; /* b_k NULL */
     CHECK(sk_mhca_kv_size(&good, NE) == 2 * NE * D * sizeof(float), "kv size %zu",
           sk_mhca_kv_size(&good, NE));
-    /* K and V, Q and the concat, and 64 bytes of slack to align the start */
+    /* K and V, Q and the concat at the padded row stride (8 floats: one cache line, odd, so 16),
+       and 64 bytes of slack to align the start */
+    enum { LDW = 16 };
     CHECK(sk_mhca_workspace_size(&good, ND, NE) ==
-              (2 * NE * D + 2 * ND * D) * sizeof(float) + 64,
+              (2 * NE * LDW + 2 * ND * LDW) * sizeof(float) + 64,
           "workspace size %zu", sk_mhca_workspace_size(&good, ND, NE));
-    CHECK(sk_mhca_forward_kv_workspace_size(&good, ND) == 2 * ND * D * sizeof(float) + 64,
+    CHECK(sk_mhca_forward_kv_workspace_size(&good, ND) == 2 * ND * LDW * sizeof(float) + 64,
           "step ws size");
     for (int w = 0; w < 2; w++) {
         float *wts = w ? g_w : NULL;
