@@ -214,9 +214,14 @@ sk_status sk_mhca_forward_kv(const sk_mhca *layer, size_t n_dec, const float *de
                              const float *kv, const uint8_t *enc_mask, float *out, float *weights,
                              void *workspace);
 /* Memory of the attention calls (sk_attention / sk_mha with weights NULL, and the module's
-   attention step): no allocation; a fixed stack frame of about 81 KB of scratch (a 64-row block of
-   Q^T and a 4096-float score tile), independent of n_q and n_kv. sk_mhca_forward /
-   sk_mhca_forward_kv with workspace NULL allocate their workspace (projections) once per call. */
+   attention step): a fixed stack frame of about 81 KB of scratch (a 64-row block of Q^T and a
+   4096-float score tile), independent of n_q and n_kv. Heads whose K or V rows are a multiple of
+   128 floats apart (a head's slice of a 512- or 1024-wide matrix), over two or more 64-row query
+   blocks and at least 2048 keys read in all, first copy their K and V (up to 1 MiB) into a
+   per-thread buffer like GEMM's packing buffers: allocated on a thread's first such call, reused,
+   freed at thread exit; without memory for it they are read in place (the same results either
+   way). sk_mhca_forward / sk_mhca_forward_kv with workspace NULL allocate their workspace
+   (projections) once per call. */
 /* ---- end of the decoder-step API ---- */
 
 /* ---- threads: the caller's thread pool --------------------------------------------------- */
@@ -247,10 +252,10 @@ sk_status sk_mhca_forward_kv(const sk_mhca *layer, size_t n_dec, const float *de
      sk_mhca_*_tp         their GEMMs and sk_mha as above.
    Below a size measured on the development machine a call runs as one task on the calling
    thread (small shapes do not pay for waking a pool). Scratch stays per task (the task's stack and
-   per-thread packing buffers, which the pool's worker threads get on first use and free at their
-   exit); the workspace sizes above suffice for the _tp calls. The decoder step keeps its chunks'
-   partial results on the calling thread's stack (about 33 KB besides the attention frame above),
-   with or without a pool. Many threads may each run _tp calls at once, on one pool or on several.
+   per-thread buffers, GEMM's packing and attention's K/V copy, which the pool's worker threads get
+   on first use and free at their exit); the workspace sizes above suffice for the _tp calls. The
+   decoder step keeps its chunks' partial results on the calling thread's stack (about 33 KB
+   besides the attention frame above), with or without a pool. Many threads may each run _tp calls at once, on one pool or on several.
    A pool whose threads are busy elsewhere delays the call by as long as its tasks wait for them. */
 typedef void (*sk_task_fn)(void *arg, size_t task);
 typedef struct sk_threadpool {

@@ -28,10 +28,9 @@
  * A^T by columns) unless its row stride would pile the rows into one L1 set; else each MC block is
  * packed, and the next MC block is prefetched into L2 a slice per B panel while the current one
  * runs.
- * Packing buffers are per thread, grown on demand, freed at thread exit (pthread key destructor;
- * atexit for the thread that calls exit); if they cannot be allocated the reference path runs
- * instead. */
-#include <pthread.h>
+ * Packing buffers are per thread (tbuf.h), grown on demand, freed at thread exit (pthread key
+ * destructor; atexit for the thread that calls exit); if they cannot be allocated the reference
+ * path runs instead. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,6 +38,7 @@
 #include "gemm.h"
 #include "common.h"
 #include "pool.h"
+#include "tbuf.h"
 #if SK_HAVE_AVX2
 #include "x86/gemm.h"
 #elif SK_HAVE_NEON
@@ -56,58 +56,6 @@ static void scale_c(size_t m, size_t n, float beta, float *c, size_t ldc)
         else if (beta != 1.f)
             for (size_t j = 0; j < n; j++) ci[j] = beta * ci[j];
     }
-}
-
-/* --- per-thread packing buffer ---------------------------------------------------------------- */
-
-static pthread_key_t g_buf_key;
-static pthread_once_t g_buf_once = PTHREAD_ONCE_INIT;
-static int g_buf_key_ok;
-static _Thread_local float *t_buf;
-static _Thread_local size_t t_cap; /* floats */
-
-static void buf_destroy(void *p)
-{
-    free(p);
-    t_buf = NULL;
-    t_cap = 0;
-}
-
-/* Key destructors do not run for the thread that calls exit(): free its buffer at exit. */
-static void buf_atexit(void)
-{
-    if (!t_buf) return;
-    pthread_setspecific(g_buf_key, NULL);
-    buf_destroy(t_buf);
-}
-
-static void buf_key_init(void)
-{
-    g_buf_key_ok = pthread_key_create(&g_buf_key, buf_destroy) == 0;
-    if (g_buf_key_ok) atexit(buf_atexit);
-}
-
-#define BUF_MIN_FLOATS (64u << 10) /* 256 KiB: every small shape fits the first allocation */
-
-/* A buffer of at least n floats, 64-byte aligned, or NULL. */
-static float *buf_get(size_t n)
-{
-    if (SK_LIKELY(n <= t_cap)) return t_buf;
-    pthread_once(&g_buf_once, buf_key_init);
-    if (!g_buf_key_ok) return NULL;
-    if (n < BUF_MIN_FLOATS) n = BUF_MIN_FLOATS;
-    n = (n + 15) & ~(size_t)15;
-    if (n > SIZE_MAX / sizeof(float)) return NULL;
-    float *p = aligned_alloc(64, n * sizeof(float));
-    if (!p) return NULL;
-    if (pthread_setspecific(g_buf_key, p)) {
-        free(p);
-        return NULL;
-    }
-    free(t_buf);
-    t_buf = p;
-    t_cap = n;
-    return p;
 }
 
 /* --- packing ---------------------------------------------------------------------------------- */
@@ -511,7 +459,7 @@ static void gemm_run_path(const sk_gemm_dsp *d, enum gemm_path path, sk_trans ta
         d->dot(m, n, k, alpha, a, lda, b, ldb, bias ? 1.f : beta, c, ldc);
         return;
     case PATH_NT_ROWS:
-        if ((buf = buf_get(p.buf_floats))) {
+        if ((buf = sk_tbuf_get(SK_TBUF_GEMM, p.buf_floats))) {
             run_nt_rows(d, &p, buf, ta, m, n, k, alpha, a, lda, b, ldb, beta, bias, c, ldc);
             return;
         }
@@ -519,7 +467,7 @@ static void gemm_run_path(const sk_gemm_dsp *d, enum gemm_path path, sk_trans ta
         /* fall through */
     case PATH_BLOCKED:
     case PATH_WIDE:
-        if ((buf = buf_get(p.buf_floats))) {
+        if ((buf = sk_tbuf_get(SK_TBUF_GEMM, p.buf_floats))) {
             run_blocked(d, &p, buf, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, bias, c, ldc);
             return;
         }

@@ -493,6 +493,11 @@ static void test_mha(void)
                     const int kind = (int)rnd(SK_MASK_CAUSAL + 2) - 1;
                     mha_case(hs[a], nq[b], nkv[c], dh[d], kind, nq[b] == 1 ? 0 : (int)rnd(2), 0);
                 }
+    /* heads whose K/V rows are 128-float multiples apart (ldv = W), several query blocks over
+       1024 keys or more: each head's blocks read a per-thread copy of its K and V */
+    mha_case(8, 130, 1100, 64, SK_MASK_CAUSAL, 0, 0);
+    mha_case(4, 200, 1500, 64, SK_MASK_KEYS, 0, 0);
+    mha_case(2, 70, 2100, 64, -1, 0, 1);
     /* the decoder step: chunk counts limited by d_head, rounds of heads, NaN through the merge */
     mha_case(2, 1, 1500, 600, -1, 0, 0);
     mha_case(1, 1, 1500, 1100, SK_MASK_KEYS, 0, 0);

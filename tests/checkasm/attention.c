@@ -342,16 +342,29 @@ static void test_attention_nan(void)
 /* sk_mha: heads side by side, against the per-head double reference. */
 static void test_mha(void)
 {
-    const int n = ck_quick() ? 8 : 24;
-    for (int it = 0; it < n; it++) {
+    const int n = ck_quick() ? 8 : 24, n_strided = ck_quick() ? 4 : 8;
+    for (int it = 0; it < n + n_strided; it++) {
         /* n_q == 1 without weights is the decoder-step path (key blocks outer, heads inner; the
-           it == 2 case is big enough for its prefetching branch) */
-        const size_t H = it == 2 ? 8 : 1 + ck_rand_u32(5),
-                     dh = it == 2 ? 64 : 1 + ck_rand_u32(it < 4 ? 70 : 24);
-        const size_t n_q = (it % 3 == 0 || it == 2) ? 1 : 1 + ck_rand_u32(37);
-        const size_t n_kv = it == 2 ? 1100 : 1 + ck_rand_u32(it == 1 ? 2100 : 600);
-        const size_t W = H * dh;
-        const size_t ldq = pick_ld(W), ldk = pick_ld(W), ldv = pick_ld(W), ldo = pick_ld(W);
+           it == 2 case is big enough for its prefetching branch). The last n_strided cases have
+           two or more query blocks and K or V rows a multiple of 128 floats apart: the fused core
+           then reads each head's K and V from a packed per-thread copy (keys up to the causal
+           limit of the rows). */
+        const int strided = it >= n;
+        const size_t H = it == 2 ? 8 : strided ? 2 + ck_rand_u32(7) : 1 + ck_rand_u32(5),
+                     dh = it == 2 ? 64 : strided ? (it % 2 ? 64 : 1 + ck_rand_u32(70))
+                                                 : 1 + ck_rand_u32(it < 4 ? 70 : 24);
+        const size_t n_q = strided ? 65 + ck_rand_u32(160)
+                         : (it % 3 == 0 || it == 2) ? 1 : 1 + ck_rand_u32(37);
+        const size_t n_kv = it == 2                ? 1100
+                          : strided && it % 2 == 1 ? 1024 + ck_rand_u32(1100) /* copied */
+                                                   : 1 + ck_rand_u32(it == 1 ? 2100 : 600);
+        const size_t W = H * dh, W128 = (W + 127) / 128 * 128;
+        size_t ldq = pick_ld(W), ldk = pick_ld(W), ldv = pick_ld(W), ldo = pick_ld(W);
+        if (strided) { /* K, V or both at a multiple of 128 floats */
+            const uint32_t which = 1 + ck_rand_u32(3);
+            if (which & 1) ldk = W128 + 128 * ck_rand_u32(2);
+            if (which & 2) ldv = W128 + 128 * ck_rand_u32(2);
+        }
         acase t;
         memset(&t, 0, sizeof t);
         t.n_q = n_q; t.n_kv = n_kv;
