@@ -255,8 +255,9 @@ sk_status sk_mhca_forward_kv(const sk_mhca *layer, size_t n_dec, const float *de
    per-thread buffers, GEMM's packing and attention's K/V copy, which the pool's worker threads get
    on first use and free at their exit); the workspace sizes above suffice for the _tp calls. The
    decoder step keeps its chunks' partial results on the calling thread's stack (about 33 KB
-   besides the attention frame above), with or without a pool. Many threads may each run _tp calls at once, on one pool or on several.
-   A pool whose threads are busy elsewhere delays the call by as long as its tasks wait for them. */
+   besides the attention frame above), with or without a pool. Many threads may each run _tp calls
+   at once, on one pool or on several. A pool whose threads are busy elsewhere delays the call by
+   as long as its tasks wait for them. */
 typedef void (*sk_task_fn)(void *arg, size_t task);
 typedef struct sk_threadpool {
     /* Runs task(arg, t) exactly once for every t < n_tasks, on any threads (the caller's included),
