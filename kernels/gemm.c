@@ -330,12 +330,13 @@ static void run_blocked(const sk_gemm_dsp *d, const gemm_plan *p, float *buf, sk
                 const size_t pf_rows = ta ? kc : mcn, pf_lines = (ta ? mcn : kc) / LINE + 1;
                 const float *pf_src = ta ? asrc + MC : asrc + MC * lda;
                 const size_t pf_per = pf_a ? cdiv(pf_rows * pf_lines, cdiv(nc, NR)) : 0;
-                size_t pf_next = 0;
+                size_t pf_next = 0, pf_r = 0, pf_l = 0; /* line pf_l of row pf_r is next */
                 for (size_t jr = 0; jr < nc; jr += NR) {
                     for (size_t e = pf_next + pf_per; pf_next < e && pf_next < pf_rows * pf_lines;
-                         pf_next++)
-                        __builtin_prefetch(
-                            pf_src + pf_next / pf_lines * lda + pf_next % pf_lines * LINE, 0, 2);
+                         pf_next++) {
+                        __builtin_prefetch(pf_src + pf_r * lda + pf_l * LINE, 0, 2);
+                        if (++pf_l == pf_lines) pf_l = 0, pf_r++;
+                    }
                     const size_t nr = nc - jr < NR ? nc - jr : NR;
                     float *cj = c + jr;
                     const float *bj = bb ? bb + jc + jr : NULL; /* bias of these columns */
