@@ -512,14 +512,29 @@ pack_bt_8x4(const float *s, size_t ldb, float *d, size_t ld)
     _mm256_storeu_ps(d + 3 * ld, _mm256_shuffle_ps(t1, t3, 0xee));
 }
 
-/* Transposing B pack (see sk_gemm_pack_fn): four values of k at a time across all the panel's 8-row
-   groups, so that each panel row is written whole before the next (G groups: the full 8-, 16- and
-   32-wide panels unrolled, others looped). */
+/* Transposing B pack (see sk_gemm_pack_fn): 16 values of k (a cache line of each row) at a time,
+   8-row group by group, four at a time within a group (G groups: the full 8-, 16- and 32-wide
+   panels unrolled, others looped). Each group's 8 lines are used up before the next group's are
+   read: with B's rows a multiple of 4 KiB apart all the panel's rows map to one L1 set, and four
+   values at a time across all groups (32 or 64 rows) had every load miss L1. */
 static inline __attribute__((always_inline)) void
 pack_bt_body(const int G, size_t nr, size_t kc, const float *b, size_t ldb, float *dst, size_t ld)
 {
     const size_t n8 = G ? 8 * (size_t)G : nr & ~(size_t)7;
     size_t p = 0;
+    for (; p + 16 <= kc; p += 16) {
+        if (G) {
+#pragma GCC unroll 4
+            for (int g = 0; g < G; g++)
+#pragma GCC unroll 4
+                for (size_t e = 0; e < 16; e += 4)
+                    pack_bt_8x4(b + 8 * g * ldb + p + e, ldb, dst + (p + e) * ld + 8 * g, ld);
+        } else {
+            for (size_t j = 0; j < n8; j += 8)
+                for (size_t e = 0; e < 16; e += 4)
+                    pack_bt_8x4(b + j * ldb + p + e, ldb, dst + (p + e) * ld + j, ld);
+        }
+    }
     for (; p + 4 <= kc; p += 4) {
         if (G) {
 #pragma GCC unroll 4
