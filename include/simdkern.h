@@ -167,8 +167,9 @@ typedef struct sk_mhca {
    bytes of slack and skip up to 60 of them to start on a 64-byte boundary. The 2 * n_enc rows of K
    and V and the 2 * n_dec rows of Q and the concat are stored at a padded row stride: d_model
    rounded up to an odd number of 16-float cache lines, at most d_model + 31 floats (rows a
-   multiple of 4 KiB apart would put a head's column slice into a few cache sets). So the size is
-   at most 4 * (2 * n_enc + 2 * n_dec) * (d_model + 31) + 64 bytes. */
+   multiple of 4 KiB apart would put a head's column slice into a few cache sets; d_model itself
+   when the padded size would exceed PTRDIFF_MAX). So the size is at most
+   4 * (2 * n_enc + 2 * n_dec) * (d_model + 31) + 64 bytes. */
 size_t    sk_mhca_workspace_size(const sk_mhca *layer, size_t n_dec, size_t n_enc);
 /* A bad layer (SK_EINVAL, sizes 0): NULL, n_heads == 0, d_model % n_heads != 0, a NULL weight
    matrix (d_model > 0), or a weight extent (d_model or d_enc times d_model) that overflows.

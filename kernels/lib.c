@@ -202,18 +202,21 @@ static float *mhca_ws_align(void *ws)
 size_t sk_mhca_forward_kv_workspace_size(const sk_mhca *layer, size_t n_dec)
 {
     if (!layer_ok(layer)) return 0;
-    /* Q and the concat, n_dec rows each of stride sk_mhca_ws_ld(d_model), and the slack */
-    const size_t b = sk_floats_bytes3(2, n_dec, sk_mhca_ws_ld(layer->d_model));
-    return b || !n_dec || !layer->d_model ? b + MHCA_WS_ALIGN : 0;
+    /* Q and the concat, n_dec rows each at the padded stride, and the slack */
+    const size_t d = layer->d_model, ld = sk_mhca_ws_ld(d, sk_mhca_ws_rows(n_dec, 0));
+    const size_t b = sk_floats_bytes3(2, n_dec, ld);
+    return b || !n_dec || !d ? b + MHCA_WS_ALIGN : 0;
 }
 
 size_t sk_mhca_workspace_size(const sk_mhca *layer, size_t n_dec, size_t n_enc)
 {
     if (!layer_ok(layer)) return 0;
     /* each part 0 on overflow: a nonzero part that is 0 makes the sum 0, never the other part */
-    /* the K/V area: 2 x n_enc rows of stride sk_mhca_ws_ld(d_model) */
-    const size_t a = sk_floats_bytes3(2, n_enc, sk_mhca_ws_ld(layer->d_model)),
-                 b = sk_mhca_forward_kv_workspace_size(layer, n_dec);
+    /* the K/V area (2 n_enc rows), Q and the concat (2 n_dec rows) at the call's padded stride,
+       and the slack */
+    const size_t d = layer->d_model, ld = sk_mhca_ws_ld(d, sk_mhca_ws_rows(n_dec, n_enc));
+    const size_t a = sk_floats_bytes3(2, n_enc, ld), q = sk_floats_bytes3(2, n_dec, ld);
+    const size_t b = q || !n_dec || !d ? q + MHCA_WS_ALIGN : 0;
     size_t sum;
     if ((!a && n_enc && layer->d_model) || (!b && n_dec && layer->d_model)) return 0;
     size_t ne; /* the encoder rows of such a call must be able to exist */
@@ -298,7 +301,7 @@ static sk_status module_call(const sk_threadpool *tp, int kv, const sk_mhca *lay
     const sk_attn_tables t = attn_tables();
     if (kv)
         sk_mhca_forward_kv_run_tp(tp, &t, layer, n_dec, dec, n_enc, src, d, enc_mask, out,
-                                  weights, ws);
+                                  weights, ws, sk_mhca_ws_ld(d, sk_mhca_ws_rows(n_dec, 0)));
     else
         sk_mhca_forward_run_tp(tp, &t, layer, n_dec, dec, n_enc, src, enc_mask, out, weights, ws);
     free(owned);

@@ -36,9 +36,9 @@ void sk_mhca_project_kv_run_tp(const sk_threadpool *tp, const sk_attn_tables *t,
 void sk_mhca_forward_kv_run_tp(const sk_threadpool *tp, const sk_attn_tables *t, const sk_mhca *L,
                                size_t n_dec, const float *dec, size_t n_enc, const float *kv,
                                size_t ldkv, const uint8_t *enc_mask, float *out, float *weights,
-                               float *ws)
+                               float *ws, size_t ld)
 {
-    const size_t d = L->d_model, h = L->n_heads, dh = d / h, ld = sk_mhca_ws_ld(d);
+    const size_t d = L->d_model, h = L->n_heads, dh = d / h;
     const sk_gemm_dsp *g = t->gemm;
     float *Q = ws, *C = ws + n_dec * ld;
     sk_gemm_run_bias_tp(tp, g, SK_NOTRANS, SK_NOTRANS, n_dec, d, d, 1.f, dec, d, L->w_q, d, 0.f,
@@ -63,14 +63,15 @@ static size_t absorb_floats(const sk_mhca *L, size_t n_dec, size_t n_enc, const 
     return need <= 2 * n_enc * d ? need : 0;
 }
 
-/* sk_mhca_forward without K and V (see the top of the file). ws: sk_mhca_forward's layout (Q and
-   the concat at the same place, the K/V area holding Q', O' and the scores). */
+/* sk_mhca_forward without K and V (see the top of the file). ws: sk_mhca_forward's layout at row
+   stride ld (Q and the concat at the same place, the K/V area holding Q', O' and the scores). */
 static void forward_absorbed(const sk_threadpool *tp, const sk_attn_tables *t, const sk_mhca *L,
                              size_t n_dec, const float *dec, size_t n_enc, const float *enc,
-                             const uint8_t *enc_mask, float *out, float *weights, float *ws)
+                             const uint8_t *enc_mask, float *out, float *weights, float *ws,
+                             size_t ld)
 {
     const size_t d = L->d_model, de = sk_mhca_enc_width(L), H = L->n_heads, dh = d / H;
-    const size_t hq = H * n_dec, ld = sk_mhca_ws_ld(d);
+    const size_t hq = H * n_dec;
     const sk_gemm_dsp *g = t->gemm;
     float *Qa = ws, *Oa = Qa + hq * de, *S = weights ? weights : Oa + hq * de;
     float *Q = ws + 2 * n_enc * ld, *C = Q + n_dec * ld;
@@ -100,13 +101,13 @@ void sk_mhca_forward_run_tp(const sk_threadpool *tp, const sk_attn_tables *t, co
                             size_t n_dec, const float *dec, size_t n_enc, const float *enc,
                             const uint8_t *enc_mask, float *out, float *weights, float *ws)
 {
-    const size_t ld = sk_mhca_ws_ld(L->d_model);
+    const size_t ld = sk_mhca_ws_ld(L->d_model, sk_mhca_ws_rows(n_dec, n_enc));
     float *kv = ws, *fws = ws + 2 * n_enc * ld;
     if (absorb_floats(L, n_dec, n_enc, weights)) {
-        forward_absorbed(tp, t, L, n_dec, dec, n_enc, enc, enc_mask, out, weights, ws);
+        forward_absorbed(tp, t, L, n_dec, dec, n_enc, enc, enc_mask, out, weights, ws, ld);
     } else {
         if (n_enc) sk_mhca_project_kv_run_tp(tp, t, L, n_enc, enc, kv, ld);
         sk_mhca_forward_kv_run_tp(tp, t, L, n_dec, dec, n_enc, kv, ld, enc_mask, out, weights,
-                                  fws);
+                                  fws, ld);
     }
 }
