@@ -201,9 +201,15 @@ typedef struct attn_job {
 #define ATTN_COPY_MAX ((size_t)1 << 18) /* floats: 1 MiB, K and V of 2048 keys at d_head 64 */
 #define ATTN_COPY_MIN_KEYS 2048
 
+/* A row of the copy: d floats rounded up to whole cache lines. */
+static size_t copy_ld(size_t d)
+{
+    return (d + 15) & ~(size_t)15;
+}
+
 static size_t head_copy_floats(const attn_job *j)
 {
-    const size_t dkp = (j->d_k + 15) & ~(size_t)15, dvp = (j->d_v + 15) & ~(size_t)15;
+    const size_t dkp = copy_ld(j->d_k), dvp = copy_ld(j->d_v);
     const size_t nqb = (j->n_q + SK_ATTN_BQ - 1) / SK_ATTN_BQ;
     const int crowded = (j->d_k && j->ldk != j->d_k && j->ldk % 128 == 0) ||
                         (j->d_v && j->ldv != j->d_v && j->ldv % 128 == 0);
@@ -224,7 +230,7 @@ static void head_rows(const attn_job *j, size_t h, size_t r0, size_t r1)
     const size_t cf = head_copy_floats(j);
     float *buf = cf ? sk_tbuf_get(SK_TBUF_ATTN, cf) : NULL;
     if (buf) {
-        const size_t dkp = (j->d_k + 15) & ~(size_t)15, dvp = (j->d_v + 15) & ~(size_t)15;
+        const size_t dkp = copy_ld(j->d_k), dvp = copy_ld(j->d_v);
         const size_t keys = m && m->kind == SK_MASK_CAUSAL
                           ? sk_causal_len(r1 - r0 - 1, j->n_kv, m->offset) : j->n_kv;
         float *kb = buf, *vb = buf + j->n_kv * dkp;

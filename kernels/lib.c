@@ -199,13 +199,18 @@ static float *mhca_ws_align(void *ws)
     return (float *)((char *)ws + ((MHCA_WS_ALIGN - a % MHCA_WS_ALIGN) % MHCA_WS_ALIGN));
 }
 
+/* Bytes of Q and the concat, n_dec rows each at row stride ld, plus the slack; 0 on overflow. */
+static size_t mhca_q_bytes(size_t n_dec, size_t d, size_t ld)
+{
+    const size_t b = sk_floats_bytes3(2, n_dec, ld);
+    return b || !n_dec || !d ? b + MHCA_WS_ALIGN : 0;
+}
+
 size_t sk_mhca_forward_kv_workspace_size(const sk_mhca *layer, size_t n_dec)
 {
     if (!layer_ok(layer)) return 0;
-    /* Q and the concat, n_dec rows each at the padded stride, and the slack */
-    const size_t d = layer->d_model, ld = sk_mhca_ws_ld(d, sk_mhca_ws_rows(n_dec, 0));
-    const size_t b = sk_floats_bytes3(2, n_dec, ld);
-    return b || !n_dec || !d ? b + MHCA_WS_ALIGN : 0;
+    const size_t d = layer->d_model;
+    return mhca_q_bytes(n_dec, d, sk_mhca_step_ld(d, n_dec));
 }
 
 size_t sk_mhca_workspace_size(const sk_mhca *layer, size_t n_dec, size_t n_enc)
@@ -215,8 +220,7 @@ size_t sk_mhca_workspace_size(const sk_mhca *layer, size_t n_dec, size_t n_enc)
     /* the K/V area (2 n_enc rows), Q and the concat (2 n_dec rows) at the call's padded stride,
        and the slack */
     const size_t d = layer->d_model, ld = sk_mhca_ws_ld(d, sk_mhca_ws_rows(n_dec, n_enc));
-    const size_t a = sk_floats_bytes3(2, n_enc, ld), q = sk_floats_bytes3(2, n_dec, ld);
-    const size_t b = q || !n_dec || !d ? q + MHCA_WS_ALIGN : 0;
+    const size_t a = sk_floats_bytes3(2, n_enc, ld), b = mhca_q_bytes(n_dec, d, ld);
     size_t sum;
     if ((!a && n_enc && layer->d_model) || (!b && n_dec && layer->d_model)) return 0;
     size_t ne; /* the encoder rows of such a call must be able to exist */
@@ -301,7 +305,7 @@ static sk_status module_call(const sk_threadpool *tp, int kv, const sk_mhca *lay
     const sk_attn_tables t = attn_tables();
     if (kv)
         sk_mhca_forward_kv_run_tp(tp, &t, layer, n_dec, dec, n_enc, src, d, enc_mask, out,
-                                  weights, ws, sk_mhca_ws_ld(d, sk_mhca_ws_rows(n_dec, 0)));
+                                  weights, ws, sk_mhca_step_ld(d, n_dec));
     else
         sk_mhca_forward_run_tp(tp, &t, layer, n_dec, dec, n_enc, src, enc_mask, out, weights, ws);
     free(owned);

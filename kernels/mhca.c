@@ -36,18 +36,18 @@ void sk_mhca_project_kv_run_tp(const sk_threadpool *tp, const sk_attn_tables *t,
 void sk_mhca_forward_kv_run_tp(const sk_threadpool *tp, const sk_attn_tables *t, const sk_mhca *L,
                                size_t n_dec, const float *dec, size_t n_enc, const float *kv,
                                size_t ldkv, const uint8_t *enc_mask, float *out, float *weights,
-                               float *ws, size_t ld)
+                               float *ws, size_t ldw)
 {
     const size_t d = L->d_model, h = L->n_heads, dh = d / h;
     const sk_gemm_dsp *g = t->gemm;
-    float *Q = ws, *C = ws + n_dec * ld;
+    float *Q = ws, *C = ws + n_dec * ldw;
     sk_gemm_run_bias_tp(tp, g, SK_NOTRANS, SK_NOTRANS, n_dec, d, d, 1.f, dec, d, L->w_q, d, 0.f,
-                        L->b_q, Q, ld);
+                        L->b_q, Q, ldw);
     const sk_mask km = { SK_MASK_KEYS, enc_mask, 0, 0 };
     const float *K = n_enc ? kv : NULL, *V = n_enc ? kv + n_enc * ldkv : NULL;
-    sk_mha_run_tp(tp, t, h, n_dec, n_enc, dh, Q, ld, K, ldkv, V, ldkv, 1.f / sqrtf((float)dh),
-                  enc_mask ? &km : NULL, C, ld, weights); /* valid: checked by the caller */
-    sk_gemm_run_bias_tp(tp, g, SK_NOTRANS, SK_NOTRANS, n_dec, d, d, 1.f, C, ld, L->w_o, d, 0.f,
+    sk_mha_run_tp(tp, t, h, n_dec, n_enc, dh, Q, ldw, K, ldkv, V, ldkv, 1.f / sqrtf((float)dh),
+                  enc_mask ? &km : NULL, C, ldw, weights); /* valid: checked by the caller */
+    sk_gemm_run_bias_tp(tp, g, SK_NOTRANS, SK_NOTRANS, n_dec, d, d, 1.f, C, ldw, L->w_o, d, 0.f,
                         L->b_o, out, d);
 }
 

@@ -42,6 +42,13 @@ static inline size_t sk_mhca_ws_rows(size_t n_dec, size_t n_enc)
          ? r : SIZE_MAX;
 }
 
+/* The row stride of Q and the concat in a decoder step's workspace (sk_mhca_forward_kv: no K/V
+   rows in it). */
+static inline size_t sk_mhca_step_ld(size_t d_model, size_t n_dec)
+{
+    return sk_mhca_ws_ld(d_model, sk_mhca_ws_rows(n_dec, 0));
+}
+
 /* kv = [enc W_k + b_k | enc W_v + b_v], each n_enc rows of row stride ldkv (>= d_model), V after
    n_enc * ldkv floats of K; enc: n_enc x d_enc, n_enc > 0. */
 void sk_mhca_project_kv_run_tp(const sk_threadpool *tp, const sk_attn_tables *t, const sk_mhca *L,
