@@ -252,7 +252,12 @@ sk_status sk_mhca_forward_kv(const sk_mhca *layer, size_t n_dec, const float *de
                           heads; the plain call runs the same chunks on one thread.
      sk_mhca_*_tp         their GEMMs and sk_mha as above.
    Below a size measured on the development machine a call runs as one task on the calling
-   thread (small shapes do not pay for waking a pool). Scratch stays per task (the task's stack and
+   thread (small shapes do not pay for waking a pool). A large call gives the pool up to 4 tasks
+   per thread where smaller tasks cost no extra work (attention's heads and query blocks, exp and
+   softmax ranges, GEMM columns when m fits one row cache block; a GEMM over several row blocks
+   gets a task per thread, as each more would pack A or B again): a pool that hands tasks to its
+   threads as they free up (pthreadpool, OpenMP's dynamic schedule) then evens out threads that
+   run at different speeds. Scratch stays per task (the task's stack and
    per-thread buffers, GEMM's packing and attention's K/V copy, which the pool's worker threads get
    on first use and free at their exit); the workspace sizes above suffice for the _tp calls. The
    decoder step keeps its chunks' partial results on the calling thread's stack (about 33 KB

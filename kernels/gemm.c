@@ -637,19 +637,20 @@ void sk_gemm_run_bias_tp(const sk_threadpool *tp, const sk_gemm_dsp *d, sk_trans
         break;
     }
     }
-    /* the longer side of C first: a column part packs all of A again, a row part all of B */
-    if ((j.path == PATH_BLOCKED || j.path == PATH_WIDE) && m > n) {
-        j.rparts = j.rn < tasks ? j.rn : tasks;
-        j.cparts = tasks / j.rparts;
-        if (j.cparts > j.cn) j.cparts = j.cn;
-        if (j.cparts == 0) j.cparts = 1;
-    } else {
-        j.cparts = j.cn < tasks ? j.cn : tasks;
-        if (j.cparts == 0) j.cparts = 1;
-        j.rparts = tasks / j.cparts;
-        if (j.rparts > j.rn) j.rparts = j.rn;
-        if (j.rparts == 0) j.rparts = 1;
-    }
+    /* The longer side of C is cut first (a column part packs all of A again, a row part all of
+       B), into a part per thread, the other side into the threads left. More parts than threads
+       (sk_tp_tasks) only where they cost no packing: the columns of a call whose rows are one
+       unit (one MC block: A in place, each B panel read once, whichever part reads it). */
+    const int rows_first = (j.path == PATH_BLOCKED || j.path == PATH_WIDE) && m > n;
+    const size_t u1 = rows_first ? j.rn : j.cn, u2 = rows_first ? j.cn : j.rn;
+    const size_t nt = sk_tp_threads(tp), one = tasks < nt ? tasks : nt;
+    size_t p1 = u1 < one ? u1 : one;
+    p1 = p1 ? p1 : 1;
+    size_t p2 = one / p1 < u2 ? one / p1 : u2;
+    p2 = p2 ? p2 : 1;
+    if (!rows_first && j.rn == 1 && u1 > p1) p1 = u1 < tasks ? u1 : tasks;
+    j.rparts = rows_first ? p1 : p2;
+    j.cparts = rows_first ? p2 : p1;
     tasks = j.rparts * j.cparts;
     if (tasks == 1) {
         sk_gemm_run_bias(d, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, bias, c, ldc);

@@ -36,13 +36,28 @@ static inline void sk_tp_run(const sk_threadpool *tp, size_t n, sk_task_fn fn, v
 extern double sk_tp_min_work_scale;
 void sk_tp_set_min_work_scale(double s);
 
-/* How many tasks of at least `min_work` work a call of `work` splits into on tp (>= 1). */
+/* Tasks per thread of a large call: a pool that hands tasks to the threads as they free up
+   (pthreadpool's work stealing, OpenMP's dynamic schedule) then evens out threads that run at
+   different speeds (a core loaded by another process, or shared with another VM), where one task
+   per thread waits for the slowest. */
+#define SK_TP_SPLIT 4
+
+/* How many tasks of at least `min_work` work a call of `work` splits into on tp (>= 1): up to
+   SK_TP_SPLIT per thread, a multiple of the threads when there are more tasks than threads (equal
+   tasks then keep every thread busy to the end), fewer than the threads only when the work is
+   too small to feed them all. */
 static inline size_t sk_tp_tasks(const sk_threadpool *tp, double work, double min_work)
 {
-    const size_t t = sk_tp_threads(tp);
+    const size_t nt = sk_tp_threads(tp), t = nt < SK_TASKS_MAX ? nt : SK_TASKS_MAX;
     const double mw = min_work * sk_tp_min_work_scale;
-    const double by_work = mw > 0. ? work / mw : (double)t;
-    size_t n = by_work < (double)t ? (size_t)by_work : t;
+    const double by_work = mw > 0. ? work / mw : (double)t * SK_TP_SPLIT;
+    size_t n;
+    if (by_work < (double)t) {
+        n = (size_t)by_work;
+    } else {
+        const double per = by_work / (double)t;
+        n = t * (per < SK_TP_SPLIT ? (size_t)per : SK_TP_SPLIT);
+    }
     n = n < SK_TASKS_MAX ? n : SK_TASKS_MAX;
     return n ? n : 1;
 }
