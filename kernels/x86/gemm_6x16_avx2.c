@@ -49,6 +49,16 @@ ukr_body(const int R, const int ROWS, const int CP, size_t k, const float *a, si
        follow (one or two lines per row, rows 2 KiB or more apart): each row is prefetched PF_ROWS
        rows ahead into L1; 8 rows into L1 ran 0-17% faster than 24 rows into L2 on the tile alone
        (docs/bench/gemm-tuning.md) */
+    /* The prefetches stop PF_ROWS rows before the last row of B the tile reads: past the end of
+       B they would reach memory the caller may not have mapped or touched, and on AMD Zen a
+       prefetch whose page is not present repeats the page walk each time (a 32 x 32 x 32 GEMM on
+       page-aligned operands ran 5x slower). */
+#define LOOP_PF(CSA, RSB, K)                                                                       \
+    {                                                                                              \
+        const size_t kp = (K) > PF_ROWS ? (K) - PF_ROWS : 0;                                       \
+        LOOP(CSA, RSB, kp, 1)                                                                      \
+        LOOP(CSA, RSB, (K) - kp, 0)                                                                \
+    }
     const size_t pfd = PF_ROWS * rsb;
     if (ROWS && !CP && rsb == NR) { /* A(i,p) = a[i*csa + p], B packed: immediate offsets */
         if (k == 64) /* the attention head size: a constant trip count */
@@ -57,17 +67,18 @@ ukr_body(const int R, const int ROWS, const int CP, size_t k, const float *a, si
             LOOP(1, NR, k, 0)
     } else if (ROWS) {
         if (k == 64)
-            LOOP(1, rsb, 64, 1)
+            LOOP_PF(1, rsb, 64)
         else
-            LOOP(1, rsb, k, 1)
+            LOOP_PF(1, rsb, k)
     } else if (!CP && csa == MR && rsb == NR) {
         /* both packed: constant strides, immediate offsets */
         LOOP(MR, NR, k, 0)
     } else if (rsb == NR) {
         LOOP(csa, NR, k, 0)
     } else {
-        LOOP(csa, rsb, k, 1)
+        LOOP_PF(csa, rsb, k)
     }
+#undef LOOP_PF
 #undef LOOP
     const __m256 va = _mm256_set1_ps(alpha);
     if (beta == 0.f && alpha == 1.f) {
@@ -110,8 +121,8 @@ wide_body(const int R, const int ROWS, const int CP, size_t k, const float *a, s
     for (int i = 0; i < R; i++)
 #pragma GCC unroll 4
         for (int v = 0; v < W_NV; v++) acc[i][v] = _mm256_setzero_ps();
-#define LOOP(CSA, RSB, PF)                                                                         \
-    _Pragma("GCC unroll 2") for (size_t p = 0; p < k; p++) {                                       \
+#define LOOP(CSA, RSB, K, PF)                                                                      \
+    _Pragma("GCC unroll 2") for (size_t p = 0; p < (K); p++) {                                     \
         __m256 bv[W_NV];                                                                           \
         _Pragma("GCC unroll 4") for (int v = 0; v < W_NV; v++) bv[v] = _mm256_loadu_ps(b + 8 * v); \
         if (CP) {                                                                                  \
@@ -131,15 +142,18 @@ wide_body(const int R, const int ROWS, const int CP, size_t k, const float *a, s
         a += (CSA);                                                                                \
         b += (RSB);                                                                                \
     }
-    const size_t pfd = PF_ROWS * rsb;
+    /* the prefetches stop before the last PF_ROWS rows, as in ukr_body */
+    const size_t pfd = PF_ROWS * rsb, kp = k > PF_ROWS ? k - PF_ROWS : 0;
     if (ROWS && rsb == W_NR) {
-        LOOP(1, W_NR, 0)
+        LOOP(1, W_NR, k, 0)
     } else if (ROWS) {
-        LOOP(1, rsb, 1)
+        LOOP(1, rsb, kp, 1)
+        LOOP(1, rsb, k - kp, 0)
     } else if (rsb == W_NR) {
-        LOOP(csa, W_NR, 0)
+        LOOP(csa, W_NR, k, 0)
     } else {
-        LOOP(csa, rsb, 1)
+        LOOP(csa, rsb, kp, 1)
+        LOOP(csa, rsb, k - kp, 0)
     }
 #undef LOOP
     const __m256 va = _mm256_set1_ps(alpha), vb = _mm256_set1_ps(beta);

@@ -54,8 +54,8 @@ ukr_body(const int R, const int NV, const int ROWS, const int CP, size_t k, cons
 #pragma GCC unroll 4
         for (int v = 0; v < NV; v++)
             _mm_prefetch((const char *)(c + i * ldc + 16 * v), _MM_HINT_T0);
-#define LOOP(CSA, RSB, PF)                                                                         \
-    _Pragma("GCC unroll 2") for (size_t p = 0; p < k; p++) {                                       \
+#define LOOP(CSA, RSB, K, PF, INPL)                                                                \
+    _Pragma("GCC unroll 2") for (size_t p = 0; p < (K); p++) {                                     \
         __m512 bv[W_NR / 16];                                                                      \
         _Pragma("GCC unroll 4") for (int v = 0; v < NV; v++) bv[v] = _mm512_loadu_ps(b + 16 * v);  \
         if (CP) {                                                                                  \
@@ -71,8 +71,8 @@ ukr_body(const int R, const int NV, const int ROWS, const int CP, size_t k, cons
             const float *ai = ROWS ? a + i * csa : a + i;                                          \
             const __m512 av = _mm512_set1_ps(*ai);                                                 \
             _Pragma("GCC unroll 4") for (int v = 0; v < NV; v++)                                   \
-                acc[i][v] = PF ? _mm512_fmadd_ps(av, bv[v], acc[i][v])                             \
-                               : fma_bcast(ai, bv[v], acc[i][v]);                                  \
+                acc[i][v] = INPL ? _mm512_fmadd_ps(av, bv[v], acc[i][v])                           \
+                                 : fma_bcast(ai, bv[v], acc[i][v]);                                \
         }                                                                                          \
         a += (CSA);                                                                                \
         b += (RSB);                                                                                \
@@ -81,19 +81,24 @@ ukr_body(const int R, const int NV, const int ROWS, const int CP, size_t k, cons
        follow (a few lines per row, rows 2 KiB or more apart): each row is prefetched PF_ROWS rows
        ahead into L1. Measured on the tile alone (docs/bench/gemm-tuning.md): 8 rows into L1 runs
        5-20% faster than 24 rows into L2 (B that is already in L2 is the common case, and 8 rows
-       of a 4 KiB-multiple stride still fit the ways of one L1 set), 4 or 16 rows slower. */
-    const size_t pfd = PF_ROWS * rsb;
+       of a 4 KiB-multiple stride still fit the ways of one L1 set), 4 or 16 rows slower.
+       The prefetches stop PF_ROWS rows before the last row of B the tile reads: past the end of B
+       they would reach memory the caller may not have mapped or touched, and on AMD Zen a
+       prefetch whose page is not present repeats the page walk each time. */
+    const size_t pfd = PF_ROWS * rsb, kp = k > PF_ROWS ? k - PF_ROWS : 0;
     if (ROWS && rsb == TNR) { /* A(i,p) = a[i*csa + p] */
-        LOOP(1, TNR, 0)
+        LOOP(1, TNR, k, 0, 0)
     } else if (ROWS) {
-        LOOP(1, rsb, 1)
+        LOOP(1, rsb, kp, 1, 1)
+        LOOP(1, rsb, k - kp, 0, 1)
     } else if (!CP && csa == TMR && rsb == TNR) {
         /* both packed: constant strides, immediate offsets */
-        LOOP(TMR, TNR, 0)
+        LOOP(TMR, TNR, k, 0, 0)
     } else if (rsb == TNR) {
-        LOOP(csa, TNR, 0)
+        LOOP(csa, TNR, k, 0, 0)
     } else {
-        LOOP(csa, rsb, 1)
+        LOOP(csa, rsb, kp, 1, 1)
+        LOOP(csa, rsb, k - kp, 0, 1)
     }
 #undef LOOP
     const __m512 va = _mm512_set1_ps(alpha), vb = _mm512_set1_ps(beta);
