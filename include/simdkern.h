@@ -117,18 +117,21 @@ sk_status sk_scale_mask_softmax(size_t rows, size_t cols, float scale, const flo
    A masked key's row of v is multiplied by an exact zero weight, as in a GEMM: v rows of masked
    keys must be finite (a NaN or Inf there reaches the output as 0·NaN), padding need not be
    zeroed.
-   Bounds (every path), T = the row's max over attended keys of |scale|·sum_p |q_p k_p| + |mask|:
-     weights: |w - exact| <= (1e-5 + (d_k + 1)·2^-22·T)·exact + 1e-9, masked weights exactly 0;
-     out:     |out - exact| <= (1e-5 + (d_k + 1)·2^-22·T)·sum_j w_j·|v_j| + 1e-6·max_j |v_j|.
-   (the d_k term is the score GEMM's bound, the rest the softmax family's.) NaN and inf follow the
-   softmax rules per query row; scores are computed in float, so where |scale|·sum_p |q_p k_p| +
-   |mask| (or sum_p |q_p k_p|) exceeds FLT_MAX / 2 a score may overflow to inf and the row be NaN
-   (unlike the softmax family, whose inputs are the scores). scale == 0: every score is 0
-   (+ mask) and q and k are not read, as alpha == 0 in a GEMM (a NaN or inf in them does not reach
-   the result).
-   Aliasing: out and weights must not overlap q, k, v or each other (SK_EINVAL, nothing written:
-   the extents [p, p + (rows - 1)·ld + cols) are compared, so an out interleaved column-wise with
-   q in one buffer is refused too); q, k and v may overlap each other. */
+   Bounds (every path), T = the row's max over attended keys of |scale|·sum_p |q_p k_p| + |mask|,
+   E = expm1((d_k + 1)·2^-22·T) (about (d_k + 1)·2^-22·T while that is small):
+     weights: |w - exact| <= (1e-5 + E)·exact + 1e-9, masked weights exactly 0;
+     out:     |out - exact| <= (1e-5 + E)·sum_j w_j·|v_j| + 1e-6·max_j |v_j|.
+   (the d_k term is the score GEMM's bound, the rest the softmax family's: scores off by up to
+   (d_k + 1)·2^-23·T move a weight by a factor within exp of twice that, so where T is large
+   enough for the float scores to be off by whole units, weights can be off by whole factors.)
+   NaN and inf follow the softmax rules per query row; scores are computed in float, so where
+   |scale|·sum_p |q_p k_p| + |mask| (or sum_p |q_p k_p|) exceeds FLT_MAX / 2 a score may overflow
+   to inf and the row be NaN (unlike the softmax family, whose inputs are the scores). scale == 0:
+   every score is 0 (+ mask) and q and k are not read, as alpha == 0 in a GEMM (a NaN or inf in
+   them does not reach the result). Aliasing: out and weights must not overlap q, k, v or each
+   other (SK_EINVAL, nothing written: the extents [p, p + (rows - 1)·ld + cols) are compared, so an
+   out interleaved column-wise with q in one buffer is refused too); q, k and v may overlap each
+   other. */
 sk_status sk_attention(size_t n_q, size_t n_kv, size_t d_k, size_t d_v,
                        const float *q, size_t ldq, const float *k, size_t ldk,
                        const float *v, size_t ldv, float scale, const sk_mask *mask,

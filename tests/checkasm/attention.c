@@ -11,7 +11,8 @@
  * sums add a few 1e-7. The tolerance of each case is 3e-6 + dk·2^-22·|scale|·sum_p|q_p k_p| +
  * 2^-22·(|scale q.k| + |mask|), maximised over the case's attended pairs, relative (weights) or
  * relative to sum_j w_j |v_j| (outputs, + 1e-6 max|v|). It is within the bound the header states,
- * (1e-5 + (dk + 1)·2^-22·T), T = max over attended keys of |scale|·sum_p|q_p k_p| + |mask|. */
+ * (1e-5 + expm1((dk + 1)·2^-22·T)), T = max over attended keys of |scale|·sum_p|q_p k_p| +
+ * |mask|. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
