@@ -6,10 +6,10 @@
  * here); one loop nest per path runs the plan.
  * Paths: m == 1 goes to the matrix-vector kernels, NT with m <= dot_rows to the dot kernel, NT
  * with m <= ukr_t_m to transposed tiles (C^T = B op(A)^T, B's rows in place), NN with m <= w_mr
- * to the blocked loop nest on the table's wide tile ukr_w (w_mr x w_nr), the rest to the
- * blocked loop nest (run_blocked: NC / k block / MC / NR / row-block loops around the table's
- * micro-kernel). Both transposes and any ld are absorbed by the packing (the table's transposing
- * pack_t).
+ * and B's rows at least w_ldb_min apart to the blocked loop nest on the table's wide tile ukr_w
+ * (w_mr x w_nr), the rest to the blocked loop nest (run_blocked: NC / k block / MC / NR /
+ * row-block loops around the table's micro-kernel). Both transposes and any ld are absorbed by the
+ * packing (the table's transposing pack_t).
  * Blocked: k is cut into equal blocks of at most kc; rows of an MC block are split into full
  * MR-row blocks and the rest when the rest is at least 2/3 of MR (16 = 6 + 6 + 4), else into
  * near-equal row blocks (8 = 4 + 4 rather than 6 + 2); columns past n in the last B panel are zero
@@ -105,7 +105,7 @@ enum gemm_path {
     PATH_DOT,     /* NT, op(A) = A, m <= dot_rows: dot products of the rows of A and B */
     PATH_NT_ROWS, /* NT, m <= ukr_t_m: C^T = B op(A)^T by transposed tiles, B's rows in place */
     PATH_BLOCKED, /* the blocked loop nest */
-    PATH_WIDE     /* NN, m <= w_mr: the blocked loop nest on the wide tile */
+    PATH_WIDE     /* NN, m <= w_mr, ldb >= w_ldb_min: the blocked loop nest on the wide tile */
 };
 
 /* Where the blocked path's kernels read op(B) from, per kc x nc block of B. */
@@ -160,14 +160,16 @@ static inline size_t umod(size_t a, size_t b)
 }
 static size_t cdiv(size_t a, size_t b) { return udiv(a + b - 1, b); }
 
-/* The path of a whole problem, from ta, tb, m and the table's kernels and their row limits. */
-static enum gemm_path plan_path(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t m)
+/* The path of a whole problem, from ta, tb, m, B's row stride and the table's kernels and their
+   limits. */
+static enum gemm_path plan_path(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t m,
+                                size_t ldb)
 {
     if (!d->ukr) return PATH_REF;
     if (m == 1 && d->gemv_n) return PATH_ROW;
     if (tb && !ta && m <= d->dot_rows && d->dot) return PATH_DOT;
     if (tb && m <= d->ukr_t_m && d->ukr_t) return PATH_NT_ROWS;
-    if (!tb && m <= d->w_mr && d->ukr_w) return PATH_WIDE;
+    if (!tb && m <= d->w_mr && d->ukr_w && ldb >= d->w_ldb_min) return PATH_WIDE;
     return PATH_BLOCKED;
 }
 
@@ -530,8 +532,8 @@ void sk_gemm_run_bias(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t m, 
         else scale_c(m, n, beta, c, ldc);
         return;
     }
-    gemm_run_path(d, plan_path(d, ta, tb, m), ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, bias,
-                  c, ldc);
+    gemm_run_path(d, plan_path(d, ta, tb, m, ldb), ta, tb, m, n, k, alpha, a, lda, b, ldb, beta,
+                  bias, c, ldc);
 }
 
 void sk_gemm_run(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t m, size_t n, size_t k,
@@ -609,7 +611,7 @@ void sk_gemm_run_bias_tp(const sk_threadpool *tp, const sk_gemm_dsp *d, sk_trans
         return;
     }
     GEMM_LD1();
-    gemm_job j = { .d = d, .path = plan_path(d, ta, tb, m), .ta = ta, .tb = tb, .m = m, .n = n,
+    gemm_job j = { .d = d, .path = plan_path(d, ta, tb, m, ldb), .ta = ta, .tb = tb, .m = m, .n = n,
                    .k = k, .alpha = alpha, .beta = beta, .a = a, .b = b, .bias = bias, .c = c,
                    .lda = lda, .ldb = ldb, .ldc = ldc, .ru = 1, .rn = 1, .cu = 1, .cn = 1,
                    .upb = 0 };

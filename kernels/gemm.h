@@ -69,6 +69,8 @@ typedef struct sk_gemm_dsp {
     sk_gemm_pack_fn pack_t;             /* the transposing pack */
     unsigned mr, nr;                    /* register tile */
     unsigned w_mr, w_nr;                /* the wide tile (w_nr <= 64) */
+    unsigned w_ldb_min;                 /* ukr_w only for B rows at least this many floats apart
+                                           (0: any) */
     unsigned mc, kc, nc;                /* cache blocks: A block mc x kc (L2), B block kc x nc (L3),
                                            B micro-panel kc x nr (L1) */
     unsigned ukr_t_m, ukr_t_n;          /* ukr_t: C rows (lanes) x C columns; NT if m <= ukr_t_m */

@@ -99,6 +99,12 @@ static inline void sk_gemm_dsp_init_x86(sk_gemm_dsp *d, sk_isa isa)
     d->ukr_w = sk_gemm_ukr_w_avx2;
     d->w_mr = SK_GEMM_AVX2_W_MR;
     d->w_nr = SK_GEMM_AVX2_W_NR;
+    /* only for B rows 320 floats or more apart (n >= 320 when B is packed tight): below, the
+       6x16 tile ran 1.1-2x faster, from the wide tile's partial last panel and its few panels
+       (AMD Zen 1, m = 2 and 4: n = 64 1.6-2.0x, 128 1.34x, 256 1.1-1.16x); from 320 on level
+       within this VM's noise (n = 320-768, 0.9-1.1x either way); the wide tile ahead on Intel
+       (4x512x512) and on Zen 1 for B rows a page or more apart (docs/bench/gemm-tuning.md) */
+    d->w_ldb_min = 320;
     /* AMD Zen 4 / Zen 5 and recent Intel cores: L1d 32-48 KiB (B micro-panel KC x 16 = 16 KiB +
        A micro-panel 6 KiB), L2 1-2 MiB (A block MC x KC = 72 KiB), L2 or L3 (B block KC x NC
        = 1 MiB). KC 256 is the fastest; MC 72 (12 row blocks) runs 5-17% faster than 168 on the
@@ -126,6 +132,7 @@ static inline void sk_gemm_dsp_init_x86(sk_gemm_dsp *d, sk_isa isa)
     d->ukr_w = sk_gemm_ukr_w_avx512;
     d->w_mr = SK_GEMM_AVX512_W_MR;
     d->w_nr = SK_GEMM_AVX512_W_NR;
+    d->w_ldb_min = 0; /* any stride: 4x512x512 ran 1.1-1.3x faster on it (Intel Xeon) */
     /* AMD Zen 4 / Zen 5, Intel Xeon: L1d 32-48 KiB (B micro-panel KC x 32 = 32 KiB, streamed
        against the A micro-panel's 8 KiB; KC 256 is the fastest, docs/bench/gemm-tuning.md), L2
        1-2 MiB (A block MC x KC = 64 KiB: MC 64, 8 row blocks, runs 2-8% faster than 168 and 96

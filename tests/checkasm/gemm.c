@@ -2,13 +2,14 @@
  * against a double-precision reference with the contract's bound
  *   |C - exact| <= (2 k + 4) 2^-24 (|alpha| |op(A)| |op(B)| + |beta| |C0|)   (elementwise),
  * over sizes around every tile edge (MR, NR), cache block (MC, KC, NC) and planner threshold
- * (dot_rows, ukr_t_m, ukr_t_n, set_stride, set_rows, b_alias, b_span_min, b_rows_min, cp_min,
- * cp_stride, cp_blocks, direct_a_strips) of the table under test, each read from it, B strides
- * that are multiples of 4 KiB; each slot of the table (micro-kernel in every A layout, copying B
- * or not; transposed tile; matrix-vector kernels; dot kernel; transposing pack) called directly,
- * all four transposes, padded leading dimensions (poisoned padding must stay untouched), alpha in
- * {1, -0.5, 0}, beta in {0, 1, 0.25} (beta == 0 with C full of NaN: must not propagate), guard
- * bands, concurrent calls from several threads, bad arguments, and a hand-computed 2x2 case. */
+ * (dot_rows, ukr_t_m, ukr_t_n, w_ldb_min, set_stride, set_rows, b_alias, b_span_min, b_rows_min,
+ * cp_min, cp_stride, cp_blocks, direct_a_strips) of the table under test, each read from it, B
+ * strides that are multiples of 4 KiB; each slot of the table (micro-kernel in every A layout,
+ * copying B or not; transposed tile; matrix-vector kernels; dot kernel; transposing pack) called
+ * directly, all four transposes, padded leading dimensions (poisoned padding must stay untouched),
+ * alpha in {1, -0.5, 0}, beta in {0, 1, 0.25} (beta == 0 with C full of NaN: must not propagate),
+ * guard bands, concurrent calls from several threads, bad arguments, and a hand-computed 2x2
+ * case. */
 #define _DEFAULT_SOURCE /* MAP_ANONYMOUS */
 #include <math.h>
 #include <pthread.h>
@@ -605,6 +606,15 @@ static void tile_edge_tests(void)
                     ld_case((sk_trans)(t >> 1), (sk_trans)(t & 1), m, wn[in], k,
                             ck_rand_u32(2) ? d->set_stride : 0, t & 1 ? 0 : d->set_stride);
                 }
+        /* B's row stride just under and at w_ldb_min (the other tile, then the wide one) */
+        for (size_t ldb = d->w_ldb_min - 1; d->w_ldb_min && ldb <= d->w_ldb_min; ldb++)
+            for (int c = 0; c < 6; c++) {
+                const size_t m = c & 1 ? d->w_mr : 2;
+                const size_t n = (size_t[]){ W + 1, 2 * W + 5, ldb }[c / 2];
+                run_case(SK_NOTRANS, SK_NOTRANS, m, n, 1 + ck_rand_u32(2 * d->kc),
+                         g_alpha[ck_rand_u32(3)], g_beta[ck_rand_u32(3)], rand_pad(), ldb - n,
+                         rand_pad());
+            }
     }
     const size_t MR = d->mr, NR = d->nr;
     const size_t ms[] = { MR - 1, MR, MR + 1, 2 * MR - 1, 2 * MR, 2 * MR + 1, 3 * MR - 1, 3 * MR };
