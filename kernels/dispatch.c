@@ -19,7 +19,7 @@ static const char *const g_isa_names[SK_ISA_COUNT] = { "scalar", "avx2", "avx512
 
 static void fill_table(sk_dsp *t, sk_isa isa)
 {
-    sk_gemm_dsp_init(&t->gemm, isa);
+    sk_gemm_dsp_init(&t->gemm, isa, g_features);
     sk_math_dsp_init(&t->math, isa);
     sk_attn_dsp_init(&t->attn, isa);
 }

@@ -499,17 +499,18 @@ static void gemm_run_path(const sk_gemm_dsp *d, enum gemm_path path, sk_trans ta
 
 /* --- table and entry points ------------------------------------------------------------------- */
 
-void sk_gemm_dsp_init(sk_gemm_dsp *d, sk_isa isa)
+void sk_gemm_dsp_init(sk_gemm_dsp *d, sk_isa isa, uint64_t features)
 {
     /* the scalar table: the framework with the portable micro-kernel and small blocks (every
        block edge within reach of small tests), no matrix-vector or transposed-tile kernels */
     sk_gemm_dsp_init_ref(d);
 #if SK_HAVE_AVX2
-    sk_gemm_dsp_init_x86(d, isa);
+    sk_gemm_dsp_init_x86(d, isa, features);
 #elif SK_HAVE_NEON
+    (void)features;
     sk_gemm_dsp_init_arm(d, isa);
 #else
-    (void)isa;
+    (void)isa, (void)features;
 #endif
 }
 

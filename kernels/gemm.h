@@ -11,6 +11,7 @@
 #define SK_GEMM_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include "simdkern.h"
 
 typedef void (*sk_sgemm_fn)(sk_trans ta, sk_trans tb, size_t m, size_t n, size_t k, float alpha,
@@ -110,7 +111,9 @@ typedef struct sk_gemm_dsp {
    dot or transposed-tile kernels. sk_gemm_dsp_init starts from it. */
 void sk_gemm_dsp_init_ref(sk_gemm_dsp *d);
 
-void sk_gemm_dsp_init(sk_gemm_dsp *d, sk_isa isa);
+/* The table of isa; features (sk_cpu_detect's SK_CPU_* bits) select per-microarchitecture
+   values of its fields. */
+void sk_gemm_dsp_init(sk_gemm_dsp *d, sk_isa isa, uint64_t features);
 
 /* The portable reference (kernels/scalar/gemm_ref.c): each C element is a float sum over p in
  * order, then alpha * s + beta * c; deterministic in every build. */

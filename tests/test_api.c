@@ -772,6 +772,9 @@ static void test_cpu_features(void)
     for (size_t i = 0; i < sizeof x / sizeof x[0]; i++)
         CHECK(!!(f & x[i].bit) == !!has[i], "%s: recorded %d, CPU says %d", x[i].name,
               !!(f & x[i].bit), !!has[i]);
+    /* gcc's own CPUID decoding: znver1 = AMD family 17h below model 30h (Zen, Zen+) */
+    CHECK(!!(f & SK_CPU_X86_ZEN1) == !!__builtin_cpu_is("znver1"), "zen1: recorded %d, CPU says %d",
+          !!(f & SK_CPU_X86_ZEN1), !!__builtin_cpu_is("znver1"));
     CHECK(!(f >> 32), "arm bits on x86: %#llx", (unsigned long long)f);
 #elif SK_ARCH_AARCH64
     CHECK(f & SK_CPU_ARM_ASIMD, "aarch64 without Advanced SIMD");

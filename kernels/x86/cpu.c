@@ -1,4 +1,5 @@
-/* CPU feature detection, x86-64 (run once from the dispatch init): CPUID leaf 1 and leaf 7 (only
+/* CPU feature detection, x86-64 (run once from the dispatch init): CPUID leaves 0 and 1 (vendor,
+ * family and model: the microarchitecture classes tables tune for), leaf 1 and leaf 7 (only
  * when the maximum basic leaf reaches 7), plus OSXSAVE and XCR0 (XGETBV) so that a tier is claimed
  * only when the OS saves and restores its register state. Baseline flags. */
 #include "../cpu.h" /* the detection interface (x86/cpu.h is the tier helper) */
@@ -25,7 +26,14 @@ unsigned sk_cpu_detect(uint64_t *features)
     unsigned a, b, c, d;
     const unsigned max_leaf = __get_cpuid_max(0, NULL);
     if (max_leaf >= 1) {
+        unsigned vb, vc, vd;
+        __cpuid(0, a, vb, vc, vd);
+        /* "AuthenticAMD" in EBX, EDX, ECX */
+        const int amd = vb == 0x68747541u && vd == 0x69746e65u && vc == 0x444d4163u;
         __cpuid(1, a, b, c, d);
+        const unsigned fam = ((a >> 8) & 0xf) + ((a >> 8 & 0xf) == 0xf ? (a >> 20) & 0xff : 0);
+        const unsigned model = ((a >> 4) & 0xf) | ((a >> 12) & 0xf0);
+        if (amd && fam == 0x17 && model < 0x30) f |= SK_CPU_X86_ZEN1;
         const int osxsave = (c >> 27) & 1; /* CPUID.1:ECX.OSXSAVE: XGETBV usable */
         const int avx = (c >> 28) & 1;     /* CPUID.1:ECX.AVX */
         const int fma = (c >> 12) & 1;     /* CPUID.1:ECX.FMA */
