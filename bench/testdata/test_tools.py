@@ -207,7 +207,31 @@ def thread_axis():
               "report: thread-axis table with the speed-up", md)
 
 
+def fastest_repetition():
+    """--stat best: the fastest repetition of each benchmark instead of the median."""
+    rc, out, err = run(COMPARE, BEFORE, AFTER, "--stat", "best")
+    check(rc == 0 and "fastest repetitions" in out, "--stat best: exit 0, said in the title",
+          out + err)
+    # avx512 64^3: fastest 80 -> 90 (medians 80 -> 72); avx2: 41 -> 44.
+    check(ratio_of(out, "sgemm/avx512/NN/64x64x64") == 1.125, "--stat best: fastest repetition",
+          out)
+    check(ratio_of(out, "sgemm/avx2/NN/64x64x64") == 1.073, "--stat best: rate ratio", out)
+    # Repetitions without aggregates (4e8, 9e8, 5e8) against a single run (5e8).
+    check(ratio_of(out, "exp/scalar/L1/4096") == 1.8, "--stat best: from bare repetitions", out)
+    check(ratio_of(out, "misc/avx2/x/1") == 1.25, "--stat best: single runs as they are", out)
+    rc, _, err = run(COMPARE, BEFORE, AFTER, "--stat", "mean")
+    check(rc == 2, "--stat: unknown statistic exits 2", err)
+    with tempfile.TemporaryDirectory() as d:
+        rc, _, err = run(REPORT, "--from-json", AFTER, "--out-dir", d, "--no-plots", "--stat",
+                         "best")
+        md = open(os.path.join(d, "report.md")).read() if rc == 0 else err
+        row = [l for l in md.splitlines() if l.startswith("| NN | 64x64x64 |")]
+        check("(the fastest shown)" in md and len(row) == 1 and "**90 (1.00)**" in row[0],
+              "report --stat best: the fastest repetitions", "\n".join(row) or md)
+
+
 compare_files()
+fastest_repetition()
 compare_within()
 thread_axis()
 compare_errors()
