@@ -176,7 +176,9 @@ static void attention_core(const sk_threadpool *tp, const sk_attn_tables *dsp, s
  * Units of work: (head, block of SK_ATTN_BQ query rows), the fused core's own blocks, each computed
  * alone as in one call. With weights: heads (each the weights path on one thread), or, with fewer
  * heads than threads, one head after the other with the GEMMs and softmax on the pool. */
-#define TP_MIN_FLOPS_ATTN 4.0e6
+/* 0.5 MFLOP per task, about 17 us of the fused core on AVX2 on Zen 1 (2 threads vs 1 there:
+   8 heads x 16 x 64 x 64 1.83x, 2 x 64 x 64 x 64 1.42x, where 4 MFLOP kept them on one thread) */
+#define TP_MIN_FLOPS_ATTN 5.0e5
 
 typedef struct attn_job {
     const sk_attn_tables *dsp;
@@ -322,7 +324,9 @@ static inline void prefetch_rows(const float *p, size_t ld, size_t j0, size_t j1
    fit it. */
 enum { SK_DEC_HG = 16, SK_DEC_BK = 256, SK_DEC_G = 8, SK_DEC_CHUNK = 512, SK_DEC_CMAX = 8,
        SK_DEC_PART = SK_DEC_HG * SK_DEC_CMAX * (64 + 2) };
-#define TP_MIN_BYTES_DEC (512.0 * 1024)
+/* 128 KB of K and V per task, about 4 us from L2 on Zen 1 (8 heads x 64 keys: 1.66x on 2
+   threads, 1.00x at 512 KB) */
+#define TP_MIN_BYTES_DEC (128.0 * 1024)
 
 /* Heads [0, hn) (pointers at the first one; hn <= SK_DEC_HG) over keys [kb, ke): the unnormalised
    output o (head h at o + h * dh), running max m[h] and sum l[h] (initialised here). */

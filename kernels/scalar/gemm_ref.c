@@ -83,8 +83,12 @@ void sk_gemm_dsp_init_ref(sk_gemm_dsp *d)
         .cp_min = 4096,
         .cp_stride = 512, .cp_blocks = 3, .direct_a_strips = 4,
         .line_floats = 16 /* 64-byte lines */,
-        /* pool: 256 columns per matrix-vector unit; 4 MFLOP per task (~40 us at 100 GFLOP/s),
-           1 MFLOP on the memory-bound paths (2 MB of B) */
-        .gemv_group = 256, .tp_min_flops = 4000000, .tp_min_flops_row = 1000000,
+        /* pool: 256 columns per matrix-vector unit; 0.5 MFLOP per task (5 us at 100 GFLOP/s,
+           13 us on AVX2 on Zen 1), 0.25 MFLOP on the memory-bound paths (512 KB of B). On a
+           2-vCPU Zen 1 VM, pthreadpool, 2 threads vs 1, fastest of 15 interleaved: 16x512x64
+           1.82x, 64x512x64 1.93x, 4x512x512 1.77x, 1x512x512 1.77x; where 4 and 1 MFLOP kept
+           them on one thread; still one task below that: 64x64x64, 1x512x64 0.98-1.0x
+           (docs/bench/gemm-tuning.md) */
+        .gemv_group = 256, .tp_min_flops = 500000, .tp_min_flops_row = 250000,
     };
 }
