@@ -3,7 +3,8 @@
 // libxsmm_smmdispatch, for the shapes it generates one for), "xnnpack" (a fully-connected operator,
 // its weights packed once at creation), single thread; and "peak-avx2" / "peak-avx512": an FMA loop
 // of 12 independent chains of that width doing the same number of flops (the FMA peak of the core,
-// so that avx2 / peak-avx2 is the fraction of peak). alpha = 1, beta = 0, random inputs, dense ld.
+// so that avx2 / peak-avx2 is the fraction of peak); "read" for m = 1: a plain read of B's bytes,
+// the bound of the matrix-vector product. alpha = 1, beta = 0, random inputs, dense ld.
 // Counter "GFLOP/s" = 2 m n k per second.
 #include <cmath>
 #include <string>
@@ -144,6 +145,21 @@ void run_onednn(benchmark::State &st, bool nt, Shape s)
 }
 #endif
 
+// m = 1: a plain read of B's bytes, the bound of the matrix-vector product (GFLOP/s: the product's
+// flops at the read's speed, so that it pairs with the GEMM of the same shape).
+void run_read(benchmark::State &st, Shape s)
+{
+    const size_t n = s.k * s.n;
+    skb::Buf b(n, -1.f, 1.f, 2);
+    float sum = 0.f;
+    for (auto _ : st) {
+        sum += skb::read_sum(b.p, n);
+        benchmark::DoNotOptimize(sum);
+        benchmark::ClobberMemory();
+    }
+    set_counters(st, s);
+}
+
 #ifdef SK_BENCH_HAVE_LIBXSMM
 // Row-major C = op(A) B is column-major C^T = B^T op(A)^T: libxsmm's m, n, k are n, m, k, its A
 // is our B and its B our A. NN only (libxsmm 1.17's JIT takes no transposed A). Shapes it makes no
@@ -278,6 +294,9 @@ void sk_register_gemm_benchmarks()
             benchmark::RegisterBenchmark(("sgemm/xnnpack/" + var + "/" + shape).c_str(),
                                          run_xnnpack, nt != 0, s);
 #endif
+            if (s.m == 1)
+                benchmark::RegisterBenchmark(("sgemm/read/" + var + "/" + shape).c_str(), run_read,
+                                             s);
 #if defined(__x86_64__)
             if (sk_isa_available(SK_ISA_AVX2))
                 benchmark::RegisterBenchmark(("sgemm/peak-avx2/" + var + "/" + shape).c_str(),

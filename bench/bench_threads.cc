@@ -194,65 +194,18 @@ void bm_forward_kv(benchmark::State &st, sk_isa isa, size_t t, MhcaShape s)
     skb::set_rates(st, 0, 0, s.step_bytes());
 }
 
-// A plain read of n floats on the pool: one contiguous slice per thread, summed into 64
-// independent lanes so that only the loads limit it. The loop is compiled for the widest vectors
-// the CPU runs (target attributes, chosen once at run time), as the library's own kernels are: a
-// baseline (SSE2) loop would make a weak bound.
+// A plain read of n floats on the pool: one contiguous slice per thread (skb::read_sum).
 struct ReadJob {
     const float *p;
     size_t n, parts;
     float sums[64];
 };
 
-typedef float v16f __attribute__((vector_size(64), aligned(4)));
-
-#define SKB_READ_BODY                                                                            \
-    v16f s0 = {0}, s1 = {0}, s2 = {0}, s3 = {0};                                                 \
-    size_t i = 0;                                                                                \
-    for (; i + 64 <= n; i += 64) {                                                               \
-        s0 += *(const v16f *)(p + i);                                                            \
-        s1 += *(const v16f *)(p + i + 16);                                                       \
-        s2 += *(const v16f *)(p + i + 32);                                                       \
-        s3 += *(const v16f *)(p + i + 48);                                                       \
-    }                                                                                            \
-    s0 += s1 + s2 + s3;                                                                          \
-    float r = 0;                                                                                 \
-    for (int l = 0; l < 16; l++) r += s0[l];                                                     \
-    for (; i < n; i++) r += p[i];                                                                \
-    return r;
-
-#if defined(__x86_64__) && defined(__GNUC__)
-__attribute__((target("avx512f"))) float read_sum_avx512(const float *p, size_t n)
-{
-    SKB_READ_BODY
-}
-__attribute__((target("avx2"))) float read_sum_avx2(const float *p, size_t n)
-{
-    SKB_READ_BODY
-}
-#endif
-float read_sum_base(const float *p, size_t n)
-{
-    SKB_READ_BODY
-}
-
-float read_sum(const float *p, size_t n)
-{
-#if defined(__x86_64__) && defined(__GNUC__)
-    static float (*const fn)(const float *, size_t) = __builtin_cpu_supports("avx512f")
-        ? read_sum_avx512
-        : __builtin_cpu_supports("avx2") ? read_sum_avx2 : read_sum_base;
-    return fn(p, n);
-#else
-    return read_sum_base(p, n);
-#endif
-}
-
 void read_task(void *arg, size_t t)
 {
     ReadJob *j = static_cast<ReadJob *>(arg);
     const size_t b = j->n / j->parts * t, e = t + 1 == j->parts ? j->n : j->n / j->parts * (t + 1);
-    j->sums[t] = read_sum(j->p + b, e - b);
+    j->sums[t] = skb::read_sum(j->p + b, e - b);
 }
 
 void bm_read(benchmark::State &st, size_t t, MhcaShape s)

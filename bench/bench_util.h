@@ -71,6 +71,10 @@ inline std::string case_name(const std::string &family, const std::string &conte
 // Sets the rate counters the reports know, per iteration of the timed loop: "GFLOP/s" from the
 // floating-point operations, "elem/s" from the elements produced, "GB/s" from the bytes read plus
 // written. A zero argument leaves that counter out.
+// The sum of n floats, a plain read at the speed of the widest vectors this CPU runs
+// (bench_read.cc); the bound of the memory-bound cases.
+float read_sum(const float *p, size_t n);
+
 inline void set_rates(benchmark::State &st, double flops, double elems, double bytes)
 {
     if (flops > 0)
