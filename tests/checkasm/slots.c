@@ -513,23 +513,29 @@ static int gemm_case(gemm_arg g)
 static void check_gemm(const sk_gemm_dsp *d, const sk_gemm_dsp *ref, const sk_gemm_dsp *below)
 {
     static const size_t ks[] = { 1, 2, 17 }, ns[] = { 1, 7, 17, 33, 100 };
+    /* gemv: around every column strip of the kernels (AVX2: 96, 64, 32 and 8 columns; AVX-512:
+       multiples of 16) and their sums */
+    static const size_t gv_ns[] = { 1,  7,  8,  9,  15,  16,  17,  31,  32,  33,  63,  64,  65,
+                                    95, 96, 97, 100, 127, 128, 129, 159, 160, 161, 192, 200, 257 };
+    const size_t n_gv = sizeof gv_ns / sizeof gv_ns[0];
     static const float ab[2][2] = { { -0.75f, 1.25f }, { 1.5f, 0.f } }; /* beta 0: C is NaN */
     for (int slot = G_UKR; slot <= G_PACK; slot++) {
         if (!gemm_slot_changed(d, below, slot)) continue;
         /* (rows, cols) pairs: ukr r = 1..mr x nr (ukr_w: 1..w_mr x w_nr); ukr_t w x r,
-           r = 1..ukr_t_n, w at 1, about half and all of ukr_t_m; gemv 1 x ns; dot
+           r = 1..ukr_t_n, w at 1, about half and all of ukr_t_m; gemv 1 x gv_ns; dot
            m = 1..dot_rows x ns; pack_t w = 1..nr */
         const int tile = slot == G_UKR || slot == G_UKR_W;
         const size_t nrow = slot == G_UKR ? d->mr : slot == G_UKR_W ? d->w_mr
                           : slot == G_UKR_T ? 3 * d->ukr_t_n
-                          : slot == G_DOT ? d->dot_rows * 5 : slot == G_PACK ? d->nr : 5;
+                          : slot == G_DOT ? d->dot_rows * 5 : slot == G_PACK ? d->nr : n_gv;
         for (size_t s = 0; s < nrow; s++)
             for (size_t ik = 0; ik < 3; ik++)
                 for (int lay = 0; lay < (tile ? 6 : 1); lay++)
                     for (int v = 0; v < (slot == G_PACK ? 1 : 2); v++) {
                         const size_t k = ks[ik];
                         const size_t t_w[3] = { 1, (d->ukr_t_m + 1) / 2, d->ukr_t_m };
-                        size_t rows = 1, cols = ns[s % 5];
+                        size_t rows = 1, cols = slot == G_GEMV_N || slot == G_GEMV_T
+                                                    ? gv_ns[s] : ns[s % 5];
                         if (slot == G_UKR) rows = s + 1, cols = d->nr;
                         if (slot == G_UKR_W) rows = s + 1, cols = d->w_nr;
                         if (slot == G_UKR_T) rows = t_w[s % 3], cols = s / 3 + 1;
