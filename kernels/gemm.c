@@ -5,7 +5,8 @@
  * the shape and the table's fields alone (tile and block sizes, thresholds: no machine constant
  * here); one loop nest per path runs the plan.
  * Paths: m == 1 goes to the matrix-vector kernels, NT with m <= dot_rows to the dot kernel, NT
- * with m <= ukr_t_m to transposed tiles (C^T = B op(A)^T, B's rows in place), NN with m <= w_mr
+ * with m <= ukr_t_m to transposed tiles (C^T = B op(A)^T, B's rows in place, k in blocks of at
+ * most kc_t), NN with m <= w_mr
  * and B's rows at least w_ldb_min apart to the blocked loop nest on the table's wide tile ukr_w
  * (w_mr x w_nr), the rest to the blocked loop nest (run_blocked: NC / k block / MC / NR /
  * row-block loops around the table's micro-kernel). Both transposes and any ld are absorbed by the
@@ -198,7 +199,8 @@ static void plan_make(const sk_gemm_dsp *d, enum gemm_path path, sk_trans ta, sk
 {
     const int wide = path == PATH_WIDE;
     const size_t MR = wide ? d->w_mr : d->mr, NR = wide ? d->w_nr : d->nr, MC = d->mc, NC = d->nc;
-    *p = (gemm_plan){ .path = path, .kc = k <= d->kc ? k : cdiv(k, cdiv(k, d->kc)),
+    const size_t KC = path == PATH_NT_ROWS ? d->kc_t : d->kc;
+    *p = (gemm_plan){ .path = path, .kc = k <= KC ? k : cdiv(k, cdiv(k, KC)),
                       .ukr = wide ? d->ukr_w : d->ukr, .mr = MR, .nr = NR };
     if (path == PATH_NT_ROWS) {
         p->t_rows = plan_t_rows(d, ldb);

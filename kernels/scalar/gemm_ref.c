@@ -73,7 +73,7 @@ void sk_gemm_dsp_init_ref(sk_gemm_dsp *d)
 {
     *d = (sk_gemm_dsp){
         .sgemm = sk_sgemm_ref, .ukr = sk_gemm_ukr_ref, .pack_t = sk_gemm_pack_t_ref,
-        .mr = SK_GEMM_REF_MR, .nr = SK_GEMM_REF_NR, .mc = 32, .kc = 64, .nc = 256,
+        .mr = SK_GEMM_REF_MR, .nr = SK_GEMM_REF_NR, .mc = 32, .kc = 64, .nc = 256, .kc_t = 64,
         /* planner: as the vector tables (rows at 4 KiB strides share an L1 set, 8 such rows
            stay in L1; an in-place panel copied past 16 KiB of B or at 2 KiB strides, for at least
            two more row blocks; A packed over several MC blocks unless n spans at most 4 strips;

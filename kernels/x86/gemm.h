@@ -70,6 +70,12 @@ static inline void sk_gemm_dsp_init_x86(sk_gemm_dsp *d, sk_isa isa, uint64_t fea
     d->pack_t = sk_gemm_pack_t_avx2;
     d->ukr_t_m = SK_GEMM_AVX2_T_M;
     d->ukr_t_n = SK_GEMM_AVX2_T_N;
+    /* NT with few rows: op(A)^T packed 8192 x 16 (512 KiB, L2), so that the kernel reads each row
+       of B whole up to 8192 floats instead of in kc pieces at a stride of ldb (a page walk each
+       past the TLB's reach). With kc (256) on Zen 1: 16x4096x1024 21.3 -> 32.7 GFLOP/s,
+       16x2048x2048 22.3 -> 34.3, 8x4096x1024 8.6 -> 14.6, 16x1024x1024 and 16x512x512 1.07-1.08x
+       (docs/bench/gemm-tuning.md) */
+    d->kc_t = 8192;
     /* planner: rows at 4 KiB strides share an L1 set, 8 such rows walked side by side stay in
        L1 (8 ways on Zen 4, 12 on Zen 5 and Golden Cove); B read in place at any stride (the
        kernels prefetch its rows into L2); an in-place panel copied for the later row blocks past
@@ -129,6 +135,7 @@ static inline void sk_gemm_dsp_init_x86(sk_gemm_dsp *d, sk_isa isa, uint64_t fea
     /* pack_t: the AVX2 tier's (its 8-row groups cover these panels) */
     d->ukr_t_m = SK_GEMM_AVX512_T_M;
     d->ukr_t_n = SK_GEMM_AVX512_T_N;
+    d->kc_t = 512 * 1024 / 4 / SK_GEMM_AVX512_T_M; /* op(A)^T 512 KiB, as the AVX2 tier */
     /* planner: as the AVX2 tier */
     d->mr = SK_GEMM_AVX512_MR;
     d->nr = SK_GEMM_AVX512_NR;

@@ -247,10 +247,11 @@ ukr_t_half(const int R, const __m256 *x, size_t i0, size_t w, float *c, size_t l
    16 columns of packed op(A)^T; two 8 x 8 in-register transposes (rows >= r zero) turn lane i into
    the r contiguous values of C row i: one whole-vector store per row when beta == 0 and the row
    has room (the next tile overwrites the zeros past r), else r values without masked moves (slow
-   stores on AMD). */
+   stores on AMD). NV = 1: the first 8 columns only (w <= 8), half the FMAs (each column's sums
+   are the same either way). */
 static inline __attribute__((always_inline)) void
-ukr_t_regs(const int R, size_t k, const float *a, size_t rsa, const float *b, size_t rsb, size_t w,
-           float *c, size_t ldc, size_t room, float alpha, float beta)
+ukr_t_regs(const int R, const int NV, size_t k, const float *a, size_t rsa, const float *b,
+           size_t rsb, size_t w, float *c, size_t ldc, size_t room, float alpha, float beta)
 {
     const int wide = beta == 0.f && room >= 8;
     __m256 x0[8], x1[8];
@@ -258,15 +259,19 @@ ukr_t_regs(const int R, size_t k, const float *a, size_t rsa, const float *b, si
     for (int q = 0; q < 8; q++) x0[q] = x1[q] = _mm256_setzero_ps();
 #pragma GCC unroll 4
     for (size_t p = 0; p < k; p++) {
-        const __m256 b0 = _mm256_loadu_ps(b), b1 = _mm256_loadu_ps(b + 8);
+        const __m256 b0 = _mm256_loadu_ps(b), b1 = NV > 1 ? _mm256_loadu_ps(b + 8) : b0;
 #pragma GCC unroll 6
         for (int q = 0; q < R; q++) {
             const __m256 aq = _mm256_broadcast_ss(a + q * rsa);
             x0[q] = _mm256_fmadd_ps(aq, b0, x0[q]);
-            x1[q] = _mm256_fmadd_ps(aq, b1, x1[q]);
+            if (NV > 1) x1[q] = _mm256_fmadd_ps(aq, b1, x1[q]);
         }
         a++;
         b += rsb;
+    }
+    if (NV == 1) {
+        ukr_t_half(R, x0, 0, w, c, ldc, wide, alpha, beta);
+        return;
     }
     if (wide && w >= 16 && alpha == 1.f) { /* the common case, straight-line */
         ukr_t_half(R, x0, 0, 16, c, ldc, 1, 1.f, 0.f);
@@ -312,7 +317,12 @@ typedef void (*tile_fn)(size_t k, const float *a, size_t s, const float *b, size
     static void ukr_t_##R(size_t k, const float *a, size_t rsa, const float *b, size_t rsb,        \
                           size_t w, float *c, size_t ldc, size_t room, float alpha, float beta)    \
     {                                                                                              \
-        ukr_t_regs(R, k, a, rsa, b, rsb, w, c, ldc, room, alpha, beta);                            \
+        ukr_t_regs(R, 2, k, a, rsa, b, rsb, w, c, ldc, room, alpha, beta);                         \
+    }                                                                                              \
+    static void ukr_t8_##R(size_t k, const float *a, size_t rsa, const float *b, size_t rsb,       \
+                           size_t w, float *c, size_t ldc, size_t room, float alpha, float beta)   \
+    {                                                                                              \
+        ukr_t_regs(R, 1, k, a, rsa, b, rsb, w, c, ldc, room, alpha, beta);                         \
     }
 TILE(1) TILE(2) TILE(3) TILE(4) TILE(5) TILE(6)
 WIDE(1) WIDE(2) WIDE(3) WIDE(4)
@@ -352,12 +362,15 @@ void sk_gemm_ukr_w_avx2(size_t r, size_t k, const float *a, size_t rsa, size_t c
 typedef void (*tile_t_fn)(size_t k, const float *a, size_t rsa, const float *b, size_t rsb,
                           size_t w, float *c, size_t ldc, size_t room, float alpha, float beta);
 
-/* The transposed tile (see sk_gemm_ukr_t_fn): the r-row kernel. */
+/* The transposed tile (see sk_gemm_ukr_t_fn): the r-row kernel, on 8 columns when w <= 8. */
 void sk_gemm_ukr_t_avx2(size_t r, size_t k, const float *a, size_t rsa, const float *b, size_t rsb,
                         size_t w, float *c, size_t ldc, size_t room, float alpha, float beta)
 {
-    static const tile_t_fn tab[6] = { ukr_t_1, ukr_t_2, ukr_t_3, ukr_t_4, ukr_t_5, ukr_t_6 };
-    tab[r - 1](k, a, rsa, b, rsb, w, c, ldc, room, alpha, beta);
+    static const tile_t_fn tab[2][6] = {
+        { ukr_t8_1, ukr_t8_2, ukr_t8_3, ukr_t8_4, ukr_t8_5, ukr_t8_6 },
+        { ukr_t_1, ukr_t_2, ukr_t_3, ukr_t_4, ukr_t_5, ukr_t_6 },
+    };
+    tab[w > 8][r - 1](k, a, rsa, b, rsb, w, c, ldc, room, alpha, beta);
 }
 
 static inline __m256 finish(__m256 s, float alpha, float beta, __m256 cold)

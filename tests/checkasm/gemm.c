@@ -655,6 +655,14 @@ static void planner_edge_tests(void)
                             ck_rand_u32(2) ? SS : 0, s ? SS : 0);
                 }
         }
+    /* the transposed tiles' k block: k around kc_t, m at 2 and ukr_t_m (dot_rows + 1 when
+       larger), B's rows at 4 KiB multiples or not */
+    if (d->ukr_t)
+        for (int s = 0; s < 6; s++) {
+            if (ck_quick() && s % 2) continue;
+            const size_t m = s & 1 ? d->ukr_t_m : d->dot_rows + 1, k = d->kc_t - 1 + (size_t)s / 2;
+            ld_case((sk_trans)(s % 3 == 0), SK_TRANS, m, 2 * d->ukr_t_n + 1, k, 0, s & 2 ? SS : 0);
+        }
     /* A in place or packed: one MC block or several, n at direct_a_strips NR strips, A's rows at
        set_stride multiples or not */
     const size_t am[] = { MR + 1, MC + MR + 1 };
