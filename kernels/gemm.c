@@ -645,7 +645,11 @@ void sk_gemm_run_bias_tp(const sk_threadpool *tp, const sk_gemm_dsp *d, sk_trans
     /* The longer side of C is cut first (a column part packs all of A again, a row part all of
        B), into a part per thread, the other side into the threads left. More parts than threads
        (sk_tp_tasks) only where they cost no packing: the columns of a call whose rows are one
-       unit (one MC block: A in place, each B panel read once, whichever part reads it). */
+       unit (one MC block: A in place, each B panel read once, whichever part reads it), and not
+       on the memory-bound m == 1 and dot paths: there each part reads its columns' piece of
+       every row of B, and four pieces of 1 KB per 4-8 KB row, read at different times, ran
+       slower on 2 threads than one (1x2048x2048 0.77-1.07x on Zen 1; a part per thread 1.48-1.67x,
+       docs/bench/gemm-tuning.md). */
     const int rows_first = (j.path == PATH_BLOCKED || j.path == PATH_WIDE) && m > n;
     const size_t u1 = rows_first ? j.rn : j.cn, u2 = rows_first ? j.cn : j.rn;
     const size_t nt = sk_tp_threads(tp), one = tasks < nt ? tasks : nt;
@@ -653,7 +657,7 @@ void sk_gemm_run_bias_tp(const sk_threadpool *tp, const sk_gemm_dsp *d, sk_trans
     p1 = p1 ? p1 : 1;
     size_t p2 = one / p1 < u2 ? one / p1 : u2;
     p2 = p2 ? p2 : 1;
-    if (!rows_first && j.rn == 1 && u1 > p1) p1 = u1 < tasks ? u1 : tasks;
+    if (!rows_first && j.rn == 1 && u1 > p1 && !rowlike) p1 = u1 < tasks ? u1 : tasks;
     j.rparts = rows_first ? p1 : p2;
     j.cparts = rows_first ? p2 : p1;
     tasks = j.rparts * j.cparts;
