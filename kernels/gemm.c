@@ -6,11 +6,10 @@
  * here); one loop nest per path runs the plan.
  * Paths: m == 1 goes to the matrix-vector kernels, NT with m <= dot_rows to the dot kernel, NT
  * with m <= ukr_t_m to transposed tiles (C^T = B op(A)^T, B's rows in place, k in blocks of at
- * most kc_t), NN with m <= w_mr
- * and B's rows at least w_ldb_min apart to the blocked loop nest on the table's wide tile ukr_w
- * (w_mr x w_nr), the rest to the blocked loop nest (run_blocked: NC / k block / MC / NR /
- * row-block loops around the table's micro-kernel). Both transposes and any ld are absorbed by the
- * packing (the table's transposing pack_t).
+ * most kc_t), NN with m <= w_mr and B's rows at least w_ldb_min apart to the blocked loop nest on
+ * the table's wide tile ukr_w (w_mr x w_nr), the rest to the blocked loop nest (run_blocked: NC /
+ * k block / MC / NR / row-block loops around the table's micro-kernel). Both transposes and any ld
+ * are absorbed by the packing (the table's transposing pack_t).
  * Blocked: k is cut into equal blocks of at most kc; rows of an MC block are split into full
  * MR-row blocks and the rest when the rest is at least 2/3 of MR (16 = 6 + 6 + 4), else into
  * near-equal row blocks (8 = 4 + 4 rather than 6 + 2); columns past n in the last B panel are zero

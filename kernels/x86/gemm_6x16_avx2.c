@@ -11,6 +11,17 @@
 #define MR SK_GEMM_AVX2_MR
 #define NR SK_GEMM_AVX2_NR
 #define PF_ROWS 8 /* prefetch distance of an in-place B, rows */
+/* K steps of a body's LOOP over an in-place B, prefetching its rows PF_ROWS ahead. The prefetches
+   stop PF_ROWS rows before the last row of B the tile reads: past the end of B they would reach
+   memory the caller may not have mapped or touched, and on AMD Zen a prefetch whose page is not
+   present repeats the page walk each time (a 32 x 32 x 32 GEMM on page-aligned operands ran 5x
+   slower). */
+#define LOOP_PF(CSA, RSB, K)                                                                       \
+    {                                                                                              \
+        const size_t kp = (K) > PF_ROWS ? (K) - PF_ROWS : 0;                                       \
+        LOOP(CSA, RSB, kp, 1)                                                                      \
+        LOOP(CSA, RSB, (K) - kp, 0)                                                                \
+    }
 
 /* r x 16 tile: A(i,p) = a[p*csa + i] (ROWS: a[i*csa + p]), B(p, 0..15) = b[p*rsb + 0..15].
    CP: B read in place is also copied to the packed panel bp[p*16 + 0..15] (the stores ride along
@@ -49,16 +60,6 @@ ukr_body(const int R, const int ROWS, const int CP, size_t k, const float *a, si
        follow (one or two lines per row, rows 2 KiB or more apart): each row is prefetched PF_ROWS
        rows ahead into L1; 8 rows into L1 ran 0-17% faster than 24 rows into L2 on the tile alone
        (docs/bench/gemm-tuning.md) */
-    /* The prefetches stop PF_ROWS rows before the last row of B the tile reads: past the end of
-       B they would reach memory the caller may not have mapped or touched, and on AMD Zen a
-       prefetch whose page is not present repeats the page walk each time (a 32 x 32 x 32 GEMM on
-       page-aligned operands ran 5x slower). */
-#define LOOP_PF(CSA, RSB, K)                                                                       \
-    {                                                                                              \
-        const size_t kp = (K) > PF_ROWS ? (K) - PF_ROWS : 0;                                       \
-        LOOP(CSA, RSB, kp, 1)                                                                      \
-        LOOP(CSA, RSB, (K) - kp, 0)                                                                \
-    }
     const size_t pfd = PF_ROWS * rsb;
     if (ROWS && !CP && rsb == NR) { /* A(i,p) = a[i*csa + p], B packed: immediate offsets */
         if (k == 64) /* the attention head size: a constant trip count */
@@ -78,7 +79,6 @@ ukr_body(const int R, const int ROWS, const int CP, size_t k, const float *a, si
     } else {
         LOOP_PF(csa, rsb, k)
     }
-#undef LOOP_PF
 #undef LOOP
     const __m256 va = _mm256_set1_ps(alpha);
     if (beta == 0.f && alpha == 1.f) {
@@ -142,18 +142,15 @@ wide_body(const int R, const int ROWS, const int CP, size_t k, const float *a, s
         a += (CSA);                                                                                \
         b += (RSB);                                                                                \
     }
-    /* the prefetches stop before the last PF_ROWS rows, as in ukr_body */
-    const size_t pfd = PF_ROWS * rsb, kp = k > PF_ROWS ? k - PF_ROWS : 0;
+    const size_t pfd = PF_ROWS * rsb;
     if (ROWS && rsb == W_NR) {
         LOOP(1, W_NR, k, 0)
     } else if (ROWS) {
-        LOOP(1, rsb, kp, 1)
-        LOOP(1, rsb, k - kp, 0)
+        LOOP_PF(1, rsb, k)
     } else if (rsb == W_NR) {
         LOOP(csa, W_NR, k, 0)
     } else {
-        LOOP(csa, rsb, kp, 1)
-        LOOP(csa, rsb, k - kp, 0)
+        LOOP_PF(csa, rsb, k)
     }
 #undef LOOP
     const __m256 va = _mm256_set1_ps(alpha), vb = _mm256_set1_ps(beta);

@@ -22,6 +22,14 @@
 #define W_NR SK_GEMM_AVX512_W_NR
 #define DOT_ROWS SK_GEMM_AVX512_DOT_ROWS
 #define PF_ROWS 8 /* prefetch distance of an in-place B, rows (~64 cycles at 8 rows per tile) */
+/* K steps of ukr_body's LOOP over an in-place B, prefetching its rows PF_ROWS ahead, the
+   prefetches stopping PF_ROWS rows before the last row of B the tile reads (see ukr_body) */
+#define LOOP_PF(CSA, RSB, K)                                                                       \
+    {                                                                                              \
+        const size_t kp = (K) > PF_ROWS ? (K) - PF_ROWS : 0;                                       \
+        LOOP(CSA, RSB, kp, 1, 1)                                                                   \
+        LOOP(CSA, RSB, (K) - kp, 0, 1)                                                             \
+    }
 
 /* c + broadcast(*x) * b as one FMA with an embedded broadcast of its memory operand. Written out
    because the compiler shares one vbroadcastss between the FMAs of a row. With B packed (in L1)
@@ -85,20 +93,18 @@ ukr_body(const int R, const int NV, const int ROWS, const int CP, size_t k, cons
        The prefetches stop PF_ROWS rows before the last row of B the tile reads: past the end of B
        they would reach memory the caller may not have mapped or touched, and on AMD Zen a
        prefetch whose page is not present repeats the page walk each time. */
-    const size_t pfd = PF_ROWS * rsb, kp = k > PF_ROWS ? k - PF_ROWS : 0;
+    const size_t pfd = PF_ROWS * rsb;
     if (ROWS && rsb == TNR) { /* A(i,p) = a[i*csa + p] */
         LOOP(1, TNR, k, 0, 0)
     } else if (ROWS) {
-        LOOP(1, rsb, kp, 1, 1)
-        LOOP(1, rsb, k - kp, 0, 1)
+        LOOP_PF(1, rsb, k)
     } else if (!CP && csa == TMR && rsb == TNR) {
         /* both packed: constant strides, immediate offsets */
         LOOP(TMR, TNR, k, 0, 0)
     } else if (rsb == TNR) {
         LOOP(csa, TNR, k, 0, 0)
     } else {
-        LOOP(csa, rsb, kp, 1, 1)
-        LOOP(csa, rsb, k - kp, 0, 1)
+        LOOP_PF(csa, rsb, k)
     }
 #undef LOOP
     const __m512 va = _mm512_set1_ps(alpha), vb = _mm512_set1_ps(beta);
