@@ -79,10 +79,13 @@ sk_status sk_sgemm(sk_trans ta, sk_trans tb, size_t m, size_t n, size_t k,
 sk_status sk_exp(size_t n, const float *x, float *y);
 
 /* y = softmax over each row of x; y may equal x. Rows up to 65536 columns:
-     |y - exact| <= (1e-5 + 2^-22·T)·exact + 1e-9,  T = the row's max of |x| (with a scale and a
-   mask below: of |scale·x| + |mask| over the attended positions). The T term is the rounding of
-   the scores to float before the max is subtracted (every float implementation has it); the
-   scalar path computes in double and stays far inside the bound. Every path gives the scalar
+     |y - exact| <= (1e-5 + expm1(2^-22·T))·exact + 1e-9,  T = the row's max of |x| (with a scale
+   and a mask below: of |scale·x| + |mask| over the attended positions); expm1(2^-22·T) is about
+   2^-22·T while that is small. The T term is the rounding of the scores to float before the max
+   is subtracted (every float implementation has it): scores off by up to 2^-23·T move a weight
+   by a factor within exp of twice that, so once T is large enough for float scores to be off by
+   whole units (T >~ 2^23), weights can be off by whole factors. The scalar path computes in
+   double and stays far inside the bound. Every path gives the scalar
    path's result on rows whose scores overflow float (scale·x beyond FLT_MAX): they are computed
    in double there. A NaN, or +inf (inf - inf), in a row makes that row NaN. */
 sk_status sk_softmax(size_t rows, size_t cols, const float *x, size_t ldx, float *y, size_t ldy);
