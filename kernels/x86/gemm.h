@@ -17,6 +17,7 @@
 #define SK_GEMM_AVX2_DOT_ROWS 4
 #define SK_GEMM_AVX2_W_MR     4 /* the wide tile for few rows */
 #define SK_GEMM_AVX2_W_NR     24
+#define SK_GEMV_AVX2_ROWS_MIN  256 /* gemv_n streams B's rows whole from this many columns on */
 
 #define SK_GEMM_AVX512_MR       8
 #define SK_GEMM_AVX512_NR       32
@@ -64,6 +65,10 @@ static inline void sk_gemm_dsp_init_x86(sk_gemm_dsp *d, sk_isa isa, uint64_t fea
     d->ukr = sk_gemm_ukr_avx2;
     d->ukr_t = sk_gemm_ukr_t_avx2;
     d->gemv_n = sk_gemv_n_avx2;
+    /* gemv_n picks its kernel by the width it is given, and its two kernels sum in different
+       orders: with column groups at least SK_GEMV_AVX2_ROWS_MIN wide, every part of a call split
+       over a pool is that wide whenever the call is, and takes the call's kernel */
+    if (d->gemv_group < SK_GEMV_AVX2_ROWS_MIN) d->gemv_group = SK_GEMV_AVX2_ROWS_MIN;
     d->gemv_t = sk_gemv_t_avx2;
     d->dot = sk_gemm_dot_avx2;
     d->dot_rows = SK_GEMM_AVX2_DOT_ROWS;

@@ -376,9 +376,16 @@ static inline __m256 finish(__m256 s, float alpha, float beta, __m256 cold)
     return beta == 0.f ? s : _mm256_fmadd_ps(_mm256_set1_ps(beta), cold, s);
 }
 
-/* gemv_n for a row stride that is a multiple of 4 KiB (walking down a column chunk would put
-   every row in one L1 set and defeat the prefetchers): B streamed row by row, four rows at a
-   time, into a 1024-column accumulator row kept in L1. */
+/* gemv_n from 256 columns on, and for a row stride that is a multiple of 4 KiB (walking down a
+   column chunk would put every row in one L1 set and defeat the prefetchers): B streamed row by
+   row into a 1024-column accumulator row kept in L1. From 256 columns the rows of B are long
+   enough that streaming them whole beats walking them in column strips, which read each row in
+   384-byte pieces, a pass down B per strip (Zen 1: 1x512x512 1.16x, 1x768x768 1.3x, 1x1536x512
+   1.26x, 1x1000x1000 1.5x, 1x512x64 level); below, the strips' register accumulators win
+   (1x64x512 1.4x, 1x128x512 1.08x) and n = 192-320 is level. Eight rows at a time, in two sums
+   of four (the accumulator row's loads and stores halved: 1.05-1.07x on 1x512x64 and
+   1x256x256), then four, then one. */
+#define GEMV_ROWS_MIN SK_GEMV_AVX2_ROWS_MIN
 #define GEMV_W 1024
 static void gemv_n_rows(size_t n, size_t k, float alpha, const float *a, const float *b, size_t ldb,
                         float beta, float *c)
@@ -390,6 +397,40 @@ static void gemv_n_rows(size_t n, size_t k, float alpha, const float *a, const f
         for (size_t j = 0; j < w; j += 8) _mm256_store_ps(acc + j, _mm256_setzero_ps());
         const float *bp = b + j0;
         size_t p = 0;
+        for (; p + 8 <= k; p += 8, bp += 8 * ldb) {
+            const __m256 a0 = _mm256_broadcast_ss(a + p), a1 = _mm256_broadcast_ss(a + p + 1);
+            const __m256 a2 = _mm256_broadcast_ss(a + p + 2), a3 = _mm256_broadcast_ss(a + p + 3);
+            const __m256 a4 = _mm256_broadcast_ss(a + p + 4), a5 = _mm256_broadcast_ss(a + p + 5);
+            const __m256 a6 = _mm256_broadcast_ss(a + p + 6), a7 = _mm256_broadcast_ss(a + p + 7);
+            const float *r1 = bp + ldb, *r2 = bp + 2 * ldb, *r3 = bp + 3 * ldb;
+            const float *r4 = bp + 4 * ldb, *r5 = bp + 5 * ldb, *r6 = bp + 6 * ldb;
+            const float *r7 = bp + 7 * ldb;
+            size_t j = 0;
+            for (; j < wf; j += 8) {
+                __m256 v = _mm256_load_ps(acc + j);
+                __m256 u = _mm256_mul_ps(a4, _mm256_loadu_ps(r4 + j));
+                v = _mm256_fmadd_ps(a0, _mm256_loadu_ps(bp + j), v);
+                u = _mm256_fmadd_ps(a5, _mm256_loadu_ps(r5 + j), u);
+                v = _mm256_fmadd_ps(a1, _mm256_loadu_ps(r1 + j), v);
+                u = _mm256_fmadd_ps(a6, _mm256_loadu_ps(r6 + j), u);
+                v = _mm256_fmadd_ps(a2, _mm256_loadu_ps(r2 + j), v);
+                u = _mm256_fmadd_ps(a7, _mm256_loadu_ps(r7 + j), u);
+                v = _mm256_fmadd_ps(a3, _mm256_loadu_ps(r3 + j), v);
+                _mm256_store_ps(acc + j, _mm256_add_ps(v, u));
+            }
+            if (j < w) {
+                __m256 v = _mm256_load_ps(acc + j);
+                __m256 u = _mm256_mul_ps(a4, _mm256_maskload_ps(r4 + j, mt));
+                v = _mm256_fmadd_ps(a0, _mm256_maskload_ps(bp + j, mt), v);
+                u = _mm256_fmadd_ps(a5, _mm256_maskload_ps(r5 + j, mt), u);
+                v = _mm256_fmadd_ps(a1, _mm256_maskload_ps(r1 + j, mt), v);
+                u = _mm256_fmadd_ps(a6, _mm256_maskload_ps(r6 + j, mt), u);
+                v = _mm256_fmadd_ps(a2, _mm256_maskload_ps(r2 + j, mt), v);
+                u = _mm256_fmadd_ps(a7, _mm256_maskload_ps(r7 + j, mt), u);
+                v = _mm256_fmadd_ps(a3, _mm256_maskload_ps(r3 + j, mt), v);
+                _mm256_store_ps(acc + j, _mm256_add_ps(v, u));
+            }
+        }
         for (; p + 4 <= k; p += 4, bp += 4 * ldb) {
             const __m256 a0 = _mm256_broadcast_ss(a + p), a1 = _mm256_broadcast_ss(a + p + 1);
             const __m256 a2 = _mm256_broadcast_ss(a + p + 2), a3 = _mm256_broadcast_ss(a + p + 3);
@@ -446,13 +487,14 @@ static inline __attribute__((always_inline)) void gemv_n_strip(const int V, size
             c + 8 * v, finish(s[v], alpha, beta, beta == 0.f ? s[v] : _mm256_loadu_ps(c + 8 * v)));
 }
 
-/* c[j] = alpha sum_p a[p] b[p*ldb + j] + beta c[j]: 96 columns (12 accumulators) at a time, then
-   64 and 32, then 8 at a time. The wider strip reads longer runs of each row of B: 1.04-1.1x the
+/* c[j] = alpha sum_p a[p] b[p*ldb + j] + beta c[j]: B's rows streamed whole (above), or below
+   GEMV_ROWS_MIN columns 96 columns (12 accumulators) at a time, then 64 and 32, then 8 at a
+   time. The wider strip reads longer runs of each row of B: 1.04-1.1x the
    64-column one on Zen 1 (1x512x64 1.10x, 1x512x512 1.08x, 1x768x768 1.04-1.06x). */
 void sk_gemv_n_avx2(size_t n, size_t k, float alpha, const float *a, const float *b, size_t ldb,
                     float beta, float *c)
 {
-    if (ldb % 1024 == 0) {
+    if (ldb % 1024 == 0 || n >= GEMV_ROWS_MIN) {
         gemv_n_rows(n, k, alpha, a, b, ldb, beta, c);
         return;
     }

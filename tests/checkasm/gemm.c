@@ -527,7 +527,8 @@ static void slot_tests(void)
                     slot_ukr_t_case(d, r, ws[iw], ks[ik], al[ck_rand_u32(3)], be[ck_rand_u32(4)]);
     }
     if (d->gemv_n && d->gemv_t) {
-        static const size_t vn[] = { 1, 7, 8, 15, 16, 17, 31, 32, 33, 127, 128, 129, 1024, 1031 };
+        static const size_t vn[] = { 1,   7,   8,   15,   16,   17,   31,   32,  33,
+                                     127, 128, 129, 255, 256, 257, 1024, 1025, 1031 };
         static const size_t vk[] = { 1, 2, 3, 4, 5, 15, 16, 17, 64, 255, 256, 257 };
         for (int t = 0; t < 2; t++)
             for (size_t in = 0; in < sizeof vn / sizeof *vn; in++)

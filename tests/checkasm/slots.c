@@ -514,9 +514,11 @@ static void check_gemm(const sk_gemm_dsp *d, const sk_gemm_dsp *ref, const sk_ge
 {
     static const size_t ks[] = { 1, 2, 17 }, ns[] = { 1, 7, 17, 33, 100 };
     /* gemv: around every column strip of the kernels (AVX2: 96, 64, 32 and 8 columns; AVX-512:
-       multiples of 16) and their sums */
-    static const size_t gv_ns[] = { 1,  7,  8,  9,  15,  16,  17,  31,  32,  33,  63,  64,  65,
-                                    95, 96, 97, 100, 127, 128, 129, 159, 160, 161, 192, 200, 257 };
+       multiples of 16) and their sums, the AVX2 row-streaming kernel's first width (256) and its
+       1024-column accumulator row */
+    static const size_t gv_ns[] = { 1,   7,   8,   9,   15,  16,  17,  31,   32,   33,   63,  64,
+                                    65,  95,  96,  97,  100, 127, 128, 129,  159,  160,  161, 192,
+                                    200, 255, 256, 257, 263, 1023, 1024, 1025, 2049 };
     const size_t n_gv = sizeof gv_ns / sizeof gv_ns[0];
     static const float ab[2][2] = { { -0.75f, 1.25f }, { 1.5f, 0.f } }; /* beta 0: C is NaN */
     for (int slot = G_UKR; slot <= G_PACK; slot++) {
