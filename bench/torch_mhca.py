@@ -20,7 +20,15 @@ Cases, all with weights not returned (need_weights=False / weights NULL) and no 
 Times are medians (--stat min: minima) of --reps interleaved repetitions of about --min-time
 seconds each, in CPU time of the calling thread (--clock cpu, the default: both run in it with one
 thread, and time spent waiting for a CPU on a shared machine is left out) or wall time; ratio =
-PyTorch time / simdkern time (above 1: simdkern faster)."""
+PyTorch time / simdkern time (above 1: simdkern faster).
+
+The FMA peak, measured in the same run (x86 AVX2 / AVX-512 paths; LIB's skb_time_fma_peak): for
+each module case an FMA loop of the active path's width (12 independent chains, as sk_bench's
+peak-avx2) doing the case's flops the standard way (the four projections and the two attention
+products: 4 n_dec d^2 + 4 n_enc d_enc d + 4 n_dec n_enc d) is timed with the contenders, and the
+table gives simdkern's time over it (the fraction of peak; above 1 where the module does fewer
+flops, the few-rows path that skips K and V) and PyTorch's time over it: the most any
+implementation of those flops can gain on PyTorch on this core."""
 import argparse
 import ctypes as C
 import os
@@ -53,6 +61,10 @@ def load(path):
     lib.skb_workspace.argtypes = [SZ, SZ, arr4, SZ, arr4, SZ, SZ]
     lib.skb_workspace.restype = SZ
     lib.skb_isa.restype = C.c_char_p
+    lib.has_peak = hasattr(lib, "skb_time_fma_peak")  # not in peers built from older trees
+    if lib.has_peak:
+        lib.skb_time_fma_peak.argtypes = [C.c_double, C.c_long]
+        lib.skb_time_fma_peak.restype = C.c_double
     lib.arr4 = arr4
     return lib
 
@@ -136,6 +148,9 @@ def module_case(lib, base, d, heads, n_dec, n_enc, d_enc):
             args, lb, [ws, dec, enc, out, L])
     td, te = torch.from_numpy(dec)[None], torch.from_numpy(enc)[None]
     contenders["torch"] = torch_loop(lambda: L.m(td, te, te, need_weights=False))
+    flops = 4.0 * n_dec * d * d + 4.0 * n_enc * d_enc * d + 4.0 * n_dec * n_enc * d
+    if lib.has_peak and lib.skb_time_fma_peak(1e6, 1) >= 0:
+        contenders["peak"] = lambda n: lib.skb_time_fma_peak(flops, n)
     # the two compute the same thing
     w, b = L.c_args(lib, True)
     lib.skb_time_forward(d, heads, w, d_enc, b, n_dec, ptr(dec), n_enc, ptr(enc), ptr(out), None, 1)
@@ -225,9 +240,10 @@ def main():
           f"interleaved repetitions "
           f"of ~{args.min_time} s")
     print("| case | simdkern (biases) | PyTorch | ratio | simdkern bias-free | biases / bias-free"
+          " | FMA peak, same flops | peak / simdkern | PyTorch / peak"
           + ((" | baseline (biases) | ratio to baseline" if BASE_BIASES[0]
               else " | baseline bias-free | biases / baseline") if base else "") + " | rel. diff |")
-    print("|---|---|---|---|---|---|" + ("---|---|" if base else "") + "---|")
+    print("|---|---|---|---|---|---|---|---|---|" + ("---|---|" if base else "") + "---|")
     for name, make in cases:
         if args.only and args.only not in name:
             continue
@@ -243,7 +259,8 @@ def main():
         us = lambda k: f"{med[k] * 1e6:.1f} us" if k in med else "-"
         ratio = lambda a, b: f"{med[b] / med[a]:.2f}x" if a in med and b in med else "-"
         row = [name, us("simdkern"), us("torch"), ratio("simdkern", "torch"),
-               us("simdkern-nobias"), ratio("simdkern", "simdkern-nobias")]
+               us("simdkern-nobias"), ratio("simdkern", "simdkern-nobias"), us("peak"),
+               ratio("simdkern", "peak"), ratio("peak", "torch")]
         if base:
             row += [us("baseline"), ratio("simdkern", "baseline")]
         row.append(f"{err:.1e}")
