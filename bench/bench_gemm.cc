@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "bench_util.h"
+#include "fma_peak.h"
 
 #ifdef SK_BENCH_HAVE_OPENBLAS
 #include <cblas.h>
@@ -207,42 +208,15 @@ void run_xnnpack(benchmark::State &st, bool nt, Shape s)
 #endif
 
 #if defined(__x86_64__)
-// The FMA peak: 12 independent chains c = c * x + y of one vector width (more than the latency x
-// throughput product of any x86 core), enough iterations for 2 m n k flops. The chains converge to
-// y / (1 - x): no overflow, no subnormals.
-__attribute__((target("avx2,fma"))) float fma_chains_avx2(size_t iters, float x0, float y0)
-{
-    const __m256 x = _mm256_set1_ps(x0), y = _mm256_set1_ps(y0);
-    __m256 c[12];
-    for (int i = 0; i < 12; i++) c[i] = _mm256_set1_ps((float)i);
-    for (size_t it = 0; it < iters; it++)
-#pragma GCC unroll 12
-        for (int i = 0; i < 12; i++) c[i] = _mm256_fmadd_ps(c[i], x, y);
-    __m256 s = c[0];
-    for (int i = 1; i < 12; i++) s = _mm256_add_ps(s, c[i]);
-    return _mm256_cvtss_f32(s);
-}
-
-__attribute__((target("avx512f"))) float fma_chains_avx512(size_t iters, float x0, float y0)
-{
-    const __m512 x = _mm512_set1_ps(x0), y = _mm512_set1_ps(y0);
-    __m512 c[12];
-    for (int i = 0; i < 12; i++) c[i] = _mm512_set1_ps((float)i);
-    for (size_t it = 0; it < iters; it++)
-#pragma GCC unroll 12
-        for (int i = 0; i < 12; i++) c[i] = _mm512_fmadd_ps(c[i], x, y);
-    __m512 s = c[0];
-    for (int i = 1; i < 12; i++) s = _mm512_add_ps(s, c[i]);
-    return _mm512_cvtss_f32(s);
-}
-
+// The FMA peak: bench/fma_peak.h's chains doing 2 m n k flops.
 void run_peak(benchmark::State &st, int width, Shape s)
 {
     const double flops = 2.0 * (double)s.m * (double)s.n * (double)s.k;
     const size_t iters = (size_t)std::ceil(flops / (2.0 * 12 * width));
     volatile float x = 0.999f, y = 1e-3f;
     for (auto _ : st) {
-        float r = width == 16 ? fma_chains_avx512(iters, x, y) : fma_chains_avx2(iters, x, y);
+        float r = width == 16 ? skb_fma_chains_avx512(iters, x, y)
+                              : skb_fma_chains_avx2(iters, x, y);
         benchmark::DoNotOptimize(r);
     }
     set_counters(st, s);

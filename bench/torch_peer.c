@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <time.h>
 #include "simdkern.h"
+#include "fma_peak.h"
 
 #define SKB_EXPORT __attribute__((visibility("default")))
 
@@ -83,38 +84,6 @@ SKB_EXPORT size_t skb_workspace(size_t d, size_t h, const float *const w[4], siz
 
 SKB_EXPORT const char *skb_isa(void) { return sk_isa_name(sk_isa_active()); }
 
-#if defined(__x86_64__)
-#include <immintrin.h>
-/* The FMA peak of the active x86 path, as sk_bench's peak-avx2 / peak-avx512: 12 independent
-   chains c = c * x + y of the path's vector width (more than the latency x throughput product of
-   any x86 core); they converge to y / (1 - x): no overflow, no subnormals. */
-__attribute__((target("avx2,fma"))) static float fma_chains_avx2(long iters, float x0, float y0)
-{
-    const __m256 x = _mm256_set1_ps(x0), y = _mm256_set1_ps(y0);
-    __m256 c[12];
-    for (int i = 0; i < 12; i++) c[i] = _mm256_set1_ps((float)i);
-    for (long it = 0; it < iters; it++)
-#pragma GCC unroll 12
-        for (int i = 0; i < 12; i++) c[i] = _mm256_fmadd_ps(c[i], x, y);
-    __m256 s = c[0];
-    for (int i = 1; i < 12; i++) s = _mm256_add_ps(s, c[i]);
-    return _mm256_cvtss_f32(s);
-}
-
-__attribute__((target("avx512f"))) static float fma_chains_avx512(long iters, float x0, float y0)
-{
-    const __m512 x = _mm512_set1_ps(x0), y = _mm512_set1_ps(y0);
-    __m512 c[12];
-    for (int i = 0; i < 12; i++) c[i] = _mm512_set1_ps((float)i);
-    for (long it = 0; it < iters; it++)
-#pragma GCC unroll 12
-        for (int i = 0; i < 12; i++) c[i] = _mm512_fmadd_ps(c[i], x, y);
-    __m512 s = c[0];
-    for (int i = 1; i < 12; i++) s = _mm512_add_ps(s, c[i]);
-    return _mm512_cvtss_f32(s);
-}
-#endif
-
 /* `flops` floating-point operations of FMAs at the active path's width (avx2: 8 lanes, avx512:
    16), `iters` times back to back: the time the FMA peak allows for that many flops; -1 where
    the active path has no such loop (scalar, NEON). */
@@ -128,7 +97,8 @@ SKB_EXPORT double skb_time_fma_peak(double flops, long iters)
     volatile float x = 0.999f, y = 1e-3f, sink = 0.f;
     const double t0 = now();
     for (long i = 0; i < iters; i++)
-        sink += width == 16 ? fma_chains_avx512(n, x, y) : fma_chains_avx2(n, x, y);
+        sink += width == 16 ? skb_fma_chains_avx512((size_t)n, x, y)
+                           : skb_fma_chains_avx2((size_t)n, x, y);
     (void)sink;
     return now() - t0;
 #else
