@@ -383,86 +383,66 @@ static inline __m256 finish(__m256 s, float alpha, float beta, __m256 cold)
    384-byte pieces, a pass down B per strip (Zen 1: 1x512x512 1.16x, 1x768x768 1.3x, 1x1536x512
    1.26x, 1x1000x1000 1.5x, 1x512x64 level); below, the strips' register accumulators win
    (1x64x512 1.4x, 1x128x512 1.08x) and n = 192-320 is level. Eight rows at a time, in two sums
-   of four (the accumulator row's loads and stores halved: 1.05-1.07x on 1x512x64 and
-   1x256x256), then four, then one. */
+   of four (the accumulator row's loads and stores halved against four rows: 1.05-1.07x on
+   1x512x64 and 1x256x256), then four, then one. */
 #define GEMV_ROWS_MIN SK_GEMV_AVX2_ROWS_MIN
 #define GEMV_W 1024
+
+/* 8 floats of a row of B at b (the first w & 7 of them when tail) */
+static inline __attribute__((always_inline)) __m256 gemv_ld(const float *b, int tail, __m256i mt)
+{
+    return tail ? _mm256_maskload_ps(b, mt) : _mm256_loadu_ps(b);
+}
+
+/* acc[0..8) += sum_r a_r b[r*ldb + 0..8) over R rows: R == 8 in two sums of four (rows 0-3 onto
+   acc, rows 4-7 apart, then added), R == 4 and R == 1 onto acc. */
+static inline __attribute__((always_inline)) void gemv_rows_step(const int R, float *acc,
+                                                                 const __m256 *av, const float *b,
+                                                                 size_t ldb, int tail, __m256i mt)
+{
+    __m256 v = _mm256_load_ps(acc);
+    if (R < 8) {
+#pragma GCC unroll 4
+        for (int r = 0; r < R; r++) v = _mm256_fmadd_ps(av[r], gemv_ld(b + r * ldb, tail, mt), v);
+        _mm256_store_ps(acc, v);
+        return;
+    }
+    __m256 u = _mm256_mul_ps(av[4], gemv_ld(b + 4 * ldb, tail, mt));
+#pragma GCC unroll 4
+    for (int r = 0; r < 4; r++) { /* the two chains interleaved */
+        v = _mm256_fmadd_ps(av[r], gemv_ld(b + r * ldb, tail, mt), v);
+        if (r < 3) u = _mm256_fmadd_ps(av[r + 5], gemv_ld(b + (r + 5) * ldb, tail, mt), u);
+    }
+    _mm256_store_ps(acc, _mm256_add_ps(v, u));
+}
+
+/* R rows of B (from bp) into the accumulator row acc[0..w), a[0..R) their factors. */
+static inline __attribute__((always_inline)) void gemv_rows_pass(const int R, float *acc,
+                                                                 const float *a, const float *bp,
+                                                                 size_t ldb, size_t w, __m256i mt)
+{
+    __m256 av[8];
+#pragma GCC unroll 8
+    for (int r = 0; r < R; r++) av[r] = _mm256_broadcast_ss(a + r);
+    const size_t wf = w & ~(size_t)7;
+    size_t j = 0;
+    for (; j < wf; j += 8) gemv_rows_step(R, acc + j, av, bp + j, ldb, 0, mt);
+    if (j < w) gemv_rows_step(R, acc + j, av, bp + j, ldb, 1, mt);
+}
+
 static void gemv_n_rows(size_t n, size_t k, float alpha, const float *a, const float *b, size_t ldb,
                         float beta, float *c)
 {
     __attribute__((aligned(32))) float acc[GEMV_W];
     for (size_t j0 = 0; j0 < n; j0 += GEMV_W) {
-        const size_t w = n - j0 < GEMV_W ? n - j0 : GEMV_W, wf = w & ~(size_t)7;
-        const __m256i mt = sk_tail8_avx2(w - wf);
+        const size_t w = n - j0 < GEMV_W ? n - j0 : GEMV_W;
+        const __m256i mt = sk_tail8_avx2(w & 7);
         for (size_t j = 0; j < w; j += 8) _mm256_store_ps(acc + j, _mm256_setzero_ps());
         const float *bp = b + j0;
         size_t p = 0;
-        for (; p + 8 <= k; p += 8, bp += 8 * ldb) {
-            const __m256 a0 = _mm256_broadcast_ss(a + p), a1 = _mm256_broadcast_ss(a + p + 1);
-            const __m256 a2 = _mm256_broadcast_ss(a + p + 2), a3 = _mm256_broadcast_ss(a + p + 3);
-            const __m256 a4 = _mm256_broadcast_ss(a + p + 4), a5 = _mm256_broadcast_ss(a + p + 5);
-            const __m256 a6 = _mm256_broadcast_ss(a + p + 6), a7 = _mm256_broadcast_ss(a + p + 7);
-            const float *r1 = bp + ldb, *r2 = bp + 2 * ldb, *r3 = bp + 3 * ldb;
-            const float *r4 = bp + 4 * ldb, *r5 = bp + 5 * ldb, *r6 = bp + 6 * ldb;
-            const float *r7 = bp + 7 * ldb;
-            size_t j = 0;
-            for (; j < wf; j += 8) {
-                __m256 v = _mm256_load_ps(acc + j);
-                __m256 u = _mm256_mul_ps(a4, _mm256_loadu_ps(r4 + j));
-                v = _mm256_fmadd_ps(a0, _mm256_loadu_ps(bp + j), v);
-                u = _mm256_fmadd_ps(a5, _mm256_loadu_ps(r5 + j), u);
-                v = _mm256_fmadd_ps(a1, _mm256_loadu_ps(r1 + j), v);
-                u = _mm256_fmadd_ps(a6, _mm256_loadu_ps(r6 + j), u);
-                v = _mm256_fmadd_ps(a2, _mm256_loadu_ps(r2 + j), v);
-                u = _mm256_fmadd_ps(a7, _mm256_loadu_ps(r7 + j), u);
-                v = _mm256_fmadd_ps(a3, _mm256_loadu_ps(r3 + j), v);
-                _mm256_store_ps(acc + j, _mm256_add_ps(v, u));
-            }
-            if (j < w) {
-                __m256 v = _mm256_load_ps(acc + j);
-                __m256 u = _mm256_mul_ps(a4, _mm256_maskload_ps(r4 + j, mt));
-                v = _mm256_fmadd_ps(a0, _mm256_maskload_ps(bp + j, mt), v);
-                u = _mm256_fmadd_ps(a5, _mm256_maskload_ps(r5 + j, mt), u);
-                v = _mm256_fmadd_ps(a1, _mm256_maskload_ps(r1 + j, mt), v);
-                u = _mm256_fmadd_ps(a6, _mm256_maskload_ps(r6 + j, mt), u);
-                v = _mm256_fmadd_ps(a2, _mm256_maskload_ps(r2 + j, mt), v);
-                u = _mm256_fmadd_ps(a7, _mm256_maskload_ps(r7 + j, mt), u);
-                v = _mm256_fmadd_ps(a3, _mm256_maskload_ps(r3 + j, mt), v);
-                _mm256_store_ps(acc + j, _mm256_add_ps(v, u));
-            }
-        }
-        for (; p + 4 <= k; p += 4, bp += 4 * ldb) {
-            const __m256 a0 = _mm256_broadcast_ss(a + p), a1 = _mm256_broadcast_ss(a + p + 1);
-            const __m256 a2 = _mm256_broadcast_ss(a + p + 2), a3 = _mm256_broadcast_ss(a + p + 3);
-            const float *r1 = bp + ldb, *r2 = bp + 2 * ldb, *r3 = bp + 3 * ldb;
-            size_t j = 0;
-            for (; j < wf; j += 8) {
-                __m256 v = _mm256_load_ps(acc + j);
-                v = _mm256_fmadd_ps(a0, _mm256_loadu_ps(bp + j), v);
-                v = _mm256_fmadd_ps(a1, _mm256_loadu_ps(r1 + j), v);
-                v = _mm256_fmadd_ps(a2, _mm256_loadu_ps(r2 + j), v);
-                v = _mm256_fmadd_ps(a3, _mm256_loadu_ps(r3 + j), v);
-                _mm256_store_ps(acc + j, v);
-            }
-            if (j < w) {
-                __m256 v = _mm256_load_ps(acc + j);
-                v = _mm256_fmadd_ps(a0, _mm256_maskload_ps(bp + j, mt), v);
-                v = _mm256_fmadd_ps(a1, _mm256_maskload_ps(r1 + j, mt), v);
-                v = _mm256_fmadd_ps(a2, _mm256_maskload_ps(r2 + j, mt), v);
-                v = _mm256_fmadd_ps(a3, _mm256_maskload_ps(r3 + j, mt), v);
-                _mm256_store_ps(acc + j, v);
-            }
-        }
-        for (; p < k; p++, bp += ldb) {
-            const __m256 a0 = _mm256_broadcast_ss(a + p);
-            size_t j = 0;
-            for (; j < wf; j += 8)
-                _mm256_store_ps(
-                    acc + j, _mm256_fmadd_ps(a0, _mm256_loadu_ps(bp + j), _mm256_load_ps(acc + j)));
-            if (j < w)
-                _mm256_store_ps(acc + j, _mm256_fmadd_ps(a0, _mm256_maskload_ps(bp + j, mt),
-                                                         _mm256_load_ps(acc + j)));
-        }
+        for (; p + 8 <= k; p += 8, bp += 8 * ldb) gemv_rows_pass(8, acc, a + p, bp, ldb, w, mt);
+        if (p + 4 <= k) gemv_rows_pass(4, acc, a + p, bp, ldb, w, mt), p += 4, bp += 4 * ldb;
+        for (; p < k; p++, bp += ldb) gemv_rows_pass(1, acc, a + p, bp, ldb, w, mt);
         for (size_t j = 0; j < w; j++) /* scalar finish: as the other tails */
             c[j0 + j] = beta == 0.f ? alpha * acc[j] : alpha * acc[j] + beta * c[j0 + j];
     }
