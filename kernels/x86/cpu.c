@@ -34,6 +34,7 @@ unsigned sk_cpu_detect(uint64_t *features)
         const unsigned fam = ((a >> 8) & 0xf) + ((a >> 8 & 0xf) == 0xf ? (a >> 20) & 0xff : 0);
         const unsigned model = ((a >> 4) & 0xf) | ((a >> 12) & 0xf0);
         if (amd && fam == 0x17 && model < 0x30) f |= SK_CPU_X86_ZEN1;
+        if (amd && fam == 0x1a) f |= SK_CPU_X86_ZEN5;
         const int osxsave = (c >> 27) & 1; /* CPUID.1:ECX.OSXSAVE: XGETBV usable */
         const int avx = (c >> 28) & 1;     /* CPUID.1:ECX.AVX */
         const int fma = (c >> 12) & 1;     /* CPUID.1:ECX.FMA */

@@ -35,7 +35,10 @@
    because the compiler shares one vbroadcastss between the FMAs of a row. With B packed (in L1)
    the embedded form runs the tile 5-10% faster on Intel cores with two 512-bit FMA ports; with B
    read in place (from L2, plus its prefetches) the one shared broadcast is 7-10% faster: fewer
-   load-port operations per FMA (docs/bench/gemm-tuning.md). */
+   load-port operations per FMA (docs/bench/gemm-tuning.md). On AMD Zen 5 (two 512-bit FMA
+   pipes) the shared broadcast is faster with B packed too: the 8x32 tile alone over a packed
+   panel in L1 ran at 0.83x the FMA peak with embedded broadcasts, 0.98x with one vbroadcastss
+   per row (the _rb kernels). */
 static inline __m512 fma_bcast(const float *x, __m512 b, __m512 c)
 {
     __asm__("vfmadd231ps %1%{1to16%}, %2, %0" : "+v"(c) : "m"(*x), "v"(b));
@@ -45,9 +48,11 @@ static inline __m512 fma_bcast(const float *x, __m512 b, __m512 c)
 /* r x 16 NV tile (NV = NR / 16: the 8x32 tile; NV = W_NR / 16: the wide tile), TNR = 16 NV
    columns: A(i,p) = a[p*csa + i] (ROWS: a[i*csa + p]), B(p, 0..TNR-1) = b[p*rsb + 0..TNR-1]. CP:
    B read in place is also copied to the packed panel bp[p*TNR + ...] (the stores ride along with
-   the FMAs). */
+   the FMAs). RB: A broadcast to a register once per row over a packed B too (over an in-place B
+   always). */
 static inline __attribute__((always_inline)) void
-ukr_body(const int R, const int NV, const int ROWS, const int CP, size_t k, const float *a,
+ukr_body(const int R, const int NV, const int ROWS, const int CP, const int RB, size_t k,
+         const float *a,
          size_t csa, const float *b, size_t rsb, float *c, size_t ldc, float alpha, float beta,
          float *bp)
 {
@@ -95,14 +100,14 @@ ukr_body(const int R, const int NV, const int ROWS, const int CP, size_t k, cons
        prefetch whose page is not present repeats the page walk each time. */
     const size_t pfd = PF_ROWS * rsb;
     if (ROWS && rsb == TNR) { /* A(i,p) = a[i*csa + p] */
-        LOOP(1, TNR, k, 0, 0)
+        LOOP(1, TNR, k, 0, RB)
     } else if (ROWS) {
         LOOP_PF(1, rsb, k)
     } else if (!CP && csa == TMR && rsb == TNR) {
         /* both packed: constant strides, immediate offsets */
-        LOOP(TMR, TNR, k, 0, 0)
+        LOOP(TMR, TNR, k, 0, RB)
     } else if (rsb == TNR) {
-        LOOP(csa, TNR, k, 0, 0)
+        LOOP(csa, TNR, k, 0, RB)
     } else {
         LOOP_PF(csa, rsb, k)
     }
@@ -201,27 +206,16 @@ ukr_t_body(const int R, size_t k, const float *a, size_t rsa, const float *b, si
 typedef void (*tile_fn)(size_t k, const float *a, size_t s, const float *b, size_t rsb, float *c,
                         size_t ldc, float alpha, float beta, float *bp);
 
-#define UKR(P, NV, R)                                                                              \
-    static void P##cols_##R(size_t k, const float *a, size_t s, const float *b, size_t rsb,        \
-                            float *c, size_t ldc, float alpha, float beta, float *bp)              \
+#define UKR1(P, NAME, NV, R, ROWS, CP, RB)                                                         \
+    static void P##NAME##_##R(size_t k, const float *a, size_t s, const float *b, size_t rsb,      \
+                              float *c, size_t ldc, float alpha, float beta, float *bp)            \
     {                                                                                              \
-        ukr_body(R, NV, 0, 0, k, a, s, b, rsb, c, ldc, alpha, beta, bp);                           \
-    }                                                                                              \
-    static void P##rows_##R(size_t k, const float *a, size_t s, const float *b, size_t rsb,        \
-                            float *c, size_t ldc, float alpha, float beta, float *bp)              \
-    {                                                                                              \
-        ukr_body(R, NV, 1, 0, k, a, s, b, rsb, c, ldc, alpha, beta, bp);                           \
-    }                                                                                              \
-    static void P##cols_copy_##R(size_t k, const float *a, size_t s, const float *b, size_t rsb,   \
-                                 float *c, size_t ldc, float alpha, float beta, float *bp)         \
-    {                                                                                              \
-        ukr_body(R, NV, 0, 1, k, a, s, b, rsb, c, ldc, alpha, beta, bp);                           \
-    }                                                                                              \
-    static void P##rows_copy_##R(size_t k, const float *a, size_t s, const float *b, size_t rsb,   \
-                                 float *c, size_t ldc, float alpha, float beta, float *bp)         \
-    {                                                                                              \
-        ukr_body(R, NV, 1, 1, k, a, s, b, rsb, c, ldc, alpha, beta, bp);                           \
+        ukr_body(R, NV, ROWS, CP, RB, k, a, s, b, rsb, c, ldc, alpha, beta, bp);                   \
     }
+#define UKR(P, NV, R)                                                                              \
+    UKR1(P, cols, NV, R, 0, 0, 0) UKR1(P, rows, NV, R, 1, 0, 0)                                    \
+    UKR1(P, cols_copy, NV, R, 0, 1, 0) UKR1(P, rows_copy, NV, R, 1, 1, 0)                          \
+    UKR1(P, cols_rb, NV, R, 0, 0, 1) UKR1(P, rows_rb, NV, R, 1, 0, 1)
 #define TILE(R) UKR(tile_, NR / 16, R)
 #define WIDE(R) UKR(wide_, W_NR / 16, R)
 #define UKRT(R)                                                                                    \
@@ -258,12 +252,36 @@ void sk_gemm_ukr_avx512(size_t r, size_t k, const float *a, size_t rsa, size_t c
     tab[(bp ? 2 : 0) + rows][r - 1](k, a, rows ? rsa : csa, b, rsb, c, ldc, alpha, beta, bp);
 }
 
+/* The same with A broadcast to a register once per row over a packed B too. */
+void sk_gemm_ukr_rb_avx512(size_t r, size_t k, const float *a, size_t rsa, size_t csa,
+                           const float *b, size_t rsb, float *c, size_t ldc, float alpha,
+                           float beta, float *bp)
+{
+    static const tile_fn tab[4][SK_GEMM_MR_MAX] = { ROWS16(tile_cols_rb, MR),
+                                                    ROWS16(tile_rows_rb, MR),
+                                                    ROWS16(tile_cols_copy, MR),
+                                                    ROWS16(tile_rows_copy, MR) };
+    const int rows = csa == 1;
+    tab[(bp ? 2 : 0) + rows][r - 1](k, a, rows ? rsa : csa, b, rsb, c, ldc, alpha, beta, bp);
+}
+
 /* The wide micro-kernel for few rows: the same on an r x W_NR tile, r <= W_MR. */
 void sk_gemm_ukr_w_avx512(size_t r, size_t k, const float *a, size_t rsa, size_t csa,
                           const float *b, size_t rsb, float *c, size_t ldc, float alpha,
                           float beta, float *bp)
 {
     static const tile_fn tab[4][8] = { ROWS8(wide_cols, W_MR), ROWS8(wide_rows, W_MR),
+                                       ROWS8(wide_cols_copy, W_MR), ROWS8(wide_rows_copy, W_MR) };
+    const int rows = csa == 1;
+    tab[(bp ? 2 : 0) + rows][r - 1](k, a, rows ? rsa : csa, b, rsb, c, ldc, alpha, beta, bp);
+}
+
+/* The wide one with A broadcast to a register once per row over a packed B too. */
+void sk_gemm_ukr_w_rb_avx512(size_t r, size_t k, const float *a, size_t rsa, size_t csa,
+                             const float *b, size_t rsb, float *c, size_t ldc, float alpha,
+                             float beta, float *bp)
+{
+    static const tile_fn tab[4][8] = { ROWS8(wide_cols_rb, W_MR), ROWS8(wide_rows_rb, W_MR),
                                        ROWS8(wide_cols_copy, W_MR), ROWS8(wide_rows_copy, W_MR) };
     const int rows = csa == 1;
     tab[(bp ? 2 : 0) + rows][r - 1](k, a, rows ? rsa : csa, b, rsb, c, ldc, alpha, beta, bp);

@@ -21,6 +21,7 @@
 
 #include "checkasm.h"
 #include "dsp.h" /* internal: the GEMM table, sk_gemm_run_bias */
+#include "cpu.h" /* internal: sk_cpu_features, the microarchitecture classes */
 
 static const float g_alpha[3] = { 1.f, -0.5f, 0.f };
 static const float g_beta[3] = { 0.f, 1.f, 0.25f };
@@ -503,9 +504,9 @@ static void slot_pack_case(const sk_gemm_dsp *d, size_t w, size_t kc, size_t ld,
     ck_buf_free(src); ck_buf_free(dst);
 }
 
-static void slot_tests(void)
+/* The slots of table d; ukr_only: its micro-kernels alone. */
+static void slot_tests_of(const sk_gemm_dsp *d, int ukr_only)
 {
-    const sk_gemm_dsp *d = &sk_dsp_for(ck_isa())->gemm;
     static const float al[3] = { 1.f, -0.5f, 1.7f }, be[4] = { 0.f, 1.f, 0.25f, -1.f };
     /* k around the kernels' unroll steps and the table's kc */
     const size_t ks[] = { 1, 2, 3, 4, 5, 7, 8, 9, 16, 17, d->kc - 1, d->kc, d->kc + 1 };
@@ -519,6 +520,7 @@ static void slot_tests(void)
                         slot_ukr_case(d, wide, r, lay, v >> 1 || v & 1, v & 1, ks[ik],
                                       al[ck_rand_u32(3)], be[ck_rand_u32(4)]);
     }
+    if (ukr_only) return;
     if (d->ukr_t) {
         const size_t ws[] = { 1, 2, 3, d->ukr_t_m / 2, d->ukr_t_m - 1, d->ukr_t_m };
         for (size_t r = 1; r <= d->ukr_t_n; r++)
@@ -549,6 +551,21 @@ static void slot_tests(void)
         for (size_t w = 1; w <= lds[l]; w++)
             for (size_t kc = 1; kc <= 19; kc += ck_quick() ? 6 : 1)
                 slot_pack_case(d, w, kc, lds[l], kc + (w % 3 ? 5 : 1024));
+}
+
+/* The table under test, then the micro-kernels that the same ISA's table picks on other
+   microarchitectures (sk_gemm_dsp_init with a class bit flipped), where they differ: each runs
+   on any CPU that has the ISA. */
+static void slot_tests(void)
+{
+    const sk_gemm_dsp *d = &sk_dsp_for(ck_isa())->gemm;
+    slot_tests_of(d, 0);
+    static const uint64_t uarch[] = { SK_CPU_X86_ZEN1, SK_CPU_X86_ZEN5 };
+    for (size_t u = 0; u < sizeof uarch / sizeof *uarch; u++) {
+        sk_gemm_dsp alt;
+        sk_gemm_dsp_init(&alt, ck_isa(), sk_cpu_features() ^ uarch[u]);
+        if (alt.ukr != d->ukr || alt.ukr_w != d->ukr_w) slot_tests_of(&alt, 1);
+    }
 }
 
 /* sk_gemm_run around the table's cache blocks: m at MC (and 2 MC) edges, k at KC (and 2 KC), n at
