@@ -228,9 +228,11 @@ static void plan_make(const sk_gemm_dsp *d, enum gemm_path path, sk_trans ta, sk
     p->csa = !p->direct_a ? MR : ta ? lda : 1;
     p->rows_last = split_rows(one_ic ? m : m - (cdiv(m, MC) - 1) * MC, MR);
     if (!one_ic) p->rows_full = split_rows(MC, MR);
-    /* an in-place panel is copied when enough row blocks reuse it and it would not stay in L1
-       (B over cp_min floats, or rows at a multiple of cp_stride: a few L1 sets) */
-    p->copy_b = p->b == B_IN_PLACE && p->rows_last.count >= d->cp_blocks &&
+    /* an in-place panel is copied when enough row blocks reuse it (fewer at set_stride
+       multiples) and it would not stay in L1 (B over cp_min floats, or rows at a multiple of
+       cp_stride: a few L1 sets) */
+    const size_t cp_blocks = umod(ldb, d->set_stride) == 0 ? d->cp_blocks_set : d->cp_blocks;
+    p->copy_b = p->b == B_IN_PLACE && p->rows_last.count >= cp_blocks &&
                 (k * n > d->cp_min || umod(ldb, d->cp_stride) == 0);
     const int one_panel = p->b == B_IN_PLACE || p->b == B_PANEL;
     p->a_floats = p->direct_a ? 0 : cdiv(mcap, MR) * MR * p->kc;

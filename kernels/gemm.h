@@ -95,11 +95,13 @@ typedef struct sk_gemm_dsp {
        cp_min, cp_stride, cp_blocks  an in-place B panel is copied by the first row block's
                    kernel for the others when at least cp_blocks row blocks read it and k x n
                    exceeds cp_min or ldb is a multiple of cp_stride
+       cp_blocks_set  the same from this many row blocks on when ldb is a multiple of set_stride
+                   (each row block reading the panel in place again would find it in L2 at best)
        direct_a_strips  over several MC blocks, A is read in place (not packed) when n spans at
                    most this many NR strips: too few reuses of A to pay for its packing
        line_floats  a cache line: the next A block is prefetched line by line */
     unsigned set_stride, set_rows, b_alias, b_span_min, b_rows_min, cp_min, cp_stride, cp_blocks;
-    unsigned direct_a_strips, line_floats;
+    unsigned cp_blocks_set, direct_a_strips, line_floats;
     /* the partition over a thread pool:
        gemv_group  columns per unit of the m == 1 and dot paths (a multiple of the matrix-vector
                    and dot kernels' column groups)

@@ -110,6 +110,7 @@ static inline void sk_gemm_dsp_init_x86(sk_gemm_dsp *d, sk_isa isa, uint64_t fea
     d->cp_min = 4096;
     d->cp_stride = 512;
     d->cp_blocks = 3;
+    d->cp_blocks_set = 3;
     d->direct_a_strips = 4;
     d->mr = SK_GEMM_AVX2_MR;
     d->nr = SK_GEMM_AVX2_NR;
@@ -162,6 +163,9 @@ static inline void sk_gemm_dsp_init_x86(sk_gemm_dsp *d, sk_isa isa, uint64_t fea
     if (features & SK_CPU_X86_ZEN5) {
         d->ukr = sk_gemm_ukr_rb_avx512;
         d->ukr_w = sk_gemm_ukr_w_rb_avx512;
+        /* two row blocks reading an in-place B at a 4 KiB-multiple stride: the second from the
+           first one's copy, 1.2-1.3x (9, 12 and 16 x 1024 x 1024, 16x2048x512, 16x1024x256) */
+        d->cp_blocks_set = 2;
     }
     /* AMD Zen 4 / Zen 5, Intel Xeon: L1d 32-48 KiB (B micro-panel KC x 32 = 32 KiB, streamed
        against the A micro-panel's 8 KiB; KC 256 is the fastest, docs/bench/gemm-tuning.md), L2

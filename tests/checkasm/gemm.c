@@ -3,13 +3,14 @@
  *   |C - exact| <= (2 k + 4) 2^-24 (|alpha| |op(A)| |op(B)| + |beta| |C0|)   (elementwise),
  * over sizes around every tile edge (MR, NR), cache block (MC, KC, NC) and planner threshold
  * (dot_rows, ukr_t_m, ukr_t_n, w_ldb_min, set_stride, set_rows, b_alias, b_span_min, b_rows_min,
- * cp_min, cp_stride, cp_blocks, direct_a_strips) of the table under test, each read from it, B
- * strides that are multiples of 4 KiB; each slot of the table (micro-kernel in every A layout,
- * copying B or not; transposed tile; matrix-vector kernels; dot kernel; transposing pack) called
- * directly, all four transposes, padded leading dimensions (poisoned padding must stay untouched),
- * alpha in {1, -0.5, 0}, beta in {0, 1, 0.25} (beta == 0 with C full of NaN: must not propagate),
- * guard bands, concurrent calls from several threads, bad arguments, and a hand-computed 2x2
- * case. */
+ * cp_min, cp_stride, cp_blocks, cp_blocks_set, direct_a_strips) of the table under test, each
+ * read from it, B strides that are multiples of 4 KiB; each slot of the table (micro-kernel in
+ * every A layout, copying B or not; transposed tile; matrix-vector kernels; dot kernel;
+ * transposing pack) called directly, also those the ISA's table picks on other
+ * microarchitectures; all four transposes, padded leading dimensions (poisoned padding must stay
+ * untouched), alpha in {1, -0.5, 0}, beta in {0, 1, 0.25} (beta == 0 with C full of NaN: must not
+ * propagate), guard bands, concurrent calls from several threads, bad arguments, and a
+ * hand-computed 2x2 case. */
 #define _DEFAULT_SOURCE /* MAP_ANONYMOUS */
 #include <math.h>
 #include <pthread.h>
@@ -651,8 +652,8 @@ static void tile_edge_tests(void)
    dot_rows, ukr_t_m), the transposed tile's rows of B (ukr_t_n, or set_rows at set_stride
    multiples) and its near-equal last tiles, A in place or packed (set_stride, set_rows, one MC
    block or direct_a_strips NR strips), B in place or packed (b_alias, b_span_min, b_rows_min),
-   the copy of an in-place B panel (cp_blocks row blocks, k x n around cp_min, ldb at cp_stride
-   multiples), with B strides that are multiples of 4 KiB; every transpose. */
+   the copy of an in-place B panel (cp_blocks and cp_blocks_set row blocks, k x n around cp_min,
+   ldb at cp_stride multiples), with B strides that are multiples of 4 KiB; every transpose. */
 static void planner_edge_tests(void)
 {
     const sk_gemm_dsp *d = &sk_dsp_for(ck_isa())->gemm;
@@ -715,12 +716,14 @@ static void planner_edge_tests(void)
             if (ck_quick() && s % 3) continue;
             ld_case(SK_NOTRANS, SK_NOTRANS, MC + MR + 1, n, KC, 0, s & 2 ? SS : 0);
         }
-    /* the copy of an in-place B panel: row blocks around cp_blocks, k x n around cp_min, ldb at
-       cp_stride multiples */
+    /* the copy of an in-place B panel: row blocks around cp_blocks and cp_blocks_set, k x n
+       around cp_min, ldb at cp_stride and set_stride multiples */
     const size_t cn = 2 * NR, ck0 = d->cp_min / cn;
-    const size_t cm[] = { (d->cp_blocks - 1) * MR, (d->cp_blocks - 1) * MR + 1, d->cp_blocks * MR };
+    const size_t cm[] = { (d->cp_blocks - 1) * MR,     (d->cp_blocks - 1) * MR + 1,
+                          d->cp_blocks * MR,           (d->cp_blocks_set - 1) * MR,
+                          (d->cp_blocks_set - 1) * MR + 1, d->cp_blocks_set * MR };
     const size_t cks[] = { ck0 > 1 ? ck0 - 1 : 1, ck0 ? ck0 : 1, ck0 + 1 };
-    for (size_t im = 0; im < 3; im++)
+    for (size_t im = 0; im < 6; im++)
         for (size_t ik = 0; ik < 3; ik++)
             for (int s = 0; s < 3; s++) {
                 if (cm[im] < 1 || cm[im] > MC || (ck_quick() && (im + ik + (size_t)s) % 2))
