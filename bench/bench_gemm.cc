@@ -211,12 +211,10 @@ void run_xnnpack(benchmark::State &st, bool nt, Shape s)
 // The FMA peak: bench/fma_peak.h's chains doing 2 m n k flops.
 void run_peak(benchmark::State &st, int width, Shape s)
 {
-    const double flops = 2.0 * (double)s.m * (double)s.n * (double)s.k;
-    const size_t iters = (size_t)std::ceil(flops / (2.0 * 12 * width));
+    const size_t steps = skb_fma_steps(2.0 * (double)s.m * (double)s.n * (double)s.k, width);
     volatile float x = 0.999f, y = 1e-3f;
     for (auto _ : st) {
-        float r = width == 16 ? skb_fma_chains_avx512(iters, x, y)
-                              : skb_fma_chains_avx2(iters, x, y);
+        float r = skb_fma_chains(width, steps, x, y);
         benchmark::DoNotOptimize(r);
     }
     set_counters(st, s);

@@ -25,5 +25,20 @@ SKB_FMA_CHAINS(skb_fma_chains_avx2, "avx2,fma", __m256, _mm256_set1_ps, _mm256_f
 SKB_FMA_CHAINS(skb_fma_chains_avx512, "avx512f", __m512, _mm512_set1_ps, _mm512_fmadd_ps,
                _mm512_add_ps, _mm512_cvtss_f32)
 #undef SKB_FMA_CHAINS
+
+/* Steps of the chains at `lanes` floats a vector (8: AVX2, 16: AVX-512) that do `flops` flops
+   (rounded up). */
+static inline size_t skb_fma_steps(double flops, int lanes)
+{
+    const double steps = flops / (2.0 * 12 * lanes);
+    const size_t s = (size_t)steps;
+    return (double)s < steps ? s + 1 : s;
+}
+
+/* `steps` steps of the chains at `lanes` floats a vector (16: AVX-512, else AVX2). */
+static inline float skb_fma_chains(int lanes, size_t steps, float x, float y)
+{
+    return lanes == 16 ? skb_fma_chains_avx512(steps, x, y) : skb_fma_chains_avx2(steps, x, y);
+}
 #endif
 #endif

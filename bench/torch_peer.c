@@ -93,12 +93,10 @@ SKB_EXPORT double skb_time_fma_peak(double flops, long iters)
     const sk_isa isa = sk_isa_active();
     if (isa != SK_ISA_AVX2 && isa != SK_ISA_AVX512) return -1;
     const int width = isa == SK_ISA_AVX512 ? 16 : 8;
-    const long n = (long)(flops / (2.0 * 12 * width)) + 1;
+    const size_t steps = skb_fma_steps(flops, width);
     volatile float x = 0.999f, y = 1e-3f, sink = 0.f;
     const double t0 = now();
-    for (long i = 0; i < iters; i++)
-        sink += width == 16 ? skb_fma_chains_avx512((size_t)n, x, y)
-                           : skb_fma_chains_avx2((size_t)n, x, y);
+    for (long i = 0; i < iters; i++) sink += skb_fma_chains(width, steps, x, y);
     (void)sink;
     return now() - t0;
 #else
