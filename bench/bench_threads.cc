@@ -12,13 +12,17 @@
 //   mhca/read/forward_kv@tT/DxHxNDECxNENC             a plain read of the bytes that step reads
 //                                                     (K, V, W_q, W_o) on T threads: its bound
 // Counters: GFLOP/s (GEMM, attention: 4 n_q n_kv d per head; the module: its GEMMs and attention),
-// GB/s for the decoder step and the read (the same byte count for both).
+// GB/s for the decoder step and the read (the same byte count for both), each call on its own
+// copy of those bytes (copies in turn: from DRAM, see cold_copies).
 #include <cmath>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
+
+#include <unistd.h>
 
 #include "bench_util.h"
 
@@ -177,19 +181,39 @@ void bm_forward(benchmark::State &st, sk_isa isa, size_t t, MhcaShape s)
     skb::set_rates(st, flops, 0, 0);
 }
 
+// Copies of a decoder step's bytes that the step and the read go through in turn, so that every
+// call finds its bytes in DRAM: with one copy, a last-level cache not much smaller than the
+// working set keeps part of it from call to call, and keeps more of a plain sequential read's
+// bytes than of the step's (a 32 MiB L3 on AMD Zen 5 and 40 MiB: the read ran at 52 GB/s on one
+// core, 27 GB/s from DRAM). At least three times the L3 in all (32 MiB when the OS does not say).
+size_t cold_copies(double bytes)
+{
+    const long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
+    const double llc = l3 > 0 ? (double)l3 : 32.0 * 1024 * 1024;
+    const size_t c = (size_t)std::ceil(3.0 * llc / bytes);
+    return c < 2 ? 2 : c > 16 ? 16 : c;
+}
+
 void bm_forward_kv(benchmark::State &st, sk_isa isa, size_t t, MhcaShape s)
 {
     skb::IsaScope scope(isa);
     const sk_threadpool tp = pool_of(t);
-    MhcaCase c(s);
-    skb::Buf kv(2 * s.n_enc * s.d);
-    skb::Buf ws(sk_mhca_forward_kv_workspace_size(&c.L, s.n_dec) / sizeof(float) + 1);
-    sk_mhca_project_kv_tp(&tp, &c.L, s.n_enc, c.enc.p, kv.p);
+    std::vector<std::unique_ptr<MhcaCase>> cs;
+    std::vector<skb::Buf> kv;
+    for (size_t i = 0, n = cold_copies(s.step_bytes()); i < n; i++) {
+        cs.emplace_back(new MhcaCase(s));
+        kv.emplace_back(2 * s.n_enc * s.d);
+        sk_mhca_project_kv_tp(&tp, &cs[i]->L, s.n_enc, cs[i]->enc.p, kv[i].p);
+    }
+    skb::Buf ws(sk_mhca_forward_kv_workspace_size(&cs[0]->L, s.n_dec) / sizeof(float) + 1);
+    size_t i = 0;
     for (auto _ : st) {
-        sk_mhca_forward_kv_tp(&tp, &c.L, s.n_dec, c.dec.p, s.n_enc, kv.p, nullptr, c.out.p,
+        MhcaCase &c = *cs[i];
+        sk_mhca_forward_kv_tp(&tp, &c.L, s.n_dec, c.dec.p, s.n_enc, kv[i].p, nullptr, c.out.p,
                               nullptr, ws.p);
         benchmark::DoNotOptimize(c.out.p);
         benchmark::ClobberMemory();
+        i = i + 1 == cs.size() ? 0 : i + 1;
     }
     skb::set_rates(st, 0, 0, s.step_bytes());
 }
@@ -211,10 +235,13 @@ void read_task(void *arg, size_t t)
 void bm_read(benchmark::State &st, size_t t, MhcaShape s)
 {
     const sk_threadpool tp = pool_of(t);
-    const size_t n = (size_t)(s.step_bytes() / 4);
-    skb::Buf buf(n);
+    const size_t n = (size_t)(s.step_bytes() / 4), copies = cold_copies(s.step_bytes());
+    skb::Buf buf(n * copies);
     ReadJob j{buf.p, n, t < 64 ? t : 64, {}};
+    size_t i = 0;
     for (auto _ : st) {
+        j.p = buf.p + i * n; /* the copies in turn, as bm_forward_kv */
+        i = i + 1 == copies ? 0 : i + 1;
         if (j.parts > 1)
             tp.parallel_for(tp.pool, j.parts, read_task, &j);
         else
