@@ -213,8 +213,8 @@ static void plan_make(const sk_gemm_dsp *d, enum gemm_path path, sk_trans ta, sk
         p->b = one_ic ? B_PANEL : B_BLOCK_PANELS;
     else if (d->b_alias && umod(ldb, d->b_alias) == 0)
         p->b = B_BLOCK_ROWS;
-    else if (one_ic)
-        p->b = d->b_span_min && (ldb >= d->b_span_min || ldb * k >= d->b_span_min)
+    else if (one_ic) /* the wide tile's one row block reads each row of B once: never packed */
+        p->b = d->b_span_min && !wide && (ldb >= d->b_span_min || ldb * k >= d->b_span_min)
              ? B_BLOCK_ROWS : B_IN_PLACE; /* ldb * k: within B's validated extent */
     else
         p->b = d->b_rows_min && p->kc * ncap >= d->b_rows_min ? B_BLOCK_ROWS : B_BLOCK_FUSED;

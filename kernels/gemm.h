@@ -85,7 +85,8 @@ typedef struct sk_gemm_dsp {
                    tile walks at most set_rows rows of B at such a stride
        b_alias     NN: B row strides that are multiples of this are packed in a pass of their own,
                    not read in place by the kernels (0: any stride)
-       b_span_min  NN with one MC block: a B that spans at least this many floats (k x ldb) is
+       b_span_min  NN with one MC block on the main tile (the wide tile's one row block reads B
+                   once: in place): a B that spans at least this many floats (k x ldb) is
                    packed row by row, a kc x nc block at a time, in a pass of its own, not read
                    in place (0: never): past the TLB's reach, B's rows at a 4 KiB-multiple
                    stride, read down a panel, each cost a page walk
