@@ -10,9 +10,10 @@
 #include "../ref_mask.h"
 #include "dsp.h"
 
-/* exact softmax of one row in double; returns 1 if the row must be NaN (a NaN or +inf score),
-   2 if fully masked. *t: the row's max over attended positions of |scale x| + |mask|, the input
-   magnitude the documented bound grows with. */
+/* exact softmax of one row in double, as the natural logarithms of the weights into e[] (-inf where
+   a weight is 0; finite where it underflows in double); returns 1 if the row must be NaN (a NaN or
+   +inf score), 2 if fully masked. *t: the row's max over attended positions of |scale x| +
+   |mask|, the input magnitude the documented bound grows with. */
 static int exact_row(size_t r, size_t cols, float scale, const float *x, const sk_mask *m,
                      double *e, double *t)
 {
@@ -33,8 +34,8 @@ static int exact_row(size_t r, size_t cols, float scale, const float *x, const s
     }
     if (mx == -INFINITY) return 2;
     double s = 0;
-    for (size_t c = 0; c < cols; c++) s += (e[c] = exp(e[c] - mx));
-    for (size_t c = 0; c < cols; c++) e[c] /= s;
+    for (size_t c = 0; c < cols; c++) s += exp(e[c] - mx);
+    for (size_t c = 0; c < cols; c++) e[c] = e[c] - mx - log(s); /* s >= 1: the max's term */
     return 0;
 }
 
@@ -47,15 +48,18 @@ static int check_rows(size_t rows, size_t cols, float scale, const float *x, siz
     for (size_t r = 0; r < rows && ok; r++) {
         double t;
         const int k = exact_row(r, cols, scale, x + r * ldx, m, e, &t);
-        const double rel = 1e-5 + expm1(0x1p-22 * t); /* the documented bound */
+        /* the documented bound, rel * exact evaluated as exp(log rel + log exact): where T lets
+           scores that differ in double tie in float, exact underflows to 0 and rel overflows */
+        const double tt = 0x1p-22 * t, lrel = tt > 700 ? tt : log(1e-5 + expm1(tt));
         for (size_t c = 0; c < cols && ok; c++) {
             const float v = y[r * ldy + c];
+            const double ex = exp(e[c]);
             if (k == 2 || !ref_attended(m, r, c, NULL)) {
                 if (v != 0.f) ok = ck_fail("%s: masked y[%zu,%zu] = %a, want 0", what, r, c, v);
             } else if (k == 1) {
                 if (!isnan(v)) ok = ck_fail("%s: row %zu must be NaN, y[%zu] = %a", what, r, c, v);
-            } else if (!(fabs(v - e[c]) <= (e[c] > 0 ? rel * e[c] : 0) + 1e-9)) { /* inf * 0 */
-                ok = ck_fail("%s: y[%zu,%zu] = %.9g, exact %.9g", what, r, c, v, e[c]);
+            } else if (!(fabs(v - ex) <= exp(lrel + e[c]) + 1e-9)) {
+                ok = ck_fail("%s: y[%zu,%zu] = %.9g, exact %.9g", what, r, c, v, ex);
             }
         }
     }

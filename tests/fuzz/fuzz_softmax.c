@@ -30,10 +30,11 @@ enum { MAX_ROWS = 16, MAX_COLS = 300, BIG_COLS = 65536 };
 static const float k_scales[] = { 1.f, -8.f, 0.125f, 0.17677669f, 0.3f, -1.7f, 1e-3f, 0.f, 7.3f };
 #define N_SCALES (sizeof k_scales / sizeof k_scales[0])
 
-/* The reference of row r into e[] (exact weights), st[] (0 masked, 1 attended, 2 attended in a NaN
-   row); returns T. */
+/* The reference of row r into e[] (exact weights), le[] (their natural logarithms, finite where a
+   weight underflows to 0 in double), st[] (0 masked, 1 attended, 2 attended in a NaN row);
+   returns T. */
 static double ref_row(size_t r, size_t cols, double scale, const float *x, const sk_mask *m,
-                      double *e, unsigned char *st)
+                      double *e, double *le, unsigned char *st)
 {
     double mx = -INFINITY, T = 0;
     int nan = 0;
@@ -53,10 +54,14 @@ static double ref_row(size_t r, size_t cols, double scale, const float *x, const
     }
     double sum = 0;
     for (size_t c = 0; c < cols; c++) {
-        e[c] = (st[c] && mx != -INFINITY) ? exp(e[c] - mx) : 0.0;
+        le[c] = (st[c] && mx != -INFINITY) ? e[c] - mx : -INFINITY;
+        e[c] = exp(le[c]);
         sum += e[c];
     }
-    for (size_t c = 0; c < cols; c++) e[c] = sum > 0 ? e[c] / sum : 0.0;
+    for (size_t c = 0; c < cols; c++) { /* sum >= 1 when anything is attended (the max's term) */
+        e[c] = sum > 0 ? e[c] / sum : 0.0;
+        le[c] = sum > 0 ? le[c] - log(sum) : -INFINITY;
+    }
     return T;
 }
 
@@ -129,11 +134,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
              mp ? (int)mask.kind : -1, mask.ld, mask.offset, inplace);
 
     /* the reference, row by row */
-    double *e = malloc(rows * cols * sizeof *e);
+    double *e = malloc(2 * rows * cols * sizeof *e), *le = e + rows * cols;
     double *T = malloc(rows * sizeof *T);
     unsigned char *st = malloc(rows * cols);
     for (size_t r = 0; r < rows; r++)
-        T[r] = ref_row(r, cols, scale, x + r * ldx, mp, e + r * cols, st + r * cols);
+        T[r] = ref_row(r, cols, scale, x + r * ldx, mp, e + r * cols, le + r * cols,
+                       st + r * cols);
 
     const size_t xext = (rows - 1) * ldx + cols, yext = (rows - 1) * ldy + cols;
     fz_buf bx, by;
@@ -170,8 +176,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                     fz_fail("row %zu col %zu: %a in a row with an attended NaN / +inf (want NaN)",
                             r, c, got);
                 if (a != 1) continue;
-                const double rel = 1e-5 + expm1(0x1p-22 * T[r]); /* inf past T ~ 3e9 */
-                const double tol = (ex > 0 ? rel * ex : 0) + 1e-9;
+                /* rel * exact as exp(log rel + log exact): where T is large enough for ties in
+                   float between scores that differ in double, the exact weight underflows to 0
+                   while rel overflows; their product is what bounds the error */
+                const double y = 0x1p-22 * T[r];
+                const double lrel = y > 700 ? y : log(1e-5 + expm1(y));
+                const double tol = exp(lrel + le[r * cols + c]) + 1e-9;
                 if (!(fabs(got - ex) <= tol))
                     fz_fail("row %zu col %zu: got %.9g, exact %.9g, |err| %.3g > bound %.3g "
                             "(T = %.6g, x = %a)", r, c, got, ex, fabs(got - ex), tol, T[r],
