@@ -241,51 +241,31 @@ UKRT(13) UKRT(14) UKRT(15) UKRT(16)
       K(V, M, 8) }
 #define K(V, M, R) ((R) <= (M) ? V##_##R : NULL)
 
-/* The micro-kernel (see sk_gemm_ukr_fn): the r-row kernel of the layout, copying B or not. */
-void sk_gemm_ukr_avx512(size_t r, size_t k, const float *a, size_t rsa, size_t csa, const float *b,
-                        size_t rsb, float *c, size_t ldc, float alpha, float beta, float *bp)
-{
-    static const tile_fn tab[4][SK_GEMM_MR_MAX] = { ROWS16(tile_cols, MR), ROWS16(tile_rows, MR),
-                                                    ROWS16(tile_cols_copy, MR),
-                                                    ROWS16(tile_rows_copy, MR) };
-    const int rows = csa == 1; /* rows of A in place: their stride is rsa */
-    tab[(bp ? 2 : 0) + rows][r - 1](k, a, rows ? rsa : csa, b, rsb, c, ldc, alpha, beta, bp);
-}
-
-/* The same with A broadcast to a register once per row over a packed B too. */
-void sk_gemm_ukr_rb_avx512(size_t r, size_t k, const float *a, size_t rsa, size_t csa,
-                           const float *b, size_t rsb, float *c, size_t ldc, float alpha,
-                           float beta, float *bp)
-{
-    static const tile_fn tab[4][SK_GEMM_MR_MAX] = { ROWS16(tile_cols_rb, MR),
-                                                    ROWS16(tile_rows_rb, MR),
-                                                    ROWS16(tile_cols_copy, MR),
-                                                    ROWS16(tile_rows_copy, MR) };
-    const int rows = csa == 1;
-    tab[(bp ? 2 : 0) + rows][r - 1](k, a, rows ? rsa : csa, b, rsb, c, ldc, alpha, beta, bp);
-}
-
-/* The wide micro-kernel for few rows: the same on an r x W_NR tile, r <= W_MR. */
-void sk_gemm_ukr_w_avx512(size_t r, size_t k, const float *a, size_t rsa, size_t csa,
-                          const float *b, size_t rsb, float *c, size_t ldc, float alpha,
-                          float beta, float *bp)
-{
-    static const tile_fn tab[4][8] = { ROWS8(wide_cols, W_MR), ROWS8(wide_rows, W_MR),
-                                       ROWS8(wide_cols_copy, W_MR), ROWS8(wide_rows_copy, W_MR) };
-    const int rows = csa == 1;
-    tab[(bp ? 2 : 0) + rows][r - 1](k, a, rows ? rsa : csa, b, rsb, c, ldc, alpha, beta, bp);
-}
-
-/* The wide one with A broadcast to a register once per row over a packed B too. */
-void sk_gemm_ukr_w_rb_avx512(size_t r, size_t k, const float *a, size_t rsa, size_t csa,
-                             const float *b, size_t rsb, float *c, size_t ldc, float alpha,
-                             float beta, float *bp)
-{
-    static const tile_fn tab[4][8] = { ROWS8(wide_cols_rb, W_MR), ROWS8(wide_rows_rb, W_MR),
-                                       ROWS8(wide_cols_copy, W_MR), ROWS8(wide_rows_copy, W_MR) };
-    const int rows = csa == 1;
-    tab[(bp ? 2 : 0) + rows][r - 1](k, a, rows ? rsa : csa, b, rsb, c, ldc, alpha, beta, bp);
-}
+/* An entry point NAME (see sk_gemm_ukr_fn): the r-row kernel of the layout, N kernels per layout
+   (ROWSN of them up to row count M): A by columns, A's rows in place (B packed or read in place:
+   COLS, RWS), the same two copying B to bp (CCP, RCP). */
+#define UKR_ENTRY(NAME, ROWSN, N, M, COLS, RWS, CCP, RCP)                                          \
+    void NAME(size_t r, size_t k, const float *a, size_t rsa, size_t csa, const float *b,          \
+              size_t rsb, float *c, size_t ldc, float alpha, float beta, float *bp)                \
+    {                                                                                              \
+        static const tile_fn tab[4][N] = { ROWSN(COLS, M), ROWSN(RWS, M), ROWSN(CCP, M),           \
+                                           ROWSN(RCP, M) };                                        \
+        const int rows = csa == 1; /* rows of A in place: their stride is rsa */                   \
+        tab[(bp ? 2 : 0) + rows][r - 1](k, a, rows ? rsa : csa, b, rsb, c, ldc, alpha, beta, bp);  \
+    }
+/* The micro-kernel, A broadcast inside each FMA over a packed B */
+UKR_ENTRY(sk_gemm_ukr_avx512, ROWS16, SK_GEMM_MR_MAX, MR, tile_cols, tile_rows, tile_cols_copy,
+          tile_rows_copy)
+/* The same with A broadcast to a register once per row over a packed B too */
+UKR_ENTRY(sk_gemm_ukr_rb_avx512, ROWS16, SK_GEMM_MR_MAX, MR, tile_cols_rb, tile_rows_rb,
+          tile_cols_copy, tile_rows_copy)
+/* The wide micro-kernel for few rows: the same on an r x W_NR tile, r <= W_MR */
+UKR_ENTRY(sk_gemm_ukr_w_avx512, ROWS8, 8, W_MR, wide_cols, wide_rows, wide_cols_copy,
+          wide_rows_copy)
+/* The wide one with A broadcast to a register once per row over a packed B too */
+UKR_ENTRY(sk_gemm_ukr_w_rb_avx512, ROWS8, 8, W_MR, wide_cols_rb, wide_rows_rb, wide_cols_copy,
+          wide_rows_copy)
+#undef UKR_ENTRY
 #undef K
 #undef ROWS8
 #undef ROWS16
