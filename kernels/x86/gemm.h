@@ -141,7 +141,8 @@ static inline void sk_gemm_dsp_init_x86(sk_gemm_dsp *d, sk_isa isa, uint64_t fea
     if (!sk_x86_tier(isa, SK_ISA_AVX512)) return;
     d->ukr = sk_gemm_ukr_avx512;
     d->ukr_t = sk_gemm_ukr_t_avx512;
-    d->gemv_n = sk_gemv_n_avx512; /* its kernels switch at the AVX2 tier's width: gemv_group */
+    d->gemv_n = sk_gemv_n_avx512; /* rows streamed from SK_GEMV_AVX2_ROWS_MIN columns, as the
+                                     AVX2 tier's: gemv_group stays at least that wide */
     d->gemv_t = sk_gemv_t_avx512;
     d->dot = sk_gemm_dot_avx512;
     d->dot_rows = SK_GEMM_AVX512_DOT_ROWS;
