@@ -52,9 +52,8 @@ static inline __m512 fma_bcast(const float *x, __m512 b, __m512 c)
    always). */
 static inline __attribute__((always_inline)) void
 ukr_body(const int R, const int NV, const int ROWS, const int CP, const int RB, size_t k,
-         const float *a,
-         size_t csa, const float *b, size_t rsb, float *c, size_t ldc, float alpha, float beta,
-         float *bp)
+         const float *a, size_t csa, const float *b, size_t rsb, float *c, size_t ldc, float alpha,
+         float beta, float *bp)
 {
     const size_t TNR = 16 * (size_t)NV, TMR = NV == NR / 16 ? MR : W_MR; /* the tile's */
     __m512 acc[SK_GEMM_MR_MAX][W_NR / 16];
