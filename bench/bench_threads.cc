@@ -11,9 +11,11 @@
 //   mhca/<isa>/forward_kv@tT/DxHxNDECxNENC            sk_mhca_forward_kv_tp: a decoder step
 //   mhca/read/forward_kv@tT/DxHxNDECxNENC             a plain read of the bytes that step reads
 //                                                     (K, V, W_q, W_o) on T threads: its bound
+//   mhca/<isa>/step_vs_read@tT/DxHxNDECxNENC          the two alternated call by call (x_read)
 // Counters: GFLOP/s (GEMM, attention: 4 n_q n_kv d per head; the module: its GEMMs and attention),
 // GB/s for the decoder step and the read (the same byte count for both), each call on its own
 // copy of those bytes (copies in turn: from DRAM, see cold_copies).
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <map>
@@ -252,6 +254,58 @@ void bm_read(benchmark::State &st, size_t t, MhcaShape s)
     skb::set_rates(st, 0, 0, s.step_bytes());
 }
 
+// The decoder step and the plain read of its bytes alternated call by call in one loop, each call
+// on its own copy (from DRAM): on a shared host the DRAM bandwidth a core gets drifts over seconds,
+// and the fastest of two cases timed a second apart favours whichever drew the quieter moment (on
+// the Zen 5 VM: read 32.5 and step 24.2 GB/s timed apart, 0.72x; call by call 0.92-0.95x).
+// Counters: GB/s (the step), read_GB/s, x_read (the step's speed as a fraction of the read's, from
+// the total times of each).
+void bm_step_vs_read(benchmark::State &st, sk_isa isa, size_t t, MhcaShape s)
+{
+    using clock = std::chrono::steady_clock;
+    skb::IsaScope scope(isa);
+    const sk_threadpool tp = pool_of(t);
+    const size_t copies = cold_copies(s.step_bytes()), n = (size_t)(s.step_bytes() / 4);
+    std::vector<std::unique_ptr<MhcaCase>> cs;
+    std::vector<skb::Buf> kv;
+    for (size_t i = 0; i < copies; i++) {
+        cs.emplace_back(new MhcaCase(s));
+        kv.emplace_back(2 * s.n_enc * s.d);
+        sk_mhca_project_kv_tp(&tp, &cs[i]->L, s.n_enc, cs[i]->enc.p, kv[i].p);
+    }
+    skb::Buf ws(sk_mhca_forward_kv_workspace_size(&cs[0]->L, s.n_dec) / sizeof(float) + 1);
+    skb::Buf buf(n * copies);
+    ReadJob j{buf.p, n, t < 64 ? t : 64, {}};
+    double t_step = 0, t_read = 0;
+    size_t i = 0;
+    for (auto _ : st) {
+        MhcaCase &c = *cs[i];
+        const auto t0 = clock::now();
+        sk_mhca_forward_kv_tp(&tp, &c.L, s.n_dec, c.dec.p, s.n_enc, kv[i].p, nullptr, c.out.p,
+                              nullptr, ws.p);
+        benchmark::DoNotOptimize(c.out.p);
+        benchmark::ClobberMemory();
+        const auto t1 = clock::now();
+        j.p = buf.p + i * n;
+        if (j.parts > 1)
+            tp.parallel_for(tp.pool, j.parts, read_task, &j);
+        else
+            read_task(&j, 0);
+        benchmark::DoNotOptimize(j.sums);
+        benchmark::ClobberMemory();
+        const auto t2 = clock::now();
+        t_step += std::chrono::duration<double>(t1 - t0).count();
+        t_read += std::chrono::duration<double>(t2 - t1).count();
+        i = i + 1 == copies ? 0 : i + 1;
+    }
+    const double bytes = s.step_bytes() * (double)st.iterations();
+    if (t_step > 0 && t_read > 0) {
+        st.counters["GB/s"] = bytes * 1e-9 / t_step;
+        st.counters["read_GB/s"] = bytes * 1e-9 / t_read;
+        st.counters["x_read"] = t_read / t_step;
+    }
+}
+
 } // namespace
 #endif
 
@@ -297,6 +351,9 @@ void sk_register_thread_benchmarks()
                                      bm_forward_kv, isa, t, step);
         benchmark::RegisterBenchmark(skb::case_name("mhca", "read", kvv, step.name()).c_str(),
                                      bm_read, t, step);
+        benchmark::RegisterBenchmark(
+            skb::case_name("mhca", in, with_threads("step_vs_read", t), step.name()).c_str(),
+            bm_step_vs_read, isa, t, step);
     }
 #endif
 }
