@@ -196,26 +196,41 @@ size_t cold_copies(double bytes)
     return c < 2 ? 2 : c > 16 ? 16 : c;
 }
 
+// cold_copies(step bytes) layers with their kv buffers (K and V projected on the pool) and one
+// workspace: the decoder step on copy i at a time.
+struct StepCopies {
+    MhcaShape s;
+    std::vector<std::unique_ptr<MhcaCase>> cs;
+    std::vector<skb::Buf> kv;
+    std::unique_ptr<skb::Buf> ws;
+    StepCopies(const sk_threadpool &tp, const MhcaShape &s_) : s(s_)
+    {
+        for (size_t i = 0, n = cold_copies(s.step_bytes()); i < n; i++) {
+            cs.emplace_back(new MhcaCase(s));
+            kv.emplace_back(2 * s.n_enc * s.d);
+            sk_mhca_project_kv_tp(&tp, &cs[i]->L, s.n_enc, cs[i]->enc.p, kv[i].p);
+        }
+        ws.reset(new skb::Buf(sk_mhca_forward_kv_workspace_size(&cs[0]->L, s.n_dec) / 4 + 1));
+    }
+    void step(const sk_threadpool &tp, size_t i)
+    {
+        MhcaCase &c = *cs[i];
+        sk_mhca_forward_kv_tp(&tp, &c.L, s.n_dec, c.dec.p, s.n_enc, kv[i].p, nullptr, c.out.p,
+                              nullptr, ws->p);
+        benchmark::DoNotOptimize(c.out.p);
+        benchmark::ClobberMemory();
+    }
+};
+
 void bm_forward_kv(benchmark::State &st, sk_isa isa, size_t t, MhcaShape s)
 {
     skb::IsaScope scope(isa);
     const sk_threadpool tp = pool_of(t);
-    std::vector<std::unique_ptr<MhcaCase>> cs;
-    std::vector<skb::Buf> kv;
-    for (size_t i = 0, n = cold_copies(s.step_bytes()); i < n; i++) {
-        cs.emplace_back(new MhcaCase(s));
-        kv.emplace_back(2 * s.n_enc * s.d);
-        sk_mhca_project_kv_tp(&tp, &cs[i]->L, s.n_enc, cs[i]->enc.p, kv[i].p);
-    }
-    skb::Buf ws(sk_mhca_forward_kv_workspace_size(&cs[0]->L, s.n_dec) / sizeof(float) + 1);
+    StepCopies sc(tp, s);
     size_t i = 0;
     for (auto _ : st) {
-        MhcaCase &c = *cs[i];
-        sk_mhca_forward_kv_tp(&tp, &c.L, s.n_dec, c.dec.p, s.n_enc, kv[i].p, nullptr, c.out.p,
-                              nullptr, ws.p);
-        benchmark::DoNotOptimize(c.out.p);
-        benchmark::ClobberMemory();
-        i = i + 1 == cs.size() ? 0 : i + 1;
+        sc.step(tp, i);
+        i = i + 1 == sc.cs.size() ? 0 : i + 1;
     }
     skb::set_rates(st, 0, 0, s.step_bytes());
 }
@@ -234,6 +249,17 @@ void read_task(void *arg, size_t t)
     j->sums[t] = skb::read_sum(j->p + b, e - b);
 }
 
+// One read of j.p on the pool.
+void read_all(const sk_threadpool &tp, ReadJob &j)
+{
+    if (j.parts > 1)
+        tp.parallel_for(tp.pool, j.parts, read_task, &j);
+    else
+        read_task(&j, 0);
+    benchmark::DoNotOptimize(j.sums);
+    benchmark::ClobberMemory();
+}
+
 void bm_read(benchmark::State &st, size_t t, MhcaShape s)
 {
     const sk_threadpool tp = pool_of(t);
@@ -244,20 +270,15 @@ void bm_read(benchmark::State &st, size_t t, MhcaShape s)
     for (auto _ : st) {
         j.p = buf.p + i * n; /* the copies in turn, as bm_forward_kv */
         i = i + 1 == copies ? 0 : i + 1;
-        if (j.parts > 1)
-            tp.parallel_for(tp.pool, j.parts, read_task, &j);
-        else
-            read_task(&j, 0);
-        benchmark::DoNotOptimize(j.sums);
-        benchmark::ClobberMemory();
+        read_all(tp, j);
     }
     skb::set_rates(st, 0, 0, s.step_bytes());
 }
 
 // The decoder step and the plain read of its bytes alternated call by call in one loop, each call
 // on its own copy (from DRAM): on a shared host the DRAM bandwidth a core gets drifts over seconds,
-// and the fastest of two cases timed a second apart favours whichever drew the quieter moment (on
-// the Zen 5 VM: read 32.5 and step 24.2 GB/s timed apart, 0.72x; call by call 0.92-0.95x).
+// and the fastest of two cases timed a second apart favours whichever drew the quieter moment
+// (docs/bench/attention-tuning.md).
 // Counters: GB/s (the step), read_GB/s, x_read (the step's speed as a fraction of the read's, from
 // the total times of each).
 void bm_step_vs_read(benchmark::State &st, sk_isa isa, size_t t, MhcaShape s)
@@ -265,34 +286,18 @@ void bm_step_vs_read(benchmark::State &st, sk_isa isa, size_t t, MhcaShape s)
     using clock = std::chrono::steady_clock;
     skb::IsaScope scope(isa);
     const sk_threadpool tp = pool_of(t);
-    const size_t copies = cold_copies(s.step_bytes()), n = (size_t)(s.step_bytes() / 4);
-    std::vector<std::unique_ptr<MhcaCase>> cs;
-    std::vector<skb::Buf> kv;
-    for (size_t i = 0; i < copies; i++) {
-        cs.emplace_back(new MhcaCase(s));
-        kv.emplace_back(2 * s.n_enc * s.d);
-        sk_mhca_project_kv_tp(&tp, &cs[i]->L, s.n_enc, cs[i]->enc.p, kv[i].p);
-    }
-    skb::Buf ws(sk_mhca_forward_kv_workspace_size(&cs[0]->L, s.n_dec) / sizeof(float) + 1);
+    StepCopies sc(tp, s);
+    const size_t copies = sc.cs.size(), n = (size_t)(s.step_bytes() / 4);
     skb::Buf buf(n * copies);
     ReadJob j{buf.p, n, t < 64 ? t : 64, {}};
     double t_step = 0, t_read = 0;
     size_t i = 0;
     for (auto _ : st) {
-        MhcaCase &c = *cs[i];
         const auto t0 = clock::now();
-        sk_mhca_forward_kv_tp(&tp, &c.L, s.n_dec, c.dec.p, s.n_enc, kv[i].p, nullptr, c.out.p,
-                              nullptr, ws.p);
-        benchmark::DoNotOptimize(c.out.p);
-        benchmark::ClobberMemory();
+        sc.step(tp, i);
         const auto t1 = clock::now();
         j.p = buf.p + i * n;
-        if (j.parts > 1)
-            tp.parallel_for(tp.pool, j.parts, read_task, &j);
-        else
-            read_task(&j, 0);
-        benchmark::DoNotOptimize(j.sums);
-        benchmark::ClobberMemory();
+        read_all(tp, j);
         const auto t2 = clock::now();
         t_step += std::chrono::duration<double>(t1 - t0).count();
         t_read += std::chrono::duration<double>(t2 - t1).count();
