@@ -143,7 +143,8 @@ typedef struct gemm_plan {
                               reads, and the other row blocks read that copy (from L1) */
     int direct_a;          /* A read in place (its rows, or op(A) = A^T by columns), not packed */
     int direct;            /* one block of every kind (m <= mc, n <= nc, k <= kc), the rows of A
-                              and B's full panels (n a multiple of nr) read in place, no copy:
+                              read in place, B's panels full (n a multiple of nr) and read in
+                              place without a copy, or (NT) each packed right before use:
                               run_direct */
     size_t rsa, csa;       /* the kernels' A(i,p) = a[i*rsa + p*csa] */
     size_t a_floats;       /* the A block's part of the buffer (B's follows) */
@@ -237,8 +238,8 @@ static void plan_make(const sk_gemm_dsp *d, enum gemm_path path, sk_trans ta, sk
     const size_t cp_blocks = umod(ldb, d->set_stride) == 0 ? d->cp_blocks_set : d->cp_blocks;
     p->copy_b = p->b == B_IN_PLACE && p->rows_last.count >= cp_blocks &&
                 (k * n > d->cp_min || umod(ldb, d->cp_stride) == 0);
-    p->direct = p->b == B_IN_PLACE && !p->copy_b && p->direct_a && !ta && n <= NC && k <= KC &&
-                umod(n, NR) == 0;
+    p->direct = ((p->b == B_IN_PLACE && !p->copy_b) || p->b == B_PANEL) && p->direct_a && !ta &&
+                n <= NC && k <= KC && umod(n, NR) == 0;
     const int one_panel = p->b == B_IN_PLACE || p->b == B_PANEL;
     p->a_floats = p->direct_a ? 0 : cdiv(mcap, MR) * MR * p->kc;
     p->buf_floats = p->a_floats + (one_panel ? NR : cdiv(ncap, NR) * NR) * p->kc;
@@ -411,23 +412,31 @@ static void run_blocked(const sk_gemm_dsp *d, const gemm_plan *p, float *buf, sk
     }
 }
 
-/* The plan's direct case (p->direct): each panel's row blocks straight to the kernel, the calls
-   run_blocked makes for such a problem (hence the same results) without its per-block bookkeeping,
-   which was a fifth of a 32 x 32 x 32 call. */
-static void run_direct(const gemm_plan *p, size_t n, size_t k, float alpha, const float *a,
-                       size_t lda, const float *b, size_t ldb, float beta, const float *bias,
-                       float *c, size_t ldc)
+/* The plan's direct case (p->direct): each panel (packed into panel first when B is transposed)
+   and its row blocks straight to the kernel, the calls run_blocked makes for such a problem (hence
+   the same results) without its per-block bookkeeping, which was a fifth of a 32 x 32 x 32 call. */
+static void run_direct(const sk_gemm_dsp *d, const gemm_plan *p, float *panel, sk_trans tb,
+                       size_t n, size_t k, float alpha, const float *a, size_t lda, const float *b,
+                       size_t ldb, float beta, const float *bias, float *c, size_t ldc)
 {
     const row_split *rs = &p->rows_last;
+    const size_t NR = p->nr;
     const float be = bias ? 1.f : beta;
-    for (size_t j = 0; j < n; j += p->nr)
+    for (size_t j = 0; j < n; j += NR) {
+        const float *bj = b + j;
+        size_t rsb = ldb;
+        if (tb) {
+            pack_b(d, tb, NR, k, b + j * ldb, ldb, panel, NR);
+            bj = panel, rsb = NR;
+        }
         for (size_t q = 0, r0 = 0; q < rs->count; q++) {
             const size_t r = q < rs->first ? rs->hi : rs->lo;
             float *cq = c + r0 * ldc + j;
-            if (bias) put_bias(r, p->nr, bias + j, cq, ldc);
-            p->ukr(r, k, a + r0 * lda, lda, 1, b + j, ldb, cq, ldc, alpha, be, NULL);
+            if (bias) put_bias(r, NR, bias + j, cq, ldc);
+            p->ukr(r, k, a + r0 * lda, lda, 1, bj, rsb, cq, ldc, alpha, be, NULL);
             r0 += r;
         }
+    }
 }
 
 /* --- the other paths -------------------------------------------------------------------------- */
@@ -509,12 +518,12 @@ static void gemm_run_path(const sk_gemm_dsp *d, enum gemm_path path, sk_trans ta
         /* fall through */
     case PATH_BLOCKED:
     case PATH_WIDE:
-        if (p.direct) {
-            run_direct(&p, n, k, alpha, a, lda, b, ldb, beta, bias, c, ldc);
-            return;
-        }
-        if ((buf = sk_tbuf_get(SK_TBUF_GEMM, p.buf_floats))) {
-            run_blocked(d, &p, buf, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, bias, c, ldc);
+        if ((p.direct && !tb) || (buf = sk_tbuf_get(SK_TBUF_GEMM, p.buf_floats))) {
+            if (p.direct)
+                run_direct(d, &p, buf, tb, n, k, alpha, a, lda, b, ldb, beta, bias, c, ldc);
+            else
+                run_blocked(d, &p, buf, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, bias, c,
+                            ldc);
             return;
         }
         /* no memory for packing: the unpacked reference, C starts as the bias */
