@@ -315,6 +315,7 @@ static inline __m512 finish(__m512 s, float alpha, float beta, __mmask16 m, cons
    of 5 interleaved, against the 128-column strips: 1x512x512 0.87x -> 1.0x the AVX2 kernel. */
 #define GEMV_ROWS_MIN SK_GEMV_AVX2_ROWS_MIN
 #define GEMV_W 1024
+#define GEMV_PAIRS_MAX (256 * 1024) /* B spans at most this many floats: two rows at a time */
 
 /* acc[0..16) (the first lanes of mask m) += sum_r a_r b[r*ldb + 0..16) over R rows: R == 8 in two
    sums of four (rows 0-3 onto acc, rows 4-7 apart, then added), R == 4 and R == 1 onto acc. */
@@ -323,6 +324,12 @@ static inline __attribute__((always_inline)) void gemv_rows_step(const int R, fl
                                                                  size_t ldb, __mmask16 m)
 {
     __m512 v = _mm512_load_ps(acc);
+    if (R == 2) {
+        const __m512 u = _mm512_mul_ps(av[1], _mm512_maskz_loadu_ps(m, b + ldb));
+        v = _mm512_fmadd_ps(av[0], _mm512_maskz_loadu_ps(m, b), v);
+        _mm512_store_ps(acc, _mm512_add_ps(v, u));
+        return;
+    }
     if (R < 8) {
 #pragma GCC unroll 4
         for (int r = 0; r < R; r++)
@@ -362,6 +369,8 @@ static void gemv_n_rows(size_t n, size_t k, float alpha, const float *a, const f
         for (size_t j = 0; j < w; j += 16) _mm512_store_ps(acc + j, _mm512_setzero_ps());
         const float *bp = b + j0;
         size_t p = 0;
+        if (k * ldb <= GEMV_PAIRS_MAX)
+            for (; p + 2 <= k; p += 2, bp += 2 * ldb) gemv_rows_pass(2, acc, a + p, bp, ldb, w);
         for (; p + 8 <= k; p += 8, bp += 8 * ldb) gemv_rows_pass(8, acc, a + p, bp, ldb, w);
         if (p + 4 <= k) gemv_rows_pass(4, acc, a + p, bp, ldb, w), p += 4, bp += 4 * ldb;
         for (; p < k; p++, bp += ldb) gemv_rows_pass(1, acc, a + p, bp, ldb, w);
