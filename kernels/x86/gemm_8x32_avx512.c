@@ -23,6 +23,7 @@
 #define DOT_ROWS SK_GEMM_AVX512_DOT_ROWS
 #define PF_ROWS 8 /* prefetch distance of an in-place B, rows (~64 cycles at 8 rows per tile) */
 #define PN_RSB_MIN 1024 /* the _rb main tile prefetches the next panel from this row stride on */
+#define HW_RSB 512      /* the _rb wide tile does not prefetch B at multiples of this row stride */
 /* K steps of ukr_body's LOOP over an in-place B, prefetching its rows PF_ROWS ahead (PN: and the
    same rows of the next panel into L2), the prefetches stopping PF_ROWS rows before the last row
    of B the tile reads (see ukr_body) */
@@ -111,8 +112,17 @@ ukr_body(const int R, const int NV, const int ROWS, const int CP, const int RB, 
        Measured on Zen 5 (docs/bench/gemm-tuning.md): 8x4096x1024 1.25x, 16x4096x1024 1.16x,
        16x1024x4096 1.13x; at 768-float strides (B in L2) 0.89x, on the wide tile 0.7-0.9x. */
     const int pn = RB && NV == NR / 16 && rsb >= PN_RSB_MIN;
+    /* The _rb wide tile leaves B's rows to the hardware prefetchers at a stride that is a
+       multiple of 2 KiB. Zen 5, fastest of 7-9 alternated: 4x512x512 1.08-1.16x, 4x1024x1024
+       1.27x, 4x1024x4096 1.21x, 4x4096x1024 1.11x, 2x1024x1024 1.13x; at a 3 KiB stride
+       (4x768x768) the software prefetch is 1.3x faster, so it stays there. */
+    const int hw = RB && NV == W_NR / 16 && rsb % HW_RSB == 0;
     if (ROWS && rsb == TNR) { /* A(i,p) = a[i*csa + p] */
         LOOP(1, TNR, k, 0, RB)
+    } else if (ROWS && hw) {
+        LOOP(1, rsb, k, 0, 1)
+    } else if (!ROWS && hw && rsb != TNR) {
+        LOOP(csa, rsb, k, 0, 1)
     } else if (ROWS && pn) {
         LOOP_PF(1, rsb, k, 1)
     } else if (ROWS) {
