@@ -22,14 +22,14 @@
 #define W_NR SK_GEMM_AVX512_W_NR
 #define DOT_ROWS SK_GEMM_AVX512_DOT_ROWS
 #define PF_ROWS 8 /* prefetch distance of an in-place B, rows (~64 cycles at 8 rows per tile) */
-#define PN_RSB_MIN 1024 /* the _rb main tile prefetches the next panel from this row stride on */
+#define PN_RSB_MIN 1024 /* the _rb main tile prefetches B, and its next panel, from this stride on */
 #define HW_RSB 512      /* the _rb wide tile does not prefetch B at multiples of this row stride */
 /* K steps of ukr_body's LOOP over an in-place B, prefetching its rows PF_ROWS ahead (PN: and the
    same rows of the next panel into L2), the prefetches stopping PF_ROWS rows before the last row
-   of B the tile reads (see ukr_body) */
+   of B the tile reads; none when ukr_body's hw is set (see ukr_body) */
 #define LOOP_PF(CSA, RSB, K, PN)                                                                   \
     {                                                                                              \
-        const size_t kp = (K) > PF_ROWS ? (K) - PF_ROWS : 0;                                       \
+        const size_t kp = (K) > PF_ROWS && !hw ? (K) - PF_ROWS : 0;                                \
         LOOP(CSA, RSB, kp, 1 + (PN), 1)                                                            \
         LOOP(CSA, RSB, (K) - kp, 0, 1)                                                             \
     }
@@ -112,17 +112,15 @@ ukr_body(const int R, const int NV, const int ROWS, const int CP, const int RB, 
        Measured on Zen 5 (docs/bench/gemm-tuning.md): 8x4096x1024 1.25x, 16x4096x1024 1.16x,
        16x1024x4096 1.13x; at 768-float strides (B in L2) 0.89x, on the wide tile 0.7-0.9x. */
     const int pn = RB && NV == NR / 16 && rsb >= PN_RSB_MIN;
-    /* The _rb wide tile leaves B's rows to the hardware prefetchers at a stride that is a
-       multiple of 2 KiB. Zen 5, fastest of 7-9 alternated: 4x512x512 1.08-1.16x, 4x1024x1024
-       1.27x, 4x1024x4096 1.21x, 4x4096x1024 1.11x, 2x1024x1024 1.13x; at a 3 KiB stride
-       (4x768x768) the software prefetch is 1.3x faster, so it stays there. */
-    const int hw = RB && NV == W_NR / 16 && rsb % HW_RSB == 0;
+    /* The _rb kernels leave B's rows at a 2 KiB-multiple stride to the hardware prefetchers (the
+       main tile only below 4 KiB: from there on it prefetches the next panel too). Zen 5, fastest
+       of 7-9 alternated: 8, 12 and 16 x 512 x 512 1.10-1.23x, 1.10-1.17x, 1.02-1.15x, 16x512x64
+       1.06-1.10x; wide tile 4x512x512 1.04-1.16x, 4x1024x1024 1.27x, 4x1024x4096 1.21x,
+       4x4096x1024 1.11x, 2x1024x1024 1.13x. At a 3 KiB stride the software prefetch is faster
+       (4x768x768 1.3x, 8x768x768 1.05-1.2x). */
+    const int hw = RB && rsb % HW_RSB == 0 && (NV == W_NR / 16 || rsb < PN_RSB_MIN);
     if (ROWS && rsb == TNR) { /* A(i,p) = a[i*csa + p] */
         LOOP(1, TNR, k, 0, RB)
-    } else if (ROWS && hw) {
-        LOOP(1, rsb, k, 0, 1)
-    } else if (!ROWS && hw && rsb != TNR) {
-        LOOP(csa, rsb, k, 0, 1)
     } else if (ROWS && pn) {
         LOOP_PF(1, rsb, k, 1)
     } else if (ROWS) {
