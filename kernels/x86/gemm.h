@@ -135,8 +135,10 @@ static inline void sk_gemm_dsp_init_x86(sk_gemm_dsp *d, sk_isa isa, uint64_t fea
     d->nc = 1024; /* 1008 (63 x 16 = 42 x 24) ran 2-7% slower on n = 4096: one block more */
     /* Zen 1 / Zen+: a large B read in place beat the up-front pack by 1.1-1.4x (16x4096x1024
        1.41x, 16x2048x2048 1.34x, 4x4096x1024 1.36x, 64x4096x1024 1.09x, 4 KiB pages), where the
-       Intel Xeon ran 2x faster packed; its 512 KiB L2 does not hold the 1 MiB packed block */
-    if (features & SK_CPU_X86_ZEN1) d->b_span_min = 0;
+       Intel Xeon ran 2x faster packed; its 512 KiB L2 does not hold the 1 MiB packed block. Zen 5
+       too: AVX-512 8, 16 and 32 x 4096 x 1024 1.59x, 1.30x, 1.17x, 16x2048x2048 1.26x,
+       64x4096x1024 1.10x; AVX2 16x4096x1024 1.15x, 32x4096x1024 1.10x, 16x2048x2048 1.12x */
+    if (features & (SK_CPU_X86_ZEN1 | SK_CPU_X86_ZEN5)) d->b_span_min = 0;
 
     if (!sk_x86_tier(isa, SK_ISA_AVX512)) return;
     d->ukr = sk_gemm_ukr_avx512;
@@ -167,9 +169,6 @@ static inline void sk_gemm_dsp_init_x86(sk_gemm_dsp *d, sk_isa isa, uint64_t fea
         /* two row blocks reading an in-place B at a 4 KiB-multiple stride: the second from the
            first one's copy, 1.2-1.3x (9, 12 and 16 x 1024 x 1024, 16x2048x512, 16x1024x256) */
         d->cp_blocks_set = 2;
-        /* a large B read in place beats its up-front pack on Zen 5 as on Zen 1: 8, 16 and 32 x
-           4096 x 1024 1.59x, 1.30x, 1.17x, 16x2048x2048 1.26x, 64x4096x1024 1.10x */
-        d->b_span_min = 0;
     }
     /* AMD Zen 4 / Zen 5, Intel Xeon: L1d 32-48 KiB (B micro-panel KC x 32 = 32 KiB, streamed
        against the A micro-panel's 8 KiB; KC 256 is the fastest, docs/bench/gemm-tuning.md), L2
