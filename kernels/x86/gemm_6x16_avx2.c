@@ -384,9 +384,12 @@ static inline __m256 finish(__m256 s, float alpha, float beta, __m256 cold)
    1.26x, 1x1000x1000 1.5x, 1x512x64 level); below, the strips' register accumulators win
    (1x64x512 1.4x, 1x128x512 1.08x) and n = 192-320 is level. Eight rows at a time, in two sums
    of four (the accumulator row's loads and stores halved against four rows: 1.05-1.07x on
-   1x512x64 and 1x256x256), then four, then one. */
+   1x512x64 and 1x256x256), then four, then one. A B of at most 512 KiB (from L2) two rows at a
+   time instead: two streams of B where eight ran slower (Zen 5: 1x512x64 1.08-1.14x, 1x512x128
+   1.13-1.18x; a 1 MiB B, 1x512x512, 0.98x, hence the limit). */
 #define GEMV_ROWS_MIN SK_GEMV_AVX2_ROWS_MIN
 #define GEMV_W 1024
+#define GEMV_PAIRS_MAX (128 * 1024) /* B spans at most this many floats: two rows at a time */
 
 /* 8 floats of a row of B at b (the first w & 7 of them when tail) */
 static inline __attribute__((always_inline)) __m256 gemv_ld(const float *b, int tail, __m256i mt)
@@ -401,6 +404,12 @@ static inline __attribute__((always_inline)) void gemv_rows_step(const int R, fl
                                                                  size_t ldb, int tail, __m256i mt)
 {
     __m256 v = _mm256_load_ps(acc);
+    if (R == 2) {
+        const __m256 u = _mm256_mul_ps(av[1], gemv_ld(b + ldb, tail, mt));
+        v = _mm256_fmadd_ps(av[0], gemv_ld(b, tail, mt), v);
+        _mm256_store_ps(acc, _mm256_add_ps(v, u));
+        return;
+    }
     if (R < 8) {
 #pragma GCC unroll 4
         for (int r = 0; r < R; r++) v = _mm256_fmadd_ps(av[r], gemv_ld(b + r * ldb, tail, mt), v);
@@ -440,6 +449,8 @@ static void gemv_n_rows(size_t n, size_t k, float alpha, const float *a, const f
         for (size_t j = 0; j < w; j += 8) _mm256_store_ps(acc + j, _mm256_setzero_ps());
         const float *bp = b + j0;
         size_t p = 0;
+        if (k * ldb <= GEMV_PAIRS_MAX)
+            for (; p + 2 <= k; p += 2, bp += 2 * ldb) gemv_rows_pass(2, acc, a + p, bp, ldb, w, mt);
         for (; p + 8 <= k; p += 8, bp += 8 * ldb) gemv_rows_pass(8, acc, a + p, bp, ldb, w, mt);
         if (p + 4 <= k) gemv_rows_pass(4, acc, a + p, bp, ldb, w, mt), p += 4, bp += 4 * ldb;
         for (; p < k; p++, bp += ldb) gemv_rows_pass(1, acc, a + p, bp, ldb, w, mt);

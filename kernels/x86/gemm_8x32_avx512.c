@@ -320,7 +320,10 @@ static inline __m512 finish(__m512 s, float alpha, float beta, __mmask16 m, cons
    down a column chunk would put every row in one L1 set and defeat the prefetchers): B streamed
    row by row into a 1024-column accumulator row kept in L1, as the AVX2 kernel does and for the
    same reasons; eight rows at a time in two sums of four, then four, then one. AMD Zen 5, fastest
-   of 5 interleaved, against the 128-column strips: 1x512x512 0.87x -> 1.0x the AVX2 kernel. */
+   of 5 interleaved, against the 128-column strips: 1x512x512 0.87x -> 1.0x the AVX2 kernel. A B
+   of at most 1 MiB (from L2) two rows at a time instead, two streams where eight ran slower (Zen
+   5, alternated: 1x512x64 1.11-1.20x, 1x512x128 1.10-1.20x, 1x1024x256 1.08-1.18x, 1x512x512
+   1.03-1.07x). */
 #define GEMV_ROWS_MIN SK_GEMV_AVX2_ROWS_MIN
 #define GEMV_W 1024
 #define GEMV_PAIRS_MAX (256 * 1024) /* B spans at most this many floats: two rows at a time */
