@@ -172,7 +172,7 @@ static enum gemm_path plan_path(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, 
     if (!d->ukr) return PATH_REF;
     if (m == 1 && d->gemv_n) return PATH_ROW;
     if (tb && !ta && m <= d->dot_rows && d->dot) return PATH_DOT;
-    if (tb && m <= d->ukr_t_m && d->ukr_t) return PATH_NT_ROWS;
+    if (tb && m <= d->ukr_t_m && m >= d->ukr_t_min && d->ukr_t) return PATH_NT_ROWS;
     if (!tb && m <= d->w_mr && d->ukr_w && ldb >= d->w_ldb_min) return PATH_WIDE;
     return PATH_BLOCKED;
 }
@@ -453,9 +453,10 @@ static void run_nt_rows(const sk_gemm_dsp *d, const gemm_plan *p, float *at, sk_
     for (size_t pc = 0; pc < k; pc += KC) {
         const size_t kc = k - pc < KC ? k - pc : KC;
         const float be = pc == 0 && !bias ? beta : 1.f;
+        /* columns m..W-1 zero (the kernel's lanes past m, never stored): the block cleared in
+           one pass, the pack then writes the m columns (a clear per row was a call per row) */
+        if (m < W) memset(at, 0, kc * W * sizeof(float));
         pack_a(d, ta, m, kc, ta ? a + pc * lda : a + pc, lda, at, W);
-        if (m < W)
-            for (size_t q = 0; q < kc; q++) memset(at + q * W + m, 0, (W - m) * sizeof(float));
         for (size_t j0 = 0, r; j0 < n; j0 += r) {
             /* MR rows of B at a time; the last MR + rest as two near-equal tiles (8 = 4 + 4, not
                6 + 2: a 2-row tile is FMA-latency bound) */

@@ -75,6 +75,8 @@ typedef struct sk_gemm_dsp {
     unsigned mc, kc, nc;                /* cache blocks: A block mc x kc (L2), B block kc x nc (L3),
                                            B micro-panel kc x nr (L1) */
     unsigned ukr_t_m, ukr_t_n;          /* ukr_t: C rows (lanes) x C columns; NT if m <= ukr_t_m */
+    unsigned ukr_t_min;                 /* ... and m >= ukr_t_min: with fewer rows the lanes left
+                                           empty cost more than the blocked path's pack of B */
     unsigned kc_t;                      /* ukr_t's k block: op(A)^T packed kc_t x ukr_t_m (L2),
                                            each row of B read kc_t floats at a time */
     unsigned dot_rows;                  /* rows of dot */

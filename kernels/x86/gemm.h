@@ -82,6 +82,10 @@ static inline void sk_gemm_dsp_init_x86(sk_gemm_dsp *d, sk_isa isa, uint64_t fea
     d->pack_t = sk_gemm_pack_t_avx2;
     d->ukr_t_m = SK_GEMM_AVX2_T_M;
     d->ukr_t_n = SK_GEMM_AVX2_T_N;
+    /* NT with 5 or 6 rows ran 1.07-1.67x faster blocked than on the 8-lane transposed tile (AMD
+       Zen 5: 5x64x64, 6x64x64, 6x512x512, 6x1024x1024); 7 rows 1.24x at 64x64, level at
+       512x512, 0.86x at 1024x1024 (B's transposing pack from L3), docs/bench/gemm-tuning.md */
+    d->ukr_t_min = 7;
     /* NT with few rows: op(A)^T packed 8192 x 16 (512 KiB, L2), so that the kernel reads each row
        of B whole up to 8192 floats instead of in kc pieces at a stride of ldb (a page walk each
        past the TLB's reach). With kc (256) on Zen 1: 16x4096x1024 21.3 -> 32.7 GFLOP/s,
@@ -151,6 +155,9 @@ static inline void sk_gemm_dsp_init_x86(sk_gemm_dsp *d, sk_isa isa, uint64_t fea
     /* pack_t: the AVX2 tier's (its 8-row groups cover these panels) */
     d->ukr_t_m = SK_GEMM_AVX512_T_M;
     d->ukr_t_n = SK_GEMM_AVX512_T_N;
+    /* up to 8 rows (half the 16 lanes empty or more) blocked: 1.0-1.6x at every size measured on
+       AMD Zen 5 (5x64x64 to 8x1024x1024); 9 rows 1.35x at 64x64 but 0.91x at 1024x1024 */
+    d->ukr_t_min = 9;
     d->kc_t = 512 * 1024 / 4 / SK_GEMM_AVX512_T_M; /* op(A)^T 512 KiB, as the AVX2 tier */
     /* planner: as the AVX2 tier */
     d->mr = SK_GEMM_AVX512_MR;

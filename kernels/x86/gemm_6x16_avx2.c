@@ -613,8 +613,6 @@ pack_bt_body(const int G, size_t nr, size_t kc, const float *b, size_t ldb, floa
         for (size_t j = 0; j < n8; j++) dst[p * ld + j] = b[j * ldb + p];
     for (size_t j = n8; j < nr; j++)
         for (size_t q = 0; q < kc; q++) dst[q * ld + j] = b[j * ldb + q];
-    for (size_t j = nr; j < ld; j++)
-        for (size_t q = 0; q < kc; q++) dst[q * ld + j] = 0.f;
 }
 
 static void pack_bt(size_t nr, size_t kc, const float *b, size_t ldb, float *dst, size_t ld)

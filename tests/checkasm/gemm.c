@@ -2,11 +2,11 @@
  * against a double-precision reference with the contract's bound
  *   |C - exact| <= (2 k + 4) 2^-24 (|alpha| |op(A)| |op(B)| + |beta| |C0|)   (elementwise),
  * over sizes around every tile edge (MR, NR), cache block (MC, KC, NC) and planner threshold
- * (dot_rows, ukr_t_m, ukr_t_n, w_ldb_min, set_stride, set_rows, b_alias, b_span_min, b_rows_min,
- * cp_min, cp_stride, cp_blocks, cp_blocks_set, direct_a_strips) of the table under test, each
- * read from it, B strides that are multiples of 4 KiB; each slot of the table (micro-kernel in
- * every A layout, copying B or not; transposed tile; matrix-vector kernels; dot kernel;
- * transposing pack) called directly, also those the ISA's table picks on other
+ * (dot_rows, ukr_t_m, ukr_t_min, ukr_t_n, w_ldb_min, set_stride, set_rows, b_alias, b_span_min,
+ * b_rows_min, cp_min, cp_stride, cp_blocks, cp_blocks_set, direct_a_strips) of the table under
+ * test, each read from it, B strides that are multiples of 4 KiB; each slot of the table
+ * (micro-kernel in every A layout, copying B or not; transposed tile; matrix-vector kernels; dot
+ * kernel; transposing pack) called directly, also those the ISA's table picks on other
  * microarchitectures; all four transposes, padded leading dimensions (poisoned padding must stay
  * untouched), alpha in {1, -0.5, 0}, beta in {0, 1, 0.25} (beta == 0 with C full of NaN: must not
  * propagate), guard bands, concurrent calls from several threads, bad arguments, and a
@@ -649,17 +649,21 @@ static void tile_edge_tests(void)
 }
 
 /* Around every threshold of the planner, read from the table under test: the path choice (m == 1,
-   dot_rows, ukr_t_m), the transposed tile's rows of B (ukr_t_n, or set_rows at set_stride
-   multiples) and its near-equal last tiles, A in place or packed (set_stride, set_rows, one MC
-   block or direct_a_strips NR strips), B in place or packed (b_alias, b_span_min, b_rows_min),
-   the copy of an in-place B panel (cp_blocks and cp_blocks_set row blocks, k x n around cp_min,
-   ldb at cp_stride multiples), with B strides that are multiples of 4 KiB; every transpose. */
+   dot_rows, ukr_t_m, ukr_t_min), the transposed tile's rows of B (ukr_t_n, or set_rows at
+   set_stride multiples) and its near-equal last tiles, A in place or packed (set_stride, set_rows,
+   one MC block or direct_a_strips NR strips), B in place or packed (b_alias, b_span_min,
+   b_rows_min), the copy of an in-place B panel (cp_blocks and cp_blocks_set row blocks, k x n
+   around cp_min, ldb at cp_stride multiples), with B strides that are multiples of 4 KiB; every
+   transpose. */
 static void planner_edge_tests(void)
 {
     const sk_gemm_dsp *d = &sk_dsp_for(ck_isa())->gemm;
     const size_t MR = d->mr, NR = d->nr, MC = d->mc, KC = d->kc, SS = d->set_stride;
-    /* the path: m around dot_rows and ukr_t_m; n around the transposed tile's row counts */
-    const size_t pm[] = { 2, d->dot_rows, d->dot_rows + 1, d->ukr_t_m, d->ukr_t_m + 1 };
+    /* the path: m around dot_rows, ukr_t_min and ukr_t_m; n around the transposed tile's row
+       counts */
+    const size_t tmin = d->ukr_t_min > 2 ? d->ukr_t_min : 2;
+    const size_t pm[] = { 2,        d->dot_rows, d->dot_rows + 1, tmin - 1,
+                          tmin,     d->ukr_t_m,  d->ukr_t_m + 1 };
     const size_t tr[2] = { d->ukr_t_n, d->ukr_t_n > d->set_rows ? d->set_rows : d->ukr_t_n };
     for (size_t im = 0; im < sizeof pm / sizeof *pm; im++)
         for (int s = 0; s < 2; s++) {
