@@ -24,9 +24,9 @@
 #define PF_ROWS 8 /* prefetch distance of an in-place B, rows (~64 cycles at 8 rows per tile) */
 #define PN_RSB_MIN 1024 /* the _rb main tile prefetches B and its next panel from this stride on */
 #define HW_RSB 512      /* the _rb wide tile does not prefetch B at multiples of this row stride */
-/* K steps of ukr_body's LOOP over an in-place B, prefetching its rows PF_ROWS ahead (PN: and the
-   same rows of the next panel into L2), the prefetches stopping PF_ROWS rows before the last row
-   of B the tile reads; none when ukr_body's hw is set (see ukr_body) */
+/* K steps of ukr_body's LOOP over an in-place B, prefetching its rows PF_ROWS ahead into L1 (PN:
+   instead, the same rows of the next panel into L2), the prefetches stopping PF_ROWS rows before
+   the last row of B the tile reads; none when ukr_body's hw is set (see ukr_body) */
 #define LOOP_PF(CSA, RSB, K, PN)                                                                   \
     {                                                                                              \
         const size_t kp = (K) > PF_ROWS && !hw ? (K) - PF_ROWS : 0;                                \
@@ -78,7 +78,7 @@ ukr_body(const int R, const int NV, const int ROWS, const int CP, const int RB, 
                 _mm512_storeu_ps(bp + 16 * v, bv[v]);                                              \
             bp += TNR;                                                                             \
         }                                                                                          \
-        if (PF) { /* B in place: its row PF_ROWS ahead into L1 */                                  \
+        if (PF == 1) { /* B in place: its row PF_ROWS ahead into L1 */                             \
             _Pragma("GCC unroll 4") for (int v = 0; v < NV; v++)                                   \
                 _mm_prefetch((const char *)(b + pfd + 16 * v), _MM_HINT_T0);                       \
         }                                                                                          \
@@ -105,12 +105,16 @@ ukr_body(const int R, const int NV, const int ROWS, const int CP, const int RB, 
        they would reach memory the caller may not have mapped or touched, and on AMD Zen a
        prefetch whose page is not present repeats the page walk each time. */
     const size_t pfd = PF_ROWS * rsb;
-    /* The _rb kernels of the main tile (the Zen 5 table's) also fetch the same rows of the next
-       32-column panel into L2 from a row stride of 4 KiB on (B of 4 MiB or more, from L3 or
-       DRAM): the row blocks after the first one then read their copy of this panel while the
-       next one is already on its way, instead of B arriving only during the first row block.
-       Measured on Zen 5 (docs/bench/gemm-tuning.md): 8x4096x1024 1.25x, 16x4096x1024 1.16x,
-       16x1024x4096 1.13x; at 768-float strides (B in L2) 0.89x, on the wide tile 0.7-0.9x. */
+    /* The _rb kernels of the main tile (the Zen 5 table's) fetch the same rows of the next
+       32-column panel into L2 instead, from a row stride of 4 KiB on (B of 4 MiB or more, from
+       L3 or DRAM): the row blocks after the first one then read their copy of this panel while
+       the next one is already on its way, instead of B arriving only during the first row block.
+       Measured on Zen 5 (docs/bench/gemm-tuning.md), next panel added to the L1 prefetch:
+       8x4096x1024 1.25x, 16x4096x1024 1.16x, 16x1024x4096 1.13x; at 768-float strides (B in L2)
+       0.89x, on the wide tile 0.7-0.9x. The L1 prefetch then dropped: 8x1024x1024 1.20x,
+       16x1024x1024 1.08x, 16x4096x1024 1.08x, 16x2048x2048 1.10x, 64x1024x1024 1.03x (at a
+       4 KiB-multiple stride its lines and the copy's shared the ways of two L1 sets); 1200 and
+       1536-float strides level. */
     const int pn = RB && NV == NR / 16 && rsb >= PN_RSB_MIN;
     /* The _rb kernels leave B's rows at a 2 KiB-multiple stride to the hardware prefetchers (the
        main tile only below 4 KiB: from there on it prefetches the next panel too). Zen 5, fastest
