@@ -222,14 +222,6 @@ static void plan_make(const sk_gemm_dsp *d, enum gemm_path path, sk_trans ta, sk
              ? B_BLOCK_ROWS : B_IN_PLACE; /* ldb * k: within B's validated extent */
     else
         p->b = d->b_rows_min && p->kc * ncap >= d->b_rows_min ? B_BLOCK_ROWS : B_BLOCK_FUSED;
-    /* A in place when its packing would not pay (m is one block, or few NR strips reuse each A
-       block) and the rows the kernel walks do not pile up in one L1 set (a row stride that is a
-       multiple of set_stride maps every row to the same set: fine for up to set_rows rows of A
-       walked side by side, not for the kc rows of a transposed A) */
-    const int a_sets_ok = umod(lda, d->set_stride) != 0 || (!ta && MR <= d->set_rows);
-    p->direct_a = (one_ic || n <= d->direct_a_strips * NR) && a_sets_ok;
-    p->rsa = p->direct_a && !ta ? lda : 1;
-    p->csa = !p->direct_a ? MR : ta ? lda : 1;
     p->rows_last = split_rows(one_ic ? m : m - (cdiv(m, MC) - 1) * MC, MR);
     if (!one_ic) p->rows_full = split_rows(MC, MR);
     /* an in-place panel is copied when enough row blocks reuse it (fewer at set_stride
@@ -238,6 +230,16 @@ static void plan_make(const sk_gemm_dsp *d, enum gemm_path path, sk_trans ta, sk
     const size_t cp_blocks = umod(ldb, d->set_stride) == 0 ? d->cp_blocks_set : d->cp_blocks;
     p->copy_b = p->b == B_IN_PLACE && p->rows_last.count >= cp_blocks &&
                 (k * n > d->cp_min || umod(ldb, d->cp_stride) == 0);
+    /* A in place when its packing would not pay (m is one block, or few NR strips reuse each A
+       block) and the rows the kernel walks do not pile up in one L1 set (a row stride that is a
+       multiple of set_stride maps every row to the same set: fine for up to set_rows rows of A
+       walked side by side, unless the table says the copy of B fills those sets, not for the kc
+       rows of a transposed A) */
+    const int a_sets_ok = umod(lda, d->set_stride) != 0 ||
+                          (!ta && MR <= d->set_rows && !(p->copy_b && d->copy_packs_a));
+    p->direct_a = (one_ic || n <= d->direct_a_strips * NR) && a_sets_ok;
+    p->rsa = p->direct_a && !ta ? lda : 1;
+    p->csa = !p->direct_a ? MR : ta ? lda : 1;
     p->direct = ((p->b == B_IN_PLACE && !p->copy_b) || p->b == B_PANEL) && p->direct_a && !ta &&
                 n <= NC && k <= KC && umod(n, NR) == 0;
     const int one_panel = p->b == B_IN_PLACE || p->b == B_PANEL;

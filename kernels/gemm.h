@@ -102,9 +102,12 @@ typedef struct sk_gemm_dsp {
                    (each row block reading the panel in place again would find it in L2 at best)
        direct_a_strips  over several MC blocks, A is read in place (not packed) when n spans at
                    most this many NR strips: too few reuses of A to pay for its packing
+       copy_packs_a  1: with an in-place B panel copied (copy_b), A at a set_stride multiple is
+                   packed, not read in place: its rows would share L1 sets that the copy already
+                   fills (0: A as without the copy)
        line_floats  a cache line: the next A block is prefetched line by line */
     unsigned set_stride, set_rows, b_alias, b_span_min, b_rows_min, cp_min, cp_stride, cp_blocks;
-    unsigned cp_blocks_set, direct_a_strips, line_floats;
+    unsigned cp_blocks_set, direct_a_strips, copy_packs_a, line_floats;
     /* the partition over a thread pool:
        gemv_group  columns per unit of the m == 1 and dot paths (a multiple of the matrix-vector
                    and dot kernels' column groups)

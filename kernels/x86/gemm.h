@@ -116,6 +116,7 @@ static inline void sk_gemm_dsp_init_x86(sk_gemm_dsp *d, sk_isa isa, uint64_t fea
     d->cp_blocks = 3;
     d->cp_blocks_set = 3;
     d->direct_a_strips = 4;
+    d->copy_packs_a = 0;
     d->mr = SK_GEMM_AVX2_MR;
     d->nr = SK_GEMM_AVX2_NR;
     /* few rows: 4 rows of the 6x16 tile are 8 accumulators, just the FMA latency x two ports;
@@ -176,6 +177,11 @@ static inline void sk_gemm_dsp_init_x86(sk_gemm_dsp *d, sk_isa isa, uint64_t fea
         /* two row blocks reading an in-place B at a 4 KiB-multiple stride: the second from the
            first one's copy, 1.2-1.3x (9, 12 and 16 x 1024 x 1024, 16x2048x512, 16x1024x256) */
         d->cp_blocks_set = 2;
+        /* and A at a 4 KiB-multiple stride packed then, not read in place: the copy's 32 KiB
+           fill 8 of the 12 ways of every L1 set, the 8 rows of A would share one of them;
+           16x1024x1024 1.06x, 16x4096x1024 1.07x, 16x1024x4096 1.07x, 32x1024x1024 1.03x,
+           64x1024x1024 1.02x; 8 and 12 x 1024 x 1024 (no copy, or 4 + 4 rows) level */
+        d->copy_packs_a = 1;
     }
     /* AMD Zen 4 / Zen 5, Intel Xeon: L1d 32-48 KiB (B micro-panel KC x 32 = 32 KiB, streamed
        against the A micro-panel's 8 KiB; KC 256 is the fastest, docs/bench/gemm-tuning.md), L2

@@ -3,10 +3,10 @@
  *   |C - exact| <= (2 k + 4) 2^-24 (|alpha| |op(A)| |op(B)| + |beta| |C0|)   (elementwise),
  * over sizes around every tile edge (MR, NR), cache block (MC, KC, NC) and planner threshold
  * (dot_rows, ukr_t_m, ukr_t_min, ukr_t_n, w_ldb_min, set_stride, set_rows, b_alias, b_span_min,
- * b_rows_min, cp_min, cp_stride, cp_blocks, cp_blocks_set, direct_a_strips) of the table under
- * test, each read from it, B strides that are multiples of 4 KiB; each slot of the table
- * (micro-kernel in every A layout, copying B or not; transposed tile; matrix-vector kernels; dot
- * kernel; transposing pack) called directly, also those the ISA's table picks on other
+ * b_rows_min, cp_min, cp_stride, cp_blocks, cp_blocks_set, direct_a_strips, copy_packs_a) of the
+ * table under test, each read from it, B strides that are multiples of 4 KiB; each slot of the
+ * table (micro-kernel in every A layout, copying B or not; transposed tile; matrix-vector
+ * kernels; dot kernel; transposing pack) called directly, also those the ISA's table picks on other
  * microarchitectures; all four transposes, padded leading dimensions (poisoned padding must stay
  * untouched), alpha in {1, -0.5, 0}, beta in {0, 1, 0.25} (beta == 0 with C full of NaN: must not
  * propagate), guard bands, concurrent calls from several threads, bad arguments, and a
@@ -721,7 +721,8 @@ static void planner_edge_tests(void)
             ld_case(SK_NOTRANS, SK_NOTRANS, MC + MR + 1, n, KC, 0, s & 2 ? SS : 0);
         }
     /* the copy of an in-place B panel: row blocks around cp_blocks and cp_blocks_set, k x n
-       around cp_min, ldb at cp_stride and set_stride multiples */
+       around cp_min, ldb at cp_stride and set_stride multiples, A's rows at set_stride multiples
+       or not (packed with the copy when copy_packs_a says so) */
     const size_t cn = 2 * NR, ck0 = d->cp_min / cn;
     const size_t cm[] = { (d->cp_blocks - 1) * MR,     (d->cp_blocks - 1) * MR + 1,
                           d->cp_blocks * MR,           (d->cp_blocks_set - 1) * MR,
@@ -733,7 +734,8 @@ static void planner_edge_tests(void)
                 if (cm[im] < 1 || cm[im] > MC || (ck_quick() && (im + ik + (size_t)s) % 2))
                     continue;
                 const size_t mult = s == 0 ? 0 : s == 1 ? d->cp_stride : SS;
-                ld_case(SK_NOTRANS, SK_NOTRANS, cm[im], cn + (size_t)s, cks[ik], 0, mult);
+                ld_case(SK_NOTRANS, SK_NOTRANS, cm[im], cn + (size_t)s, cks[ik], ik & 1 ? SS : 0,
+                        mult);
             }
 }
 
