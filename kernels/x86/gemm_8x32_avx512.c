@@ -325,12 +325,21 @@ static inline __m512 finish(__m512 s, float alpha, float beta, __mmask16 m, cons
    row by row into a 1024-column accumulator row kept in L1, as the AVX2 kernel does and for the
    same reasons; eight rows at a time in two sums of four, then four, then one. AMD Zen 5, fastest
    of 5 interleaved, against the 128-column strips: 1x512x512 0.87x -> 1.0x the AVX2 kernel. A B
-   of at most 1 MiB (from L2) two rows at a time instead, two streams where eight ran slower (Zen
-   5, alternated: 1x512x64 1.11-1.20x, 1x512x128 1.10-1.20x, 1x1024x256 1.08-1.18x, 1x512x512
-   1.03-1.07x). */
+   of at most 1 MiB (from L2) one row at a time instead, each row one sequential stream: on Zen 5
+   a plain read of a 512 KiB B in L2 ran at 221 GB/s in order and at 110-125 GB/s hopping between
+   rows in 256 B-4 KiB pieces, as two rows at a time (or eight, or oneDNN's eight rows in 1 KiB
+   pieces) read it. Against two rows at a time, Zen 5, alternated: 1x512x256 1.21-1.41x,
+   1x512x128 1.38-1.40x, 1x512x64 1.17-1.26x, 1x256x256 1.17-1.25x, 1x1000x200 1.16x, 1x512x512
+   1.04x, 1x1024x256 0.98-1.02x. Only from GEMV_ROWS_MIN columns on (a call as wide as that has
+   parts as wide on a pool): a narrower accumulator row waits on its own stores from one row to
+   the next (1x64x256 at a 4 KiB stride 0.80x), and there two rows at a time stay. Two rows at a
+   time before, against eight: 1x512x64 1.11-1.20x, 1x512x128 1.10-1.20x. The AVX2 kernel keeps
+   two rows at a time: one row at a time ran 0.82-0.96x there (twice the loads and stores per
+   byte of B with 8-float vectors). */
 #define GEMV_ROWS_MIN SK_GEMV_AVX2_ROWS_MIN
 #define GEMV_W 1024
-#define GEMV_PAIRS_MAX (256 * 1024) /* B spans at most this many floats: two rows at a time */
+#define GEMV_PAIRS_MAX (256 * 1024) /* B spans at most this many floats: one or two rows at a
+                                       time, not eight */
 
 /* acc[0..16) (the first lanes of mask m) += sum_r a_r b[r*ldb + 0..16) over R rows: R == 8 in two
    sums of four (rows 0-3 onto acc, rows 4-7 apart, then added), R == 4 and R == 1 onto acc. */
@@ -375,6 +384,34 @@ static inline __attribute__((always_inline)) void gemv_rows_pass(const int R, fl
     if (j < w) gemv_rows_step(R, acc + j, av, bp + j, ldb, sk_tail16_avx512(w - j));
 }
 
+/* All k rows of B (from bp), one after another, each read whole, into the accumulator row
+   acc[0..w): a row of B is one sequential stream. The last w % 16 columns are summed in a register
+   across the rows (a masked store and the next row's masked load of it would not forward). */
+static void gemv_rows_seq(float *acc, const float *a, const float *bp, size_t ldb, size_t w,
+                          size_t k)
+{
+    const size_t wf = w & ~(size_t)15;
+    const __mmask16 mt = sk_tail16_avx512(w - wf);
+    __m512 t = _mm512_maskz_load_ps(mt, acc + wf);
+    for (size_t p = 0; p < k; p++, bp += ldb) {
+        const __m512 av = _mm512_set1_ps(a[p]);
+        size_t j = 0;
+        for (; j + 64 <= wf; j += 64) {
+#pragma GCC unroll 4
+            for (int v = 0; v < 4; v++) {
+                float *x = acc + j + 16 * v;
+                _mm512_store_ps(x, _mm512_fmadd_ps(av, _mm512_loadu_ps(bp + j + 16 * v),
+                                                   _mm512_load_ps(x)));
+            }
+        }
+        for (; j < wf; j += 16)
+            _mm512_store_ps(acc + j, _mm512_fmadd_ps(av, _mm512_loadu_ps(bp + j),
+                                                     _mm512_load_ps(acc + j)));
+        if (mt) t = _mm512_fmadd_ps(av, _mm512_maskz_loadu_ps(mt, bp + wf), t);
+    }
+    if (mt) _mm512_mask_store_ps(acc + wf, mt, t);
+}
+
 static void gemv_n_rows(size_t n, size_t k, float alpha, const float *a, const float *b, size_t ldb,
                         float beta, float *c)
 {
@@ -384,7 +421,9 @@ static void gemv_n_rows(size_t n, size_t k, float alpha, const float *a, const f
         for (size_t j = 0; j < w; j += 16) _mm512_store_ps(acc + j, _mm512_setzero_ps());
         const float *bp = b + j0;
         size_t p = 0;
-        if (k * ldb <= GEMV_PAIRS_MAX)
+        if (k * ldb <= GEMV_PAIRS_MAX && n >= GEMV_ROWS_MIN)
+            gemv_rows_seq(acc, a, bp, ldb, w, k), p = k;
+        else if (k * ldb <= GEMV_PAIRS_MAX)
             for (; p + 2 <= k; p += 2, bp += 2 * ldb) gemv_rows_pass(2, acc, a + p, bp, ldb, w);
         for (; p + 8 <= k; p += 8, bp += 8 * ldb) gemv_rows_pass(8, acc, a + p, bp, ldb, w);
         if (p + 4 <= k) gemv_rows_pass(4, acc, a + p, bp, ldb, w), p += 4, bp += 4 * ldb;
