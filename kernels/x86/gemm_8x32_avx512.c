@@ -22,7 +22,7 @@
 #define W_NR SK_GEMM_AVX512_W_NR
 #define DOT_ROWS SK_GEMM_AVX512_DOT_ROWS
 #define PF_ROWS 8 /* prefetch distance of an in-place B, rows (~64 cycles at 8 rows per tile) */
-#define PN_RSB_MIN 1024 /* the _rb main tile prefetches B and its next panel from this stride on */
+#define PN_RSB_MIN 1024 /* the _rb main tile prefetches only B's next panel from this stride on */
 #define HW_RSB 512      /* the _rb wide tile does not prefetch B at multiples of this row stride */
 /* K steps of ukr_body's LOOP over an in-place B, prefetching its rows PF_ROWS ahead into L1 (PN:
    instead, the same rows of the next panel into L2), the prefetches stopping PF_ROWS rows before
