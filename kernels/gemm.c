@@ -709,9 +709,3 @@ void sk_gemm_run_bias_tp(const sk_threadpool *tp, const sk_gemm_dsp *d, sk_trans
     sk_tp_run(tp, tasks, gemm_task, &j);
 }
 
-void sk_gemm_run_tp(const sk_threadpool *tp, const sk_gemm_dsp *d, sk_trans ta, sk_trans tb,
-                    size_t m, size_t n, size_t k, float alpha, const float *a, size_t lda,
-                    const float *b, size_t ldb, float beta, float *c, size_t ldc)
-{
-    sk_gemm_run_bias_tp(tp, d, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, NULL, c, ldc);
-}

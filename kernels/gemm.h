@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "simdkern.h"
+#include "pool.h"
 
 typedef void (*sk_sgemm_fn)(sk_trans ta, sk_trans tb, size_t m, size_t n, size_t k, float alpha,
                             const float *a, size_t lda, const float *b, size_t ldb, float beta,
@@ -145,11 +146,6 @@ void sk_gemm_pack_t_ref(size_t w, size_t kc, const float *src, size_t lds, float
 void sk_gemm_run(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t m, size_t n, size_t k,
                  float alpha, const float *a, size_t lda, const float *b, size_t ldb, float beta,
                  float *c, size_t ldc);
-/* The same on the caller's pool tp (NULL: sk_gemm_run), bitwise identical to sk_gemm_run (the
- * partition in gemm.c). */
-void sk_gemm_run_tp(const sk_threadpool *tp, const sk_gemm_dsp *d, sk_trans ta, sk_trans tb,
-                    size_t m, size_t n, size_t k, float alpha, const float *a, size_t lda,
-                    const float *b, size_t ldb, float beta, float *c, size_t ldc);
 
 /* As sk_gemm_run, plus a bias: C = alpha op(A) op(B) + bias, bias[j] (n floats) added to every row
  * of C; C is not read (beta is ignored). bias NULL: sk_gemm_run. No pass of its own over C: each C
@@ -162,5 +158,19 @@ void sk_gemm_run_bias_tp(const sk_threadpool *tp, const sk_gemm_dsp *d, sk_trans
                          size_t m, size_t n, size_t k, float alpha, const float *a, size_t lda,
                          const float *b, size_t ldb, float beta, const float *bias, float *c,
                          size_t ldc);
+
+/* sk_gemm_run on the caller's pool tp (NULL: on this thread), bitwise identical to it (the
+ * partition in gemm.c). A pool of one thread goes straight to sk_gemm_run: the two calls of 15
+ * arguments in between were 3% of a 32 x 32 x 32 call. */
+static inline void sk_gemm_run_tp(const sk_threadpool *tp, const sk_gemm_dsp *d, sk_trans ta,
+                                  sk_trans tb, size_t m, size_t n, size_t k, float alpha,
+                                  const float *a, size_t lda, const float *b, size_t ldb,
+                                  float beta, float *c, size_t ldc)
+{
+    if (sk_tp_threads(tp) == 1)
+        sk_gemm_run(d, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    else
+        sk_gemm_run_bias_tp(tp, d, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, NULL, c, ldc);
+}
 
 #endif

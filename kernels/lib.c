@@ -25,11 +25,7 @@ sk_status sk_sgemm_tp(const sk_threadpool *tp, sk_trans ta, sk_trans tb, size_t 
     if (!sk_mat_ok(a, ta ? k : m, ta ? m : k, lda)) return SK_EINVAL;
     if (!sk_mat_ok(b, tb ? n : k, tb ? k : n, ldb)) return SK_EINVAL;
     if (!sk_mat_ok(c, m, n, ldc)) return SK_EINVAL;
-    const sk_gemm_dsp *d = &sk_dsp_get()->gemm;
-    if (sk_tp_threads(tp) == 1) /* the pool's path would come here too, a few calls deeper */
-        sk_gemm_run(d, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-    else
-        sk_gemm_run_tp(tp, d, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    sk_gemm_run_tp(tp, &sk_dsp_get()->gemm, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
     return SK_OK;
 }
 
