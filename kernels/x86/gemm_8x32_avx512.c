@@ -338,8 +338,8 @@ static inline __m512 finish(__m512 s, float alpha, float beta, __mmask16 m, cons
    byte of B with 8-float vectors). */
 #define GEMV_ROWS_MIN SK_GEMV_AVX2_ROWS_MIN
 #define GEMV_W 1024
-#define GEMV_PAIRS_MAX (256 * 1024) /* B spans at most this many floats: one or two rows at a
-                                       time, not eight */
+#define GEMV_L2_MAX (256 * 1024) /* B spans at most this many floats (from L2): one or two rows
+                                    at a time, not eight */
 
 /* acc[0..16) (the first lanes of mask m) += sum_r a_r b[r*ldb + 0..16) over R rows: R == 8 in two
    sums of four (rows 0-3 onto acc, rows 4-7 apart, then added), R == 4 and R == 1 onto acc. */
@@ -421,9 +421,10 @@ static void gemv_n_rows(size_t n, size_t k, float alpha, const float *a, const f
         for (size_t j = 0; j < w; j += 16) _mm512_store_ps(acc + j, _mm512_setzero_ps());
         const float *bp = b + j0;
         size_t p = 0;
-        if (k * ldb <= GEMV_PAIRS_MAX && n >= GEMV_ROWS_MIN)
+        const int in_l2 = k * ldb <= GEMV_L2_MAX;
+        if (in_l2 && n >= GEMV_ROWS_MIN)
             gemv_rows_seq(acc, a, bp, ldb, w, k), p = k;
-        else if (k * ldb <= GEMV_PAIRS_MAX)
+        else if (in_l2)
             for (; p + 2 <= k; p += 2, bp += 2 * ldb) gemv_rows_pass(2, acc, a + p, bp, ldb, w);
         for (; p + 8 <= k; p += 8, bp += 8 * ldb) gemv_rows_pass(8, acc, a + p, bp, ldb, w);
         if (p + 4 <= k) gemv_rows_pass(4, acc, a + p, bp, ldb, w), p += 4, bp += 4 * ldb;
