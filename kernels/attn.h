@@ -26,6 +26,10 @@ typedef void sk_attn_online_fn(const struct sk_math_dsp *math, size_t bk, size_t
 typedef void sk_attn_pv_fn(const struct sk_gemm_dsp *gemm, size_t bq, size_t bk, size_t dv,
                            const float *st, const float *v, size_t ldv, const float *corr,
                            float *o, size_t ldo);
+typedef void sk_attn_dec_score_fn(size_t bk, size_t nh, size_t d, float scale, const float *k,
+                                  size_t ldk, const float *q, float *st, size_t ldst);
+typedef void sk_attn_dec_pv_fn(size_t bk, size_t nh, size_t d, const float *st, size_t ldst,
+                               const float *v, size_t ldv, const float *corr, float *o);
 
 typedef struct sk_attn_dsp {
     /* qt[p * bq + r] = q[r * ldq + p] for r < bq, p < d (d <= dmax): Q^T of the query block,
@@ -41,6 +45,19 @@ typedef struct sk_attn_dsp {
     /* o[r, :dv] = corr[r] * o[r, :dv] + sum_j st[j * bq + r] * v[j, :dv]. */
     sk_attn_pv_fn *pv;
     size_t dmax; /* largest d the pack_q/score pair takes (pack buffer); larger d: scalar pair */
+    /* A decoder step over nh heads at once: one query row whose heads sit side by side (head h in
+       columns [h d, (h+1) d) of q, of every key row and of every value row), so that K and V are
+       read row after row, every row whole. The tile is transposed with the heads as its rows,
+       st[j * ldst + h] (ldst >= nh), which is the layout `online` takes with bq = ldst.
+       Each head's arithmetic is the same whatever nh is and wherever the head sits among them (a
+       call may be split by heads without changing a bit).
+       dec_score: st[j * ldst + h] = scale * (k_j[h d ..] . q[h d ..]) for j < bk, h < nh; ldst
+       is nh rounded up to a multiple of dec_hg, and the padding entries nh <= h < ldst are
+       written too, with values nothing reads (whole vectors; the online update runs on them). */
+    sk_attn_dec_score_fn *dec_score;
+    /* dec_pv: o[h d + x] = corr[h] * o[h d + x] + sum_j st[j * ldst + h] * v_j[h d + x]. */
+    sk_attn_dec_pv_fn *dec_pv;
+    size_t dec_hg; /* heads per vector of dec_score and of `online` (the tile's padding unit) */
 } sk_attn_dsp;
 
 /* The portable kernels, then the arch init (kernels/x86/attention.h, kernels/arm/attention.h). */
@@ -77,5 +94,7 @@ sk_attn_pack_q_fn sk_attn_pack_q_scalar;
 sk_attn_score_fn sk_attn_score_scalar;
 sk_attn_online_fn sk_attn_online_scalar;
 sk_attn_pv_fn sk_attn_pv_scalar;
+sk_attn_dec_score_fn sk_attn_dec_score_scalar;
+sk_attn_dec_pv_fn sk_attn_dec_pv_scalar;
 
 #endif

@@ -61,3 +61,30 @@ void sk_attn_pv_scalar(const struct sk_gemm_dsp *gemm, size_t bq, size_t bk, siz
     /* o (bq x dv) += st^T V */
     sk_gemm_run(gemm, SK_TRANS, SK_NOTRANS, bq, dv, bk, 1.f, st, bq, v, ldv, 1.f, o, ldo);
 }
+
+void sk_attn_dec_score_scalar(size_t bk, size_t nh, size_t d, float scale, const float *k,
+                              size_t ldk, const float *q, float *st, size_t ldst)
+{
+    for (size_t j = 0; j < bk; j++)
+        for (size_t h = 0; h < nh; h++) {
+            const float *kr = k + j * ldk + h * d, *qr = q + h * d;
+            float s = 0.f;
+            for (size_t p = 0; p < d; p++) s += qr[p] * kr[p];
+            st[j * ldst + h] = scale * s;
+        }
+    for (size_t j = 0; j < bk; j++)
+        for (size_t h = nh; h < ldst; h++) st[j * ldst + h] = 0.f;
+}
+
+void sk_attn_dec_pv_scalar(size_t bk, size_t nh, size_t d, const float *st, size_t ldst,
+                           const float *v, size_t ldv, const float *corr, float *o)
+{
+    for (size_t h = 0; h < nh; h++)
+        for (size_t x = 0; x < d; x++) o[h * d + x] *= corr[h];
+    for (size_t j = 0; j < bk; j++)
+        for (size_t h = 0; h < nh; h++) {
+            const float p = st[j * ldst + h];
+            const float *vr = v + j * ldv + h * d;
+            for (size_t x = 0; x < d; x++) o[h * d + x] += p * vr[x];
+        }
+}

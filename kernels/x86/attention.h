@@ -11,11 +11,15 @@ sk_attn_pack_q_fn sk_attn_pack_q_avx2;
 sk_attn_score_fn sk_attn_score_avx2;
 sk_attn_online_fn sk_attn_online_avx2;
 sk_attn_pv_fn sk_attn_pv_avx2;
+sk_attn_dec_score_fn sk_attn_dec_score_avx2;
+sk_attn_dec_pv_fn sk_attn_dec_pv_avx2;
 
 sk_attn_pack_q_fn sk_attn_pack_q_avx512;
 sk_attn_score_fn sk_attn_score_avx512;
 sk_attn_online_fn sk_attn_online_avx512;
 sk_attn_pv_fn sk_attn_pv_avx512;
+sk_attn_dec_score_fn sk_attn_dec_score_avx512;
+sk_attn_dec_pv_fn sk_attn_dec_pv_avx512;
 
 static inline void sk_attn_dsp_init_x86(sk_attn_dsp *d, sk_isa isa)
 {
@@ -24,6 +28,9 @@ static inline void sk_attn_dsp_init_x86(sk_attn_dsp *d, sk_isa isa)
     d->score = sk_attn_score_avx2;
     d->online = sk_attn_online_avx2;
     d->pv = sk_attn_pv_avx2;
+    d->dec_score = sk_attn_dec_score_avx2;
+    d->dec_pv = sk_attn_dec_pv_avx2;
+    d->dec_hg = 8;
     d->dmax = SK_ATTN_DMAX;
 
     if (!sk_x86_tier(isa, SK_ISA_AVX512)) return;
@@ -31,6 +38,9 @@ static inline void sk_attn_dsp_init_x86(sk_attn_dsp *d, sk_isa isa)
     d->score = sk_attn_score_avx512;
     d->online = sk_attn_online_avx512;
     d->pv = sk_attn_pv_avx512;
+    d->dec_score = sk_attn_dec_score_avx512;
+    d->dec_pv = sk_attn_dec_pv_avx512;
+    d->dec_hg = 16;
 }
 
 #endif

@@ -301,6 +301,100 @@ static void check_tiles(const sk_dsp *t, const sk_dsp *ref, const sk_dsp *below)
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) ck_buf_free(bufs[i]);
 }
 
+/* --- decoder-step tile slots (heads side by side) ---
+ * dec_score and dec_pv of the table under test against the scalar slots, nh heads around the
+ * vector widths, d around them, key counts; then the same heads called as a tail [h0, nh) of the
+ * group, which must give the same bits (the decoder step splits its heads between tasks). */
+enum { DH_MAX = 20, DD_MAX = 67, DK_MAX = 37 };
+
+static void dec_call(const sk_attn_dsp *d, int pv, size_t bk, size_t nh, size_t dd,
+                     const float *k, size_t ld, const float *q, float *st, size_t ldst,
+                     const float *corr, float *o)
+{
+    if (pv) d->dec_pv(bk, nh, dd, st, ldst, k, ld, corr, o);
+    else d->dec_score(bk, nh, dd, 0.37f, k, ld, q, st, ldst);
+}
+
+static void check_dec_tiles(const sk_dsp *t, const sk_dsp *ref, const sk_dsp *below)
+{
+    static const size_t nhs[] = { 1, 3, 4, 5, 8, 9, 15, 16, 17, 20 };
+    static const size_t dds[] = { 1, 3, 4, 7, 8, 15, 16, 17, 33, 64, 67 };
+    static const size_t bks[] = { 1, 2, 5, 16, 37 };
+    const size_t ld = DH_MAX * DD_MAX + 5, ldst_max = 32;
+    float *kv = ck_buf_alloc(DK_MAX * ld), *q = ck_buf_alloc(ld);
+    float *o0 = ck_buf_alloc(ld), *o = ck_buf_alloc(ld), *o2 = ck_buf_alloc(ld);
+    float *o3 = ck_buf_alloc(ld);
+    float corr[DH_MAX];
+    for (int pv = 0; pv < 2; pv++) {
+        if (pv ? t->attn.dec_pv == below->attn.dec_pv : t->attn.dec_score == below->attn.dec_score)
+            continue;
+        for (size_t a0 = 0; a0 < sizeof nhs / sizeof *nhs; a0++)
+            for (size_t b0 = 0; b0 < sizeof dds / sizeof *dds; b0++)
+                for (size_t c0 = 0; c0 < sizeof bks / sizeof *bks; c0++) {
+                    const size_t nh = nhs[a0], dd = dds[b0], bk = bks[c0];
+                    const size_t hg = t->attn.dec_hg, ldst = (nh + hg - 1) / hg * hg;
+                    const size_t h0 = nh / 2 + (nh & 1), nt = nh - h0; /* the tail call */
+                    const size_t ldt = (nt + hg - 1) / hg * hg;
+                    ck_func("slot attn.dec_%s nh=%zu d=%zu bk=%zu", pv ? "pv" : "score", nh,
+                            dd, bk);
+                    if (ldst > ldst_max || hg == 0 || hg > 16 || 16 % hg) {
+                        ck_fail("dec_hg %zu", hg);
+                        continue;
+                    }
+                    float *st = ck_buf_alloc(bk * ldst), *st2 = ck_buf_alloc(bk * ldst);
+                    float *st3 = ck_buf_alloc(bk * ldt + 1);
+                    ck_fill(kv, DK_MAX * ld, -1.f, 1.f);
+                    ck_fill(q, ld, -1.f, 1.f);
+                    ck_fill(o0, ld, -1.f, 1.f);
+                    for (size_t h = 0; h < nh; h++) corr[h] = h % 3 ? ck_randf(0.f, 1.f) : 1.f;
+                    if (pv) {
+                        ck_fill(st, bk * ldst, 0.f, 1.f);
+                        for (size_t i = 0; i < bk * ldst; i++)
+                            if (ck_rand_u32(5) == 0) st[i] = 0.f;
+                        memcpy(st2, st, bk * ldst * sizeof(float));
+                        for (size_t j = 0; j < bk; j++)
+                            for (size_t h = 0; h < nt; h++) st3[j * ldt + h] = st[j * ldst + h0 + h];
+                    }
+                    memcpy(o, o0, ld * sizeof(float));
+                    memcpy(o2, o0, ld * sizeof(float));
+                    memcpy(o3, o0, ld * sizeof(float));
+                    dec_call(&t->attn, pv, bk, nh, dd, kv, ld, q, st, ldst, corr, o);
+                    dec_call(&ref->attn, pv, bk, nh, dd, kv, ld, q, st2, ldst, corr, o2);
+                    dec_call(&t->attn, pv, bk, nt, dd, kv + h0 * dd, ld, q + h0 * dd, st3, ldt,
+                             corr + h0, o3 + h0 * dd);
+                    if (pv) {
+                        close_all(o, o2, nh * dd, 1e-5f, 1e-5f * (float)bk, "o");
+                        if (memcmp(o + h0 * dd, o3 + h0 * dd, nt * dd * sizeof(float)))
+                            ck_fail("heads [%zu, %zu) alone: other bits", h0, nh);
+                        for (size_t i = nh * dd; i < ld; i++)
+                            if (o[i] != o0[i] || o3[i] != o0[i]) {
+                                ck_fail("o[%zu] past the heads written", i);
+                                break;
+                            }
+                    } else {
+                        for (size_t j = 0; j < bk; j++) {
+                            if (!close_all(st + j * ldst, st2 + j * ldst, nh, 1e-5f,
+                                           1e-6f * (float)dd, "st"))
+                                break;
+                            if (memcmp(st + j * ldst + h0, st3 + j * ldt, nt * sizeof(float))) {
+                                ck_fail("heads [%zu, %zu) alone, key %zu: other bits", h0, nh, j);
+                                break;
+                            }
+                        }
+                    }
+                    ck_buf_check(st, "st");
+                    ck_buf_check(st3, "st (tail call)");
+                    ck_buf_check(o, "o");
+                    ck_buf_check(o3, "o (tail call)");
+                    ck_buf_free(st);
+                    ck_buf_free(st2);
+                    ck_buf_free(st3);
+                }
+    }
+    float *bufs[] = { kv, q, o0, o, o2, o3 };
+    for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) ck_buf_free(bufs[i]);
+}
+
 /* --- GEMM table slots ---
  * Each non-NULL slot of the GEMM table that differs from the tier below, called directly with the
  * tile sizes of the table under test, against a double sum with the GEMM bound
@@ -591,5 +685,6 @@ void ck_test_slots(void)
     }
     check_math(&t->math, &ref->math, &below->math);
     check_tiles(t, ref, below);
+    check_dec_tiles(t, ref, below);
     check_gemm(&t->gemm, &ref->gemm, &below->gemm);
 }

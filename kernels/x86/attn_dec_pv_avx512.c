@@ -1,0 +1,44 @@
+/* Attention decoder-step P·V over all heads, AVX-512 (contract in attn.h):
+ * o[h d + x] = corr[h] * o[h d + x] + sum_j st[j * ldst + h] * v_j[h d + x].
+ * Each value row is read whole: the output of every head (nh d floats, in L1) is loaded, updated
+ * with one FMA per 16 floats and stored back, row after row; d in steps of 16, the tail masked. */
+#include <immintrin.h>
+#include "x86/attention.h"
+#include "x86/avx512_util.h"
+
+static inline __attribute__((always_inline)) void
+rows(size_t bk, size_t nh, size_t d, const float *st, size_t ldst, const float *v, size_t ldv,
+     const float *corr, float *o)
+{
+    const __mmask16 dt = sk_tail16_avx512(d % 16);
+    const size_t dv = d - d % 16;
+    for (size_t h = 0; h < nh; h++) {
+        const __m512 c = _mm512_set1_ps(corr[h]);
+        float *oh = o + h * d;
+        for (size_t x = 0; x < dv; x += 16)
+            _mm512_storeu_ps(oh + x, _mm512_mul_ps(c, _mm512_loadu_ps(oh + x)));
+        if (dt) _mm512_mask_storeu_ps(oh + dv, dt, _mm512_mul_ps(c, _mm512_maskz_loadu_ps(dt, oh + dv)));
+    }
+    for (size_t j = 0; j < bk; j++) {
+        const float *vr = v + j * ldv;
+        for (size_t h = 0; h < nh; h++) {
+            const __m512 p = _mm512_set1_ps(st[j * ldst + h]);
+            const float *vh = vr + h * d;
+            float *oh = o + h * d;
+            for (size_t x = 0; x < dv; x += 16)
+                _mm512_storeu_ps(oh + x, _mm512_fmadd_ps(p, _mm512_loadu_ps(vh + x),
+                                                         _mm512_loadu_ps(oh + x)));
+            if (dt)
+                _mm512_mask_storeu_ps(oh + dv, dt,
+                                      _mm512_fmadd_ps(p, _mm512_maskz_loadu_ps(dt, vh + dv),
+                                                      _mm512_maskz_loadu_ps(dt, oh + dv)));
+        }
+    }
+}
+
+void sk_attn_dec_pv_avx512(size_t bk, size_t nh, size_t d, const float *st, size_t ldst,
+                           const float *v, size_t ldv, const float *corr, float *o)
+{
+    if (d == 64) rows(bk, nh, 64, st, ldst, v, ldv, corr, o);
+    else rows(bk, nh, d, st, ldst, v, ldv, corr, o);
+}
