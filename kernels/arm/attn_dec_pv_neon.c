@@ -13,7 +13,8 @@ void sk_attn_dec_pv_neon(size_t bk, size_t nh, size_t d, const float *st, size_t
     const size_t dv = d - d % 4;
     for (size_t h = 0; h < nh; h++) {
         float *oh = o + h * d;
-        for (size_t x = 0; x < dv; x += 4) vst1q_f32(oh + x, vmulq_n_f32(vld1q_f32(oh + x), corr[h]));
+        for (size_t x = 0; x < dv; x += 4)
+            vst1q_f32(oh + x, vmulq_n_f32(vld1q_f32(oh + x), corr[h]));
         for (size_t x = dv; x < d; x++) oh[x] *= corr[h];
     }
     for (size_t j = 0; j < bk; j++) {

@@ -8,8 +8,8 @@
 #include "arm/attention.h"
 #include "arm/neon_util.h"
 
-void sk_attn_dec_score_neon(size_t bk, size_t nh, size_t d, float scale, const float *k,
-                            size_t ldk, const float *q, float *st, size_t ldst)
+void sk_attn_dec_score_neon(size_t bk, size_t nh, size_t d, float scale, const float *k, size_t ldk,
+                            const float *q, float *st, size_t ldst)
 {
     const size_t dv = d - d % 4;
     for (size_t j = 0; j < bk; j++) {
@@ -29,7 +29,8 @@ void sk_attn_dec_score_neon(size_t bk, size_t nh, size_t d, float scale, const f
                 }
                 acc[h] = a;
             }
-            const float32x4_t r = vpaddq_f32(vpaddq_f32(acc[0], acc[1]), vpaddq_f32(acc[2], acc[3]));
+            const float32x4_t r =
+                vpaddq_f32(vpaddq_f32(acc[0], acc[1]), vpaddq_f32(acc[2], acc[3]));
             vst1q_f32(st + j * ldst + g0, vmulq_n_f32(r, scale));
         }
     }

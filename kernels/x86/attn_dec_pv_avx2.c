@@ -6,9 +6,9 @@
 #include "x86/attention.h"
 #include "x86/avx2_util.h"
 
-static inline __attribute__((always_inline)) void
-rows(size_t bk, size_t nh, size_t d, const float *st, size_t ldst, const float *v, size_t ldv,
-     const float *corr, float *o)
+static inline __attribute__((always_inline)) void rows(size_t bk, size_t nh, size_t d,
+                                                       const float *st, size_t ldst, const float *v,
+                                                       size_t ldv, const float *corr, float *o)
 {
     const size_t dv = d - d % 8;
     const __m256i dt = sk_tail8_avx2(d % 8);
@@ -17,7 +17,8 @@ rows(size_t bk, size_t nh, size_t d, const float *st, size_t ldst, const float *
         float *oh = o + h * d;
         for (size_t x = 0; x < dv; x += 8)
             _mm256_storeu_ps(oh + x, _mm256_mul_ps(c, _mm256_loadu_ps(oh + x)));
-        if (d % 8) _mm256_maskstore_ps(oh + dv, dt, _mm256_mul_ps(c, _mm256_maskload_ps(oh + dv, dt)));
+        if (d % 8)
+            _mm256_maskstore_ps(oh + dv, dt, _mm256_mul_ps(c, _mm256_maskload_ps(oh + dv, dt)));
     }
     for (size_t j = 0; j < bk; j++) {
         const float *vr = v + j * ldv;
@@ -26,8 +27,8 @@ rows(size_t bk, size_t nh, size_t d, const float *st, size_t ldst, const float *
             const float *vh = vr + h * d;
             float *oh = o + h * d;
             for (size_t x = 0; x < dv; x += 8)
-                _mm256_storeu_ps(oh + x, _mm256_fmadd_ps(p, _mm256_loadu_ps(vh + x),
-                                                         _mm256_loadu_ps(oh + x)));
+                _mm256_storeu_ps(
+                    oh + x, _mm256_fmadd_ps(p, _mm256_loadu_ps(vh + x), _mm256_loadu_ps(oh + x)));
             if (d % 8)
                 _mm256_maskstore_ps(oh + dv, dt,
                                     _mm256_fmadd_ps(p, _mm256_maskload_ps(vh + dv, dt),
@@ -39,6 +40,8 @@ rows(size_t bk, size_t nh, size_t d, const float *st, size_t ldst, const float *
 void sk_attn_dec_pv_avx2(size_t bk, size_t nh, size_t d, const float *st, size_t ldst,
                          const float *v, size_t ldv, const float *corr, float *o)
 {
-    if (d == 64) rows(bk, nh, 64, st, ldst, v, ldv, corr, o);
-    else rows(bk, nh, d, st, ldst, v, ldv, corr, o);
+    if (d == 64)
+        rows(bk, nh, 64, st, ldst, v, ldv, corr, o);
+    else
+        rows(bk, nh, d, st, ldst, v, ldv, corr, o);
 }

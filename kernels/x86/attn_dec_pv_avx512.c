@@ -6,9 +6,9 @@
 #include "x86/attention.h"
 #include "x86/avx512_util.h"
 
-static inline __attribute__((always_inline)) void
-rows(size_t bk, size_t nh, size_t d, const float *st, size_t ldst, const float *v, size_t ldv,
-     const float *corr, float *o)
+static inline __attribute__((always_inline)) void rows(size_t bk, size_t nh, size_t d,
+                                                       const float *st, size_t ldst, const float *v,
+                                                       size_t ldv, const float *corr, float *o)
 {
     const __mmask16 dt = sk_tail16_avx512(d % 16);
     const size_t dv = d - d % 16;
@@ -17,7 +17,9 @@ rows(size_t bk, size_t nh, size_t d, const float *st, size_t ldst, const float *
         float *oh = o + h * d;
         for (size_t x = 0; x < dv; x += 16)
             _mm512_storeu_ps(oh + x, _mm512_mul_ps(c, _mm512_loadu_ps(oh + x)));
-        if (dt) _mm512_mask_storeu_ps(oh + dv, dt, _mm512_mul_ps(c, _mm512_maskz_loadu_ps(dt, oh + dv)));
+        if (dt)
+            _mm512_mask_storeu_ps(oh + dv, dt,
+                                  _mm512_mul_ps(c, _mm512_maskz_loadu_ps(dt, oh + dv)));
     }
     for (size_t j = 0; j < bk; j++) {
         const float *vr = v + j * ldv;
@@ -26,8 +28,8 @@ rows(size_t bk, size_t nh, size_t d, const float *st, size_t ldst, const float *
             const float *vh = vr + h * d;
             float *oh = o + h * d;
             for (size_t x = 0; x < dv; x += 16)
-                _mm512_storeu_ps(oh + x, _mm512_fmadd_ps(p, _mm512_loadu_ps(vh + x),
-                                                         _mm512_loadu_ps(oh + x)));
+                _mm512_storeu_ps(
+                    oh + x, _mm512_fmadd_ps(p, _mm512_loadu_ps(vh + x), _mm512_loadu_ps(oh + x)));
             if (dt)
                 _mm512_mask_storeu_ps(oh + dv, dt,
                                       _mm512_fmadd_ps(p, _mm512_maskz_loadu_ps(dt, vh + dv),
@@ -39,6 +41,8 @@ rows(size_t bk, size_t nh, size_t d, const float *st, size_t ldst, const float *
 void sk_attn_dec_pv_avx512(size_t bk, size_t nh, size_t d, const float *st, size_t ldst,
                            const float *v, size_t ldv, const float *corr, float *o)
 {
-    if (d == 64) rows(bk, nh, 64, st, ldst, v, ldv, corr, o);
-    else rows(bk, nh, d, st, ldst, v, ldv, corr, o);
+    if (d == 64)
+        rows(bk, nh, 64, st, ldst, v, ldv, corr, o);
+    else
+        rows(bk, nh, d, st, ldst, v, ldv, corr, o);
 }

@@ -353,7 +353,8 @@ static void check_dec_tiles(const sk_dsp *t, const sk_dsp *ref, const sk_dsp *be
                             if (ck_rand_u32(5) == 0) st[i] = 0.f;
                         memcpy(st2, st, bk * ldst * sizeof(float));
                         for (size_t j = 0; j < bk; j++)
-                            for (size_t h = 0; h < nt; h++) st3[j * ldt + h] = st[j * ldst + h0 + h];
+                            for (size_t h = 0; h < nt; h++)
+                                st3[j * ldt + h] = st[j * ldst + h0 + h];
                     }
                     memcpy(o, o0, ld * sizeof(float));
                     memcpy(o2, o0, ld * sizeof(float));
