@@ -255,7 +255,8 @@ sk_status sk_mhca_forward_kv(const sk_mhca *layer, size_t n_dec, const float *de
                           (n_q == 1, weights NULL) splits the keys into chunks fixed by n_kv and
                           d_head alone (never by n_threads: at least 512 keys, at most 8 chunks)
                           whose running max, sum and partial output are merged in chunk order, and
-                          heads; the plain call runs the same chunks on one thread.
+                          heads (a head's arithmetic does not depend on which heads share its
+                          task); the plain call runs the same chunks on one thread.
      sk_mhca_*_tp         their GEMMs and sk_mha as above.
    Below a size measured on the development machine a call runs as one task on the calling
    thread (small shapes do not pay for waking a pool). A large call gives the pool up to 4 tasks
