@@ -412,66 +412,85 @@ static void test_mha(void)
 /* The decoder step (sk_mha, n_q == 1, no weights): up to 16 heads at a time, then rounds of
    heads; n_kv around the key blocks (256) and the chunk edges (512 keys, up to 8
    chunks), heads around the 16 of one call, d_head around the vector widths, every mask kind. */
+static void decoder_case(size_t H, size_t dh, size_t n_kv, int it)
+{
+    const size_t W = H * dh;
+    const size_t ldq = pick_ld(W), ldk = pick_ld(W), ldv = pick_ld(W), ldo = pick_ld(W);
+    acase t;
+    memset(&t, 0, sizeof t);
+    t.n_q = 1;
+    t.n_kv = n_kv;
+    make_mask(&t, (sk_mask_kind)((size_t)it % 5));
+    const sk_mask *m = t.use_mask ? &t.mask : NULL;
+    ck_func("decoder step H %zu dh %zu n_kv %zu mask %d", H, dh, n_kv, m ? (int)m->kind : -1);
+    float *q = alloc_mat(1, W, ldq, -1.f, 1.f), *k = alloc_mat(n_kv, W, ldk, -1.f, 1.f);
+    float *v = alloc_mat(n_kv, W, ldv, -1.f, 1.f);
+    double *wd = malloc(H * n_kv * sizeof *wd), *od = malloc(W * sizeof *od);
+    double *om = malloc(W * sizeof *om);
+    const float scale = 1.f / sqrtf((float)dh);
+    double tol = 0;
+    int none = 1; /* every key masked for the row: the output is exactly 0 */
+    for (size_t j = 0; j < n_kv && none; j++) {
+        double add;
+        if (ref_attended(m, 0, j, &add) && add != -INFINITY) none = 0;
+    }
+    for (size_t h = 0; h < H; h++) {
+        ref_attention(1, n_kv, dh, dh, q + h * dh, ldq, k + h * dh, ldk, v + h * dh, ldv, scale, m,
+                      wd + h * n_kv, od + h * dh, om + h * dh);
+        if (g_tol > tol) tol = g_tol;
+    }
+    g_tol = tol;
+    for (int i = 0; i < 2; i++) {
+        float *o = ck_buf_alloc(ldo + 1);
+        ck_mat_poison_pad(o, 1, W, ldo);
+        if (i == 0)
+            ck_ref();
+        else
+            ck_new();
+        sk_status st = sk_mha(H, 1, n_kv, dh, q, ldq, k, ldk, v, ldv, scale, m, o, ldo, NULL);
+        ck_check(st == SK_OK, "status %d", (int)st);
+        for (size_t h = 0; h < H; h++)
+            if (!check_out(i ? "decoder isa" : "decoder scalar", 1, n_kv, dh, o + h * dh, ldo, NULL,
+                           wd + h * n_kv, od + h * dh, om + h * dh, m))
+                break;
+        for (size_t c = 0; c < W && none; c++)
+            if (o[c] != 0.f) {
+                ck_fail("every key masked: out[%zu] = %g, not 0", c, o[c]);
+                break;
+            }
+        ck_mat_pad_check(o, 1, W, ldo, "decoder out padding");
+        ck_buf_check(o, "decoder out");
+        ck_buf_free(o);
+    }
+    ck_new();
+    ck_buf_free(q);
+    ck_buf_free(k);
+    ck_buf_free(v);
+    free(wd);
+    free(od);
+    free(om);
+    free_mask(&t);
+}
+
 static void test_mha_decoder(void)
 {
     static const size_t nkv[] = { 1, 3, 255, 256, 257, 511, 512, 513, 1023, 1025, 2049, 4097 };
     static const size_t hs[] = { 1, 2, 5, 8, 15, 16, 17, 20 };
     static const size_t dhs[] = { 1, 7, 16, 17, 33, 64, 65 };
+    /* K and V of 4 MiB or more over 4 heads or more: the walk by rows (every head of a key row at
+       once); heads around the vector widths, d_head off them, every mask kind */
+    static const size_t rows[][3] = {
+        { 4, 64, 2049 }, { 17, 17, 1900 }, { 5, 33, 3200 }, { 20, 64, 1025 }, { 9, 7, 8400 }
+    };
     const int per = ck_quick() ? 2 : 5;
     for (size_t ni = 0; ni < sizeof nkv / sizeof nkv[0]; ni++)
         for (int it = 0; it < per; it++) {
             const size_t n_kv = nkv[ni], H = hs[ck_rand_u32(8)];
-            const size_t dh = n_kv > 1100 && it ? 64 : dhs[ck_rand_u32(7)], W = H * dh;
-            const size_t ldq = pick_ld(W), ldk = pick_ld(W), ldv = pick_ld(W), ldo = pick_ld(W);
-            acase t;
-            memset(&t, 0, sizeof t);
-            t.n_q = 1; t.n_kv = n_kv;
-            make_mask(&t, (sk_mask_kind)((size_t)it % 5));
-            const sk_mask *m = t.use_mask ? &t.mask : NULL;
-            ck_func("decoder step H %zu dh %zu n_kv %zu mask %d", H, dh, n_kv,
-                    m ? (int)m->kind : -1);
-            float *q = alloc_mat(1, W, ldq, -1.f, 1.f), *k = alloc_mat(n_kv, W, ldk, -1.f, 1.f);
-            float *v = alloc_mat(n_kv, W, ldv, -1.f, 1.f);
-            double *wd = malloc(H * n_kv * sizeof *wd), *od = malloc(W * sizeof *od);
-            double *om = malloc(W * sizeof *om);
-            const float scale = 1.f / sqrtf((float)dh);
-            double tol = 0;
-            int none = 1; /* every key masked for the row: the output is exactly 0 */
-            for (size_t j = 0; j < n_kv && none; j++) {
-                double add;
-                if (ref_attended(m, 0, j, &add) && add != -INFINITY) none = 0;
-            }
-            for (size_t h = 0; h < H; h++) {
-                ref_attention(1, n_kv, dh, dh, q + h * dh, ldq, k + h * dh, ldk, v + h * dh, ldv,
-                              scale, m, wd + h * n_kv, od + h * dh, om + h * dh);
-                if (g_tol > tol) tol = g_tol;
-            }
-            g_tol = tol;
-            for (int i = 0; i < 2; i++) {
-                float *o = ck_buf_alloc(ldo + 1);
-                ck_mat_poison_pad(o, 1, W, ldo);
-                if (i == 0) ck_ref(); else ck_new();
-                sk_status st = sk_mha(H, 1, n_kv, dh, q, ldq, k, ldk, v, ldv, scale, m, o, ldo,
-                                      NULL);
-                ck_check(st == SK_OK, "status %d", (int)st);
-                for (size_t h = 0; h < H; h++)
-                    if (!check_out(i ? "decoder isa" : "decoder scalar", 1, n_kv, dh, o + h * dh,
-                                   ldo, NULL, wd + h * n_kv, od + h * dh, om + h * dh, m))
-                        break;
-                for (size_t c = 0; c < W && none; c++)
-                    if (o[c] != 0.f) {
-                        ck_fail("every key masked: out[%zu] = %g, not 0", c, o[c]);
-                        break;
-                    }
-                ck_mat_pad_check(o, 1, W, ldo, "decoder out padding");
-                ck_buf_check(o, "decoder out");
-                ck_buf_free(o);
-            }
-            ck_new();
-            ck_buf_free(q); ck_buf_free(k); ck_buf_free(v);
-            free(wd); free(od); free(om);
-            free_mask(&t);
+            decoder_case(H, n_kv > 1100 && it ? 64 : dhs[ck_rand_u32(7)], n_kv, it);
         }
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+        for (int it = 0; it < 5; it++)
+            decoder_case(rows[i][0], rows[i][1], rows[i][2], it);
 }
 
 /* ---- the module, following the seeds' definition step by step in double precision ---- */
