@@ -302,7 +302,8 @@ static void attn_heads(const sk_threadpool *tp, attn_job *j)
 /* A decoder step (n_q == 1, no weights) over all heads; K and V rows hold every head side by side.
    Per block of SK_DEC_BK keys, for up to SK_DEC_HG heads at a time, one of two walks, chosen by
    the shape alone (a head's arithmetic differs between them):
-   - by rows, for K and V of SK_DEC_ROWS_MIN bytes or more over 4 heads or more: (1) the scores of
+   - by rows, for heads that fill whole vectors (n_heads a multiple of dec_hg) at any size, and
+     for K and V of SK_DEC_ROWS_MIN bytes or more over 4 heads or more: (1) the scores of
      every head, each key row read whole (dec_score), (2) the key mask, (3) the online-softmax
      update of every head, the heads as the rows of the transposed tile, (4) P·V of every head,
      each value row read whole (dec_pv), the heads' rescale factors applied first. K and V are
@@ -487,8 +488,9 @@ static void mha_decode(const sk_threadpool *tp, const sk_attn_tables *dsp, size_
         mask && mask->kind == SK_MASK_CAUSAL ? sk_causal_len(0, n_kv, mask->offset) : n_kv;
     dec_job j = { .dsp = dsp, .dh = dh, .ldk = ldk, .ldv = ldv, .kv_end = kv_end, .q = q, .k = k,
                   .v = v, .scale = scale, .mask = mask, .out = out, .part = part };
-    j.rows = n_heads >= SK_DEC_ROWS_HEADS &&
-             (double)kv_end * (double)n_heads * 2.0 * (double)dh * sizeof(float) >= SK_DEC_ROWS_MIN;
+    j.rows = n_heads % dsp->attn->dec_hg == 0 ||
+             (n_heads >= SK_DEC_ROWS_HEADS &&
+              (double)kv_end * (double)n_heads * 2.0 * (double)dh * sizeof(float) >= SK_DEC_ROWS_MIN);
     /* the chunks: by n_kv (through kv_end) and dh alone */
     size_t nc = (kv_end + SK_DEC_CHUNK - 1) / SK_DEC_CHUNK;
     nc = nc < SK_DEC_CMAX ? nc : SK_DEC_CMAX;
@@ -508,11 +510,17 @@ static void mha_decode(const sk_threadpool *tp, const sk_attn_tables *dsp, size_
     for (size_t h0 = 0; h0 < n_heads; h0 += j.hr) {
         j.h0 = h0;
         j.hr = n_heads - h0 < hr_max ? n_heads - h0 : hr_max;
-        /* head subgroups: whole groups of SK_DEC_HG, more when the pool has threads to spare */
+        /* head subgroups: whole groups of SK_DEC_HG, more when the pool has threads to spare.
+           The row walk pays its per-key work (the reduction across heads, the online update of
+           a whole vector of heads) once per subgroup whatever its size: it splits a group only
+           until every thread has a task (one thread: never), where the head walk takes up to
+           SK_TP_SPLIT tasks per thread. */
         const size_t tasks = sk_tp_tasks(tp, bytes * (double)j.hr, TP_MIN_BYTES_DEC);
+        const size_t thr = sk_tp_threads(tp);
+        const size_t want_tasks = j.rows && tasks > thr ? thr : tasks;
         size_t ns = (j.hr + SK_DEC_HG - 1) / SK_DEC_HG;
-        if (tasks > 1 && ns * nc < tasks) {
-            const size_t want = (tasks + nc - 1) / nc;
+        if (want_tasks > 1 && ns * nc < want_tasks) {
+            const size_t want = (want_tasks + nc - 1) / nc;
             ns = want < j.hr ? want : j.hr;
         }
         j.ns = ns < SK_TASKS_MAX ? ns : SK_TASKS_MAX; /* a subgroup may span several groups */

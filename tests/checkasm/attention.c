@@ -477,10 +477,13 @@ static void test_mha_decoder(void)
     static const size_t nkv[] = { 1, 3, 255, 256, 257, 511, 512, 513, 1023, 1025, 2049, 4097 };
     static const size_t hs[] = { 1, 2, 5, 8, 15, 16, 17, 20 };
     static const size_t dhs[] = { 1, 7, 16, 17, 33, 64, 65 };
-    /* K and V of 4 MiB or more over 4 heads or more: the walk by rows (every head of a key row at
-       once); heads around the vector widths, d_head off them, every mask kind */
+    /* The walk by rows (every head of a key row at once): K and V of 4 MiB or more over 4 heads
+       or more, and heads that fill whole vectors of the path (4 NEON, 8 AVX2, 16 AVX-512) at any
+       size; heads around the vector widths, d_head off them, every mask kind */
     static const size_t rows[][3] = {
-        { 4, 64, 2049 }, { 17, 17, 1900 }, { 5, 33, 3200 }, { 20, 64, 1025 }, { 9, 7, 8400 }
+        { 4, 64, 2049 }, { 17, 17, 1900 }, { 5, 33, 3200 }, { 20, 64, 1025 }, { 9, 7, 8400 },
+        { 16, 64, 1 },   { 16, 17, 300 },  { 8, 33, 513 },  { 32, 16, 100 },  { 24, 8, 257 },
+        { 12, 64, 64 }
     };
     const int per = ck_quick() ? 2 : 5;
     for (size_t ni = 0; ni < sizeof nkv / sizeof nkv[0]; ni++)
