@@ -315,12 +315,14 @@ static void attn_heads(const sk_threadpool *tp, attn_job *j)
      online update on a contiguous row of keys, its P·V (pv with bq = 1): per head and key the
      work is a fraction of the row walk's (no reduction across heads, one exp per 16 keys), which
      wins while K and V come from the caches.
-   Measured on Zen 5 (AVX-512 / AVX2, d_head 64, K and V reused from the caches), the row walk
-   against the head walk: 16 heads x 4096 keys 1.20x / 1.46x, 16 x 1500 1.74x / 1.07x, 16 x 512
-   (4 MiB) 1.37x / 1.07x, 8 x 4096 1.20x / 1.28x, 4 x 4096 1.40x / 1.08x; 8 x 512 0.70x / 0.71x,
-   4 x 1500 0.60x / 0.68x, 2 x 4096 0.76x / 0.83x. On the 32 MiB of a 16-head 4096-key step read
-   from DRAM: 0.86-0.92x a plain read of the bytes, where the head walk in groups of 8 rows with
-   software prefetch (the walk before) ran at 0.65-0.72x.
+   Measured on Zen 5 (d_head 64, K and V in one buffer reused from the caches), the row walk
+   against the head walk, AVX-512: 16 heads x 64..4096 keys 1.4-2.2x, 8 x 1024..4096
+   1.06-1.18x, 8 x 64..512 level, 12 x 512..4096 1.0-1.4x, 4 heads 0.75-0.93x, 20 x 64 0.77x;
+   AVX2: 8 x 256..4096 1.1-1.4x, 16 heads 1.5-1.8x, 4 x 64..512 0.87-0.90x, 4 x 1024..4096
+   1.03-1.2x. Read from DRAM (96 MiB of copies in turn) the row walk wins wherever it is taken:
+   4 x 2048..8192 1.28-1.32x, 6 x 1500 1.5x, 8 x 2048..8192 1.4-1.5x, 16 heads 1.4-2.1x; on the
+   32 MiB of a 16-head 4096-key step 0.86-0.92x a plain read of the bytes, where the head walk
+   in groups of 8 rows with software prefetch (the walk before) ran at 0.65-0.72x.
    Long encoders: the keys are split into chunks fixed by n_kv and d_head alone (at least
    SK_DEC_CHUNK keys, at most SK_DEC_CMAX chunks, whole SK_DEC_BK blocks), each run as above into
    its own running max, sum and unnormalised output; these are merged in chunk order:
@@ -488,9 +490,9 @@ static void mha_decode(const sk_threadpool *tp, const sk_attn_tables *dsp, size_
         mask && mask->kind == SK_MASK_CAUSAL ? sk_causal_len(0, n_kv, mask->offset) : n_kv;
     dec_job j = { .dsp = dsp, .dh = dh, .ldk = ldk, .ldv = ldv, .kv_end = kv_end, .q = q, .k = k,
                   .v = v, .scale = scale, .mask = mask, .out = out, .part = part };
+    const double kv_bytes = (double)kv_end * (double)n_heads * 2.0 * (double)dh * sizeof(float);
     j.rows = n_heads % dsp->attn->dec_hg == 0 ||
-             (n_heads >= SK_DEC_ROWS_HEADS &&
-              (double)kv_end * (double)n_heads * 2.0 * (double)dh * sizeof(float) >= SK_DEC_ROWS_MIN);
+             (n_heads >= SK_DEC_ROWS_HEADS && kv_bytes >= SK_DEC_ROWS_MIN);
     /* the chunks: by n_kv (through kv_end) and dh alone */
     size_t nc = (kv_end + SK_DEC_CHUNK - 1) / SK_DEC_CHUNK;
     nc = nc < SK_DEC_CMAX ? nc : SK_DEC_CMAX;
