@@ -111,11 +111,17 @@ typedef struct sk_gemm_dsp {
     unsigned cp_blocks_set, direct_a_strips, copy_packs_a, line_floats;
     /* the partition over a thread pool:
        gemv_group  columns per unit of the m == 1 and dot paths (a multiple of the matrix-vector
-                   and dot kernels' column groups)
+                   and dot kernels' column groups; at most SK_GEMV_GROUP_MAX)
        tp_min_flops, tp_min_flops_row  flops per task below which fewer tasks run (a pool's wake-up
                    costs more than it saves), blocked and transposed paths / m == 1 and dot */
     unsigned gemv_group, tp_min_flops, tp_min_flops_row;
+    /* m == 1 with op(B) = B of at least gemv_k_min floats: the sum over k in chunks of at least
+       gemv_k_rows rows of B (0: never), summed apart and added in order, on one thread as on a
+       pool (gemm.c, row_chunks) */
+    unsigned gemv_k_rows, gemv_k_min;
 } sk_gemm_dsp;
+
+#define SK_GEMV_GROUP_MAX 256
 
 /* Fills d with the scalar table (kernels/scalar/gemm_ref.c): the framework with the portable
    micro-kernel and small blocks (every block edge within reach of small tests), no matrix-vector,

@@ -43,8 +43,16 @@ static void key_init(void)
 
 #define BUF_MIN_FLOATS (64u << 10) /* 256 KiB: every small call fits the first allocation */
 
+static _Thread_local int t_denied;
+
+void sk_tbuf_deny(int on)
+{
+    t_denied = on;
+}
+
 float *sk_tbuf_get(sk_tbuf_slot slot, size_t n)
 {
+    if (SK_UNLIKELY(t_denied)) return NULL;
     if (SK_LIKELY(n <= t_cap[slot])) return t_buf[slot];
     pthread_once(&g_once, key_init);
     if (!g_key_ok[slot]) return NULL;

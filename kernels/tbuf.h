@@ -17,4 +17,8 @@ typedef enum {
    for the same slot. */
 float *sk_tbuf_get(sk_tbuf_slot slot, size_t n);
 
+/* Tests only: while on != 0, sk_tbuf_get returns NULL on the calling thread (the paths taken
+   without memory). */
+void sk_tbuf_deny(int on);
+
 #endif

@@ -22,6 +22,7 @@
 
 #include "simdkern.h"
 #include "pool.h"
+#include "tbuf.h"
 
 #if SK_TEST_PTHREADPOOL
 #include "simdkern_pthreadpool.h"
@@ -270,6 +271,36 @@ static void gemm_case(sk_trans ta, sk_trans tb, size_t m, size_t n, size_t k, fl
     free(c1);
 }
 
+/* m = 1, op(B) = B: the plain call with the calling thread's buffers, and the plain call and the
+   pool's without them (sk_tbuf_deny), bit for bit. */
+static void row_nomem_case(sk_trans ta, size_t n, size_t k, float beta)
+{
+    /* the scalar table has no matrix-vector kernels: m = 1 takes the blocked path there, whose
+       fallback without a packing buffer is the reference (other sums) */
+    if (sk_isa_active() == SK_ISA_SCALAR) return;
+    CASE("sgemm %cN 1x%zux%zu beta %g without buffers", ta ? 'T' : 'N', n, k, beta);
+    const size_t lda = ta ? 3 : k;
+    float *a = fbuf(k * 3), *b = fbuf(k * n), *c0 = fbuf(n), *c1 = malloc(n * 4 + 4),
+          *c2 = malloc(n * 4 + 4);
+    memcpy(c1, c0, n * sizeof(float));
+    memcpy(c2, c0, n * sizeof(float));
+    const sk_status s0 = sk_sgemm(ta, SK_NOTRANS, 1, n, k, -0.7f, a, lda, b, n, beta, c0, n);
+    sk_tbuf_deny(1);
+    const sk_status s1 = sk_sgemm(ta, SK_NOTRANS, 1, n, k, -0.7f, a, lda, b, n, beta, c1, n);
+    const sk_status s2 =
+        sk_sgemm_tp(g_tp, ta, SK_NOTRANS, 1, n, k, -0.7f, a, lda, b, n, beta, c2, n);
+    sk_tbuf_deny(0);
+    st_ok(s0, s1);
+    st_ok(s0, s2);
+    same(c0, c1, n * sizeof(float), "C without buffers");
+    same(c0, c2, n * sizeof(float), "C on the pool without buffers");
+    free(a);
+    free(b);
+    free(c0);
+    free(c1);
+    free(c2);
+}
+
 static void test_gemm(void)
 {
     static const size_t ms[] = {1, 2, 5, 6, 7, 8, 9, 13, 16, 17, 29, 42, 43};
@@ -291,6 +322,18 @@ static void test_gemm(void)
             for (int t = 0; t < 4; t++)
                 gemm_case((sk_trans)(t >> 1), (sk_trans)(t & 1), 1, vn[in], vk[ik], 1.f, be[rnd(3)],
                           rnd(2), 0, 0);
+    /* m = 1 with 1 MiB of B or more: k in 2..8 chunks (256 rows or more each) summed apart, the
+       partial rows in the calling thread's GEMM buffer; without that buffer, the plain call and
+       the pool's take gemv_group columns at a time with the partial rows on the stack: the same
+       bits either way */
+    static const size_t kn[][2] = {{300, 1100}, {2049, 600}, {513, 2100}, {256, 4100},
+                                   {1000, 1024}, {4100, 512}};
+    for (size_t s = 0; s < sizeof kn / sizeof *kn; s++)
+        for (int ta = 0; ta < 2; ta++) {
+            gemm_case((sk_trans)ta, SK_NOTRANS, 1, kn[s][0], kn[s][1], al[rnd(2)], be[rnd(3)],
+                      rnd(2), 0, 0);
+            row_nomem_case((sk_trans)ta, kn[s][0], kn[s][1], be[rnd(3)]);
+        }
     /* cache blocks: KC 256, MC 64-128, NC 1024-4092 (partial panels at the NC edge of the
        ARM table); few rows over several tasks (the wide tile's columns); one MC block with B past
        the x86 tables' b_span_min (2 Mi floats: packed up front) */
