@@ -243,8 +243,12 @@ sk_status sk_mhca_forward_kv(const sk_mhca *layer, size_t n_dec, const float *de
    element's arithmetic changes, and each task runs the code path the whole problem would take:
      sk_sgemm_tp          tiles of C: columns at multiples of the register tile's width inside one
                           column cache block (NC), rows at multiples of the row cache block (MC);
-                          never a split of k. m == 1 (matrix-vector): columns in groups of 256;
-                          op(B) = B^T with few rows: columns at multiples of the kernel's row count.
+                          never a split of k, except: m == 1 (matrix-vector) with op(B) = B of
+                          1 MiB or more sums k in 2, 4 or 8 chunks fixed by the shape and the
+                          ISA path (never by n_threads), each apart, then adds them in chunk
+                          order; the plain call runs the same chunks. Then columns in groups of
+                          256. op(B) = B^T with few rows: columns at multiples of the kernel's
+                          row count.
      sk_exp_tp            contiguous ranges at multiples of 1024 elements.
      sk_softmax_tp,
      sk_scale_mask_softmax_tp  rows, at multiples of 8.

@@ -489,25 +489,33 @@ static void row_product(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t n
     }
 }
 
-/* m == 1 with op(B) = B of at least gemv_k_min floats: the sum over k in chunks fixed by n, k and
-   the table alone (never by a pool), at least gemv_k_rows rows of B each, at most GEMV_K_CHUNKS:
-   chunk 0 goes into the row of C (with beta and the bias), each other chunk i into a partial row
-   s_i, and then C += s_1, C += s_2, ... in chunk order. A pool runs the chunks side by side, each
-   reading whole rows of B, one after another, as a plain read of B would; splitting the columns
-   instead had every thread read its piece of every row (2 threads: 0.65-0.73x a read of B against
-   0.88-0.93x, 1x1024x1024 from DRAM, AMD Zen 5). The number of chunks (1: no split), the rows per
-   chunk in *kr. */
+/* m == 1 with op(B) = B of at least gemv_k_min floats: the sum over k in chunks fixed by the shape
+   and the table alone (never by a pool): 2, 4 or 8 chunks of at least gemv_k_rows rows of B, and
+   past gemv_span when B is (the matrix-vector kernels read a B of at most gemv_span floats in
+   another order, from L2: a chunk keeps the whole B's side of it). Chunk 0 goes into the row of C
+   (with beta and the bias), each other chunk i into a partial row s_i, and then C += s_1,
+   C += s_2, ... in chunk order. A pool runs the chunks side by side, each reading whole rows of B,
+   one after another, as a plain read of B would; splitting the columns instead had every thread
+   read its piece of every row. The number of chunks (1: no split), the rows per chunk in *kr. */
 #define GEMV_K_CHUNKS 8
-static size_t row_chunks(const sk_gemm_dsp *d, sk_trans tb, size_t n, size_t k, size_t *kr)
+static size_t row_chunks(const sk_gemm_dsp *d, sk_trans tb, size_t n, size_t k, size_t ldb,
+                         size_t *kr)
 {
     *kr = k;
-    if (tb || !d->gemv_n || !d->gemv_k_rows || k < 2 * (size_t)d->gemv_k_rows ||
-        (double)n * (double)k < (double)d->gemv_k_min)
+    if (tb || !d->gemv_n || !d->gemv_k_rows || (double)n * (double)k < (double)d->gemv_k_min)
         return 1;
-    size_t nk = udiv(k, d->gemv_k_rows);
-    nk = nk < GEMV_K_CHUNKS ? nk : GEMV_K_CHUNKS;
-    *kr = cdiv(cdiv(k, nk), 16) * 16;
-    return cdiv(k, *kr);
+    size_t need = d->gemv_k_rows;
+    if (d->gemv_span && (double)k * (double)ldb > (double)d->gemv_span) {
+        const size_t past = udiv(d->gemv_span, ldb) + 1;
+        need = need > past ? need : past;
+    }
+    /* the last chunk, k - (nk - 1) * kr with kr = k / nk rounded up to 16, has need rows too */
+    for (size_t nk = GEMV_K_CHUNKS; nk >= 2; nk /= 2) {
+        if (udiv(k, nk) < need + 16 * (nk - 1)) continue;
+        *kr = cdiv(cdiv(k, nk), 16) * 16;
+        return nk;
+    }
+    return 1;
 }
 
 /* Chunk ch (of rows kr) over columns [j0, j1) into dst (column j0 of C for chunk 0, with beta;
@@ -558,7 +566,7 @@ static void run_row(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t n, si
         beta = 1.f;
     }
     size_t kr;
-    const size_t nk = row_chunks(d, tb, n, k, &kr);
+    const size_t nk = row_chunks(d, tb, n, k, ldb, &kr);
     if (nk == 1) {
         row_product(d, ta, tb, n, k, alpha, a, lda, b, ldb, beta, c);
         return;
@@ -789,7 +797,7 @@ void sk_gemm_run_bias_tp(const sk_threadpool *tp, const sk_gemm_dsp *d, sk_trans
     const int rowlike = j.path == PATH_ROW || j.path == PATH_DOT; /* memory-bound */
     size_t tasks = sk_tp_tasks(tp, flops, rowlike ? d->tp_min_flops_row : d->tp_min_flops);
     size_t kr, nk;
-    if (j.path == PATH_ROW && (nk = row_chunks(d, tb, n, k, &kr)) > 1) {
+    if (j.path == PATH_ROW && (nk = row_chunks(d, tb, n, k, ldb, &kr)) > 1) {
         const size_t nt = sk_tp_threads(tp);
         if (!run_row_tp(tp, d, ta, n, k, nk, kr, tasks < nt ? tasks : nt, alpha, a, lda, b, ldb,
                         beta, bias, c))

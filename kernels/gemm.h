@@ -117,8 +117,9 @@ typedef struct sk_gemm_dsp {
     unsigned gemv_group, tp_min_flops, tp_min_flops_row;
     /* m == 1 with op(B) = B of at least gemv_k_min floats: the sum over k in chunks of at least
        gemv_k_rows rows of B (0: never), summed apart and added in order, on one thread as on a
-       pool (gemm.c, row_chunks) */
-    unsigned gemv_k_rows, gemv_k_min;
+       pool (gemm.c, row_chunks); gemv_span: gemv_n reads a B that spans at most this many floats
+       (k x ldb) in another order (0: none), and a chunk of a larger B spans more */
+    unsigned gemv_k_rows, gemv_k_min, gemv_span;
 } sk_gemm_dsp;
 
 #define SK_GEMV_GROUP_MAX 256

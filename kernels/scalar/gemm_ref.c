@@ -94,6 +94,6 @@ void sk_gemm_dsp_init_ref(sk_gemm_dsp *d)
         .gemv_group = 256, .tp_min_flops = 500000, .tp_min_flops_row = 250000,
         /* m == 1 from 1 MiB of B: k in chunks of 256 rows or more, so that a pool's threads each
            read whole rows of B (the matrix-vector kernels only; the scalar table has none) */
-        .gemv_k_rows = 256, .gemv_k_min = 1u << 18,
+        .gemv_k_rows = 128, .gemv_k_min = 1u << 18, .gemv_span = 0,
     };
 }

@@ -18,6 +18,9 @@
 #define SK_GEMM_AVX2_W_MR     4 /* the wide tile for few rows */
 #define SK_GEMM_AVX2_W_NR     24
 #define SK_GEMV_AVX2_ROWS_MIN  256 /* gemv_n streams B's rows whole from this many columns on */
+#define SK_GEMV_AVX2_SPAN      (128 * 1024) /* gemv_n: a B of at most this many floats (k x ldb,
+                                               from L2) two rows at a time */
+#define SK_GEMV_AVX512_SPAN    (256 * 1024) /* ... one or two rows at a time, not eight */
 
 #define SK_GEMM_AVX512_MR       8
 #define SK_GEMM_AVX512_NR       32
@@ -76,6 +79,7 @@ static inline void sk_gemm_dsp_init_x86(sk_gemm_dsp *d, sk_isa isa, uint64_t fea
        orders: with column groups at least SK_GEMV_AVX2_ROWS_MIN wide, every part of a call split
        over a pool is that wide whenever the call is, and takes the call's kernel */
     if (d->gemv_group < SK_GEMV_AVX2_ROWS_MIN) d->gemv_group = SK_GEMV_AVX2_ROWS_MIN;
+    d->gemv_span = SK_GEMV_AVX2_SPAN;
     d->gemv_t = sk_gemv_t_avx2;
     d->dot = sk_gemm_dot_avx2;
     d->dot_rows = SK_GEMM_AVX2_DOT_ROWS;
@@ -150,6 +154,7 @@ static inline void sk_gemm_dsp_init_x86(sk_gemm_dsp *d, sk_isa isa, uint64_t fea
     d->ukr_t = sk_gemm_ukr_t_avx512;
     d->gemv_n = sk_gemv_n_avx512; /* rows streamed from SK_GEMV_AVX2_ROWS_MIN columns, as the
                                      AVX2 tier's: gemv_group stays at least that wide */
+    d->gemv_span = SK_GEMV_AVX512_SPAN;
     d->gemv_t = sk_gemv_t_avx512;
     d->dot = sk_gemm_dot_avx512;
     d->dot_rows = SK_GEMM_AVX512_DOT_ROWS;

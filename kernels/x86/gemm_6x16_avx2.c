@@ -389,7 +389,7 @@ static inline __m256 finish(__m256 s, float alpha, float beta, __m256 cold)
    1.13-1.18x; a 1 MiB B, 1x512x512, 0.98x, hence the limit). */
 #define GEMV_ROWS_MIN SK_GEMV_AVX2_ROWS_MIN
 #define GEMV_W 1024
-#define GEMV_PAIRS_MAX (128 * 1024) /* B spans at most this many floats: two rows at a time */
+#define GEMV_PAIRS_MAX SK_GEMV_AVX2_SPAN /* B spans at most this many floats: two rows at a time */
 
 /* 8 floats of a row of B at b (the first w & 7 of them when tail) */
 static inline __attribute__((always_inline)) __m256 gemv_ld(const float *b, int tail, __m256i mt)

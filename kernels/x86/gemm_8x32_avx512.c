@@ -338,8 +338,8 @@ static inline __m512 finish(__m512 s, float alpha, float beta, __mmask16 m, cons
    byte of B with 8-float vectors). */
 #define GEMV_ROWS_MIN SK_GEMV_AVX2_ROWS_MIN
 #define GEMV_W 1024
-#define GEMV_L2_MAX (256 * 1024) /* B spans at most this many floats (from L2): one or two rows
-                                    at a time, not eight */
+#define GEMV_L2_MAX SK_GEMV_AVX512_SPAN /* B spans at most this many floats (from L2): one or
+                                          two rows at a time, not eight */
 
 /* acc[0..16) (the first lanes of mask m) += sum_r a_r b[r*ldb + 0..16) over R rows: R == 8 in two
    sums of four (rows 0-3 onto acc, rows 4-7 apart, then added), R == 4 and R == 1 onto acc. */
