@@ -557,6 +557,40 @@ static __attribute__((noinline)) void row_chunks_nomem(const sk_gemm_dsp *d, sk_
     }
 }
 
+/* m == 1 with k in chunks (row_chunks): task t runs chunk t / cparts on column part t % cparts
+   (gemv_group units, the rest in the last part); the partial rows of chunks 1.. (n floats apart in
+   s: the calling thread's GEMM buffer) are added after the tasks, in chunk order. */
+typedef struct row_job {
+    const sk_gemm_dsp *d;
+    sk_trans ta;
+    size_t n, k, kr, cparts, lda, ldb;
+    float alpha, beta;
+    const float *a, *b;
+    float *c, *s;
+} row_job;
+
+static void row_task(void *arg, size_t t)
+{
+    const row_job *j = arg;
+    const size_t ch = t / j->cparts, ci = t % j->cparts, g = j->d->gemv_group, cn = j->n / g;
+    const size_t j0 = sk_part_bound(cn, j->cparts, ci) * g;
+    const size_t j1 = ci + 1 == j->cparts ? j->n : sk_part_bound(cn, j->cparts, ci + 1) * g;
+    if (j0 >= j1) return;
+    row_chunk(j->d, j->ta, j->k, j->kr, ch, j0, j1, j->alpha, j->a, j->lda, j->b, j->ldb, j->beta,
+              ch ? j->s + (ch - 1) * j->n + j0 : j->c + j0);
+}
+
+/* The nk chunks as nk x cparts tasks on tp (NULL: in order on this thread), then merged. */
+static void row_chunked(const sk_threadpool *tp, size_t cparts, const sk_gemm_dsp *d, sk_trans ta,
+                        size_t n, size_t k, size_t nk, size_t kr, float alpha, const float *a,
+                        size_t lda, const float *b, size_t ldb, float beta, float *c, float *s)
+{
+    row_job j = { .d = d, .ta = ta, .n = n, .k = k, .kr = kr, .cparts = cparts, .lda = lda,
+                  .ldb = ldb, .alpha = alpha, .beta = beta, .a = a, .b = b, .c = c, .s = s };
+    sk_tp_run(tp, nk * cparts, row_task, &j);
+    row_merge(c, s, n, nk, n);
+}
+
 static void run_row(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t n, size_t k,
                     float alpha, const float *a, size_t lda, const float *b, size_t ldb,
                     float beta, const float *bias, float *c)
@@ -572,14 +606,10 @@ static void run_row(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t n, si
         return;
     }
     float *s = sk_tbuf_get(SK_TBUF_GEMM, (nk - 1) * n);
-    if (s) {
-        for (size_t ch = 0; ch < nk; ch++)
-            row_chunk(d, ta, k, kr, ch, 0, n, alpha, a, lda, b, ldb, beta,
-                      ch ? s + (ch - 1) * n : c);
-        row_merge(c, s, n, nk, n);
-        return;
-    }
-    row_chunks_nomem(d, ta, n, k, nk, kr, alpha, a, lda, b, ldb, beta, c);
+    if (s)
+        row_chunked(NULL, 1, d, ta, n, k, nk, kr, alpha, a, lda, b, ldb, beta, c, s);
+    else
+        row_chunks_nomem(d, ta, n, k, nk, kr, alpha, a, lda, b, ldb, beta, c);
 }
 
 /* Runs a problem (m, n, k >= 1, alpha != 0) on `path`: makes its plan, then runs it. Without a
@@ -734,29 +764,6 @@ static void gemm_task(void *arg, size_t t)
     }
 }
 
-/* m == 1 with k in chunks (row_chunks) on a pool: task t runs chunk t / cparts on column part
-   t % cparts (gemv_group units, the rest in the last part); the partial rows of chunks 1.. live in
-   the calling thread's GEMM buffer and are added after the tasks, in chunk order. */
-typedef struct row_job {
-    const sk_gemm_dsp *d;
-    sk_trans ta;
-    size_t n, k, kr, cparts, lda, ldb;
-    float alpha, beta;
-    const float *a, *b;
-    float *c, *s;
-} row_job;
-
-static void row_task(void *arg, size_t t)
-{
-    const row_job *j = arg;
-    const size_t ch = t / j->cparts, ci = t % j->cparts, g = j->d->gemv_group, cn = j->n / g;
-    const size_t j0 = sk_part_bound(cn, j->cparts, ci) * g;
-    const size_t j1 = ci + 1 == j->cparts ? j->n : sk_part_bound(cn, j->cparts, ci + 1) * g;
-    if (j0 >= j1) return;
-    row_chunk(j->d, j->ta, j->k, j->kr, ch, j0, j1, j->alpha, j->a, j->lda, j->b, j->ldb, j->beta,
-              ch ? j->s + (ch - 1) * j->n + j0 : j->c + j0);
-}
-
 /* 1 when the call ran as chunks on tp (else the caller runs it as one task). */
 static int run_row_tp(const sk_threadpool *tp, const sk_gemm_dsp *d, sk_trans ta, size_t n,
                       size_t k, size_t nk, size_t kr, size_t parts, float alpha, const float *a,
@@ -772,10 +779,7 @@ static int run_row_tp(const sk_threadpool *tp, const sk_gemm_dsp *d, sk_trans ta
     const size_t cn = udiv(n, d->gemv_group);
     size_t cp = nk >= parts ? 1 : cdiv(parts, nk);
     cp = cp < cn ? cp : cn ? cn : 1;
-    row_job j = { .d = d, .ta = ta, .n = n, .k = k, .kr = kr, .cparts = cp, .lda = lda,
-                  .ldb = ldb, .alpha = alpha, .beta = beta, .a = a, .b = b, .c = c, .s = s };
-    sk_tp_run(tp, nk * cp, row_task, &j);
-    row_merge(c, s, n, nk, n);
+    row_chunked(tp, cp, d, ta, n, k, nk, kr, alpha, a, lda, b, ldb, beta, c, s);
     return 1;
 }
 
