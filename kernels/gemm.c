@@ -502,8 +502,9 @@ static size_t row_chunks(const sk_gemm_dsp *d, sk_trans tb, size_t n, size_t k, 
                          size_t *kr)
 {
     *kr = k;
-    if (tb || !d->gemv_n || !d->gemv_k_rows || (double)n * (double)k < (double)d->gemv_k_min)
-        return 1;
+    if (tb || !d->gemv_n || !d->gemv_k_rows || d->gemv_group > SK_GEMV_GROUP_MAX ||
+        (double)n * (double)k < (double)d->gemv_k_min)
+        return 1; /* (a wider gemv_group would not fit row_chunks_nomem's partial rows) */
     size_t need = d->gemv_k_rows;
     if (d->gemv_span && (double)k * (double)ldb > (double)d->gemv_span) {
         const size_t past = udiv(d->gemv_span, ldb) + 1;
