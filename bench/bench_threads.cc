@@ -6,6 +6,10 @@
 // each case from 1 to 2 threads.
 //
 //   sgemm/<isa|openblas|onednn>/NN@tT/MxNxK           the GEMM targets of the thread axis
+//   sgemm/peak-<isa>/NN@tT/MxNxK                      the FMA peak (bench/fma_peak.h) doing the
+//                                                     shape's flops split over T tasks: what T
+//                                                     cores can do at all (clocks drop when
+//                                                     both run wide FMAs)
 //   mha/<isa>/<fused|weights>@tT/HxNQxNKVxD           sk_mha_tp, weights NULL or not
 //   mhca/<isa>/forward@tT/DxHxNDECxNENC               sk_mhca_forward_tp (caller workspace)
 //   mhca/<isa>/forward_kv@tT/DxHxNDECxNENC            sk_mhca_forward_kv_tp: a decoder step
@@ -27,6 +31,7 @@
 #include <unistd.h>
 
 #include "bench_util.h"
+#include "fma_peak.h"
 
 #ifdef SK_BENCH_HAVE_PTHREADPOOL
 #include "simdkern_pthreadpool.h"
@@ -80,6 +85,39 @@ void bm_sgemm(benchmark::State &st, sk_isa isa, size_t t, GemmShape s)
     }
     skb::set_rates(st, 2.0 * (double)s.m * (double)s.n * (double)s.k, 0, 0);
 }
+
+#if defined(__x86_64__)
+struct PeakJob {
+    size_t steps;
+    int lanes;
+    float out[64];
+};
+
+void peak_task(void *arg, size_t t)
+{
+    PeakJob *j = static_cast<PeakJob *>(arg);
+    volatile float x = 0.999f, y = 1e-3f;
+    j->out[t] = skb_fma_chains(j->lanes, j->steps, x, y);
+}
+
+// The FMA chains doing 2 m n k flops in t equal tasks on the pool.
+void bm_peak(benchmark::State &st, int lanes, size_t t, GemmShape s)
+{
+    const sk_threadpool tp = pool_of(t);
+    const double flops = 2.0 * (double)s.m * (double)s.n * (double)s.k;
+    PeakJob j{skb_fma_steps(flops / (double)t, lanes), lanes, {}};
+    const size_t parts = t < 64 ? t : 64;
+    for (auto _ : st) {
+        if (parts > 1)
+            tp.parallel_for(tp.pool, parts, peak_task, &j);
+        else
+            peak_task(&j, 0);
+        benchmark::DoNotOptimize(j.out);
+        benchmark::ClobberMemory();
+    }
+    skb::set_rates(st, flops, 0, 0);
+}
+#endif
 
 #ifdef SK_BENCH_HAVE_OPENBLAS
 void bm_sgemm_openblas(benchmark::State &st, size_t t, GemmShape s)
@@ -356,6 +394,14 @@ void sk_register_thread_benchmarks()
             const std::string shape = skb::shape3(s.m, s.n, s.k), var = with_threads("NN", t);
             benchmark::RegisterBenchmark(skb::case_name("sgemm", in, var, shape).c_str(), bm_sgemm,
                                          isa, t, s);
+#if defined(__x86_64__)
+            if (isa == SK_ISA_AVX2 || isa == SK_ISA_AVX512) {
+                const int lanes = isa == SK_ISA_AVX512 ? 16 : 8;
+                benchmark::RegisterBenchmark(
+                    skb::case_name("sgemm", "peak-" + in, var, shape).c_str(), bm_peak, lanes, t,
+                    s);
+            }
+#endif
 #ifdef SK_BENCH_HAVE_OPENBLAS
             benchmark::RegisterBenchmark(skb::case_name("sgemm", "openblas", var, shape).c_str(),
                                          bm_sgemm_openblas, t, s);
