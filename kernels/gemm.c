@@ -350,7 +350,7 @@ static void run_blocked(const sk_gemm_dsp *d, const gemm_plan *p, float *buf, sk
                 }
                 /* the next A block is fetched into L2 a slice per B panel, so that its packing
                    (or the first B panel's kernels, with A read in place) does not wait on memory */
-                const int pf_a = ic + MC < m;
+                const int pf_a = d->a_prefetch && ic + MC < m;
                 const size_t mcn = pf_a ? (m - ic - MC < MC ? m - ic - MC : MC) : 0;
                 const size_t pf_rows = ta ? kc : mcn, pf_lines = udiv(ta ? mcn : kc, LINE) + 1;
                 const float *pf_src = ta ? asrc + MC : asrc + MC * lda;

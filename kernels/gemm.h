@@ -106,9 +106,11 @@ typedef struct sk_gemm_dsp {
        copy_packs_a  1: with an in-place B panel copied (copy_b), A at a set_stride multiple is
                    packed, not read in place: its rows would share L1 sets that the copy already
                    fills (0: A as without the copy)
-       line_floats  a cache line: the next A block is prefetched line by line */
+       line_floats  a cache line
+       a_prefetch  1: over several MC blocks, the next A block is prefetched into L2 line by line,
+                   a slice per B panel, while the current one runs (0: left to the hardware) */
     unsigned set_stride, set_rows, b_alias, b_span_min, b_rows_min, cp_min, cp_stride, cp_blocks;
-    unsigned cp_blocks_set, direct_a_strips, copy_packs_a, line_floats;
+    unsigned cp_blocks_set, direct_a_strips, copy_packs_a, line_floats, a_prefetch;
     /* the partition over a thread pool:
        gemv_group  columns per unit of the m == 1 and dot paths (a multiple of the matrix-vector
                    and dot kernels' column groups; at most SK_GEMV_GROUP_MAX)

@@ -84,7 +84,7 @@ void sk_gemm_dsp_init_ref(sk_gemm_dsp *d)
         .set_stride = 1024, .set_rows = 8, .b_alias = 0, .b_span_min = 16384, .b_rows_min = 8192,
         .cp_min = 4096, .cp_stride = 512, .cp_blocks = 3, .cp_blocks_set = 2,
         .direct_a_strips = 4, .copy_packs_a = 1,
-        .line_floats = 16 /* 64-byte lines */,
+        .line_floats = 16 /* 64-byte lines */, .a_prefetch = 1,
         /* pool: 256 columns per matrix-vector unit; 0.5 MFLOP per task (5 us at 100 GFLOP/s,
            13 us on AVX2 on Zen 1), 0.25 MFLOP on the memory-bound paths (512 KB of B). On a
            2-vCPU Zen 1 VM, pthreadpool, 2 threads vs 1, fastest of 15 interleaved: 16x512x64

@@ -148,6 +148,15 @@ static inline void sk_gemm_dsp_init_x86(sk_gemm_dsp *d, sk_isa isa, uint64_t fea
        too: AVX-512 8, 16 and 32 x 4096 x 1024 1.59x, 1.30x, 1.17x, 16x2048x2048 1.26x,
        64x4096x1024 1.10x; AVX2 16x4096x1024 1.15x, 32x4096x1024 1.10x, 16x2048x2048 1.12x */
     if (features & (SK_CPU_X86_ZEN1 | SK_CPU_X86_ZEN5)) d->b_span_min = 0;
+    /* Zen 5 (L2 1 MiB, the size of a B block): the first MC block's kernels copy the B block as
+       they read it (no pass of its own) and the hardware prefetchers alone bring the next A
+       block: AVX-512 (both, two builds alternated, fastest of 15) 1024^3 1.02x, 2048^3 1.03x,
+       256x1024x1024 1.05x, 512x2048x512 1.03x, 512^3 1.01x; each alone 1.00-1.03x; AVX2 1.00-1.03x
+       (docs/bench/gemm-tuning.md). The prefetch loop stalled between the tiles: 2% of 1024^3. */
+    if (features & SK_CPU_X86_ZEN5) {
+        d->b_rows_min = 0;
+        d->a_prefetch = 0;
+    }
 
     if (!sk_x86_tier(isa, SK_ISA_AVX512)) return;
     d->ukr = sk_gemm_ukr_avx512;
@@ -196,6 +205,9 @@ static inline void sk_gemm_dsp_init_x86(sk_gemm_dsp *d, sk_isa isa, uint64_t fea
     d->kc = 256;
     d->mc = 64;
     d->nc = 1024;
+    /* Zen 5: MC 128 (A block 128 KiB), 1.01-1.02x on 1024^3, 2048^3 and 256x1024x1024; 192 and
+       256 level with 128, 96 and 64 1-2% slower; KC 192, 384 and 512 and NC 512 2-4% slower */
+    if (features & SK_CPU_X86_ZEN5) d->mc = 128;
 }
 
 #endif
