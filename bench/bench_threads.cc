@@ -7,9 +7,9 @@
 //
 //   sgemm/<isa|openblas|onednn>/NN@tT/MxNxK           the GEMM targets of the thread axis
 //   sgemm/peak-<isa>/NN@tT/MxNxK                      the FMA peak (bench/fma_peak.h) doing the
-//                                                     shape's flops split over T tasks: what T
-//                                                     cores can do at all (clocks drop when
-//                                                     both run wide FMAs)
+//                                                     shape's flops split over T tasks (the
+//                                                     compute-bound shapes): what T cores can
+//                                                     do at all
 //   mha/<isa>/<fused|weights>@tT/HxNQxNKVxD           sk_mha_tp, weights NULL or not
 //   mhca/<isa>/forward@tT/DxHxNDECxNENC               sk_mhca_forward_tp (caller workspace)
 //   mhca/<isa>/forward_kv@tT/DxHxNDECxNENC            sk_mhca_forward_kv_tp: a decoder step
@@ -395,7 +395,8 @@ void sk_register_thread_benchmarks()
             benchmark::RegisterBenchmark(skb::case_name("sgemm", in, var, shape).c_str(), bm_sgemm,
                                          isa, t, s);
 #if defined(__x86_64__)
-            if (isa == SK_ISA_AVX2 || isa == SK_ISA_AVX512) {
+            /* the compute-bound shapes (a small one's split costs more than its flops) */
+            if ((isa == SK_ISA_AVX2 || isa == SK_ISA_AVX512) && s.m * s.n * s.k >= (1u << 25)) {
                 const int lanes = isa == SK_ISA_AVX512 ? 16 : 8;
                 benchmark::RegisterBenchmark(
                     skb::case_name("sgemm", "peak-" + in, var, shape).c_str(), bm_peak, lanes, t,
