@@ -22,6 +22,7 @@ static inline __attribute__((always_inline)) void rows(size_t bk, size_t nh, siz
     }
     for (size_t j = 0; j < bk; j++) {
         const float *vr = v + j * ldv;
+        if (j + SK_DEC_PF_ROWS < bk) SK_DEC_PREFETCH_ROW(vr + SK_DEC_PF_ROWS * ldv);
         for (size_t h = 0; h < nh; h++) {
             const __m256 p = _mm256_set1_ps(st[j * ldst + h]);
             const float *vh = vr + h * d;

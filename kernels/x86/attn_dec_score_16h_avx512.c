@@ -17,6 +17,7 @@ rows(size_t bk, size_t nh, size_t d, float scale, const float *k, size_t ldk, co
     const size_t dv = d - d % 16;
     for (size_t j = 0; j < bk; j++) {
         const float *kr = k + j * ldk;
+        if (j + SK_DEC_PF_ROWS < bk) SK_DEC_PREFETCH_ROW(kr + SK_DEC_PF_ROWS * ldk);
         for (size_t g0 = 0; g0 < nh; g0 += 16) {
             const size_t ng = nh - g0 < 16 ? nh - g0 : 16;
             __m512 acc[16];
