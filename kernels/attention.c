@@ -322,7 +322,8 @@ static void attn_heads(const sk_threadpool *tp, attn_job *j)
    1.03-1.2x. Read from DRAM (96 MiB of copies in turn) the row walk wins wherever it is taken:
    4 x 2048..8192 1.28-1.32x, 6 x 1500 1.5x, 8 x 2048..8192 1.4-1.5x, 16 heads 1.4-2.1x; on the
    32 MiB of a 16-head 4096-key step 0.86-0.92x a plain read of the bytes, where the head walk
-   in groups of 8 rows with software prefetch (the walk before) ran at 0.65-0.72x.
+   in groups of 8 rows with software prefetch (the walk before) ran at 0.65-0.72x. The x86 row
+   kernels touch the start of the row two rows ahead (x86/attention.h): 1.13-1.15x from DRAM.
    Long encoders: the keys are split into chunks fixed by n_kv and d_head alone (at least
    SK_DEC_CHUNK keys, at most SK_DEC_CMAX chunks, whole SK_DEC_BK blocks), each run as above into
    its own running max, sum and unnormalised output; these are merged in chunk order:
