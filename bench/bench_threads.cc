@@ -68,6 +68,15 @@ sk_isa best_isa()
     return v.back();
 }
 
+// fn(arg, 0..parts-1) on tp's threads (one part: on this thread, no pool call).
+void run_parts(const sk_threadpool &tp, size_t parts, sk_task_fn fn, void *arg)
+{
+    if (parts > 1)
+        tp.parallel_for(tp.pool, parts, fn, arg);
+    else
+        fn(arg, 0);
+}
+
 struct GemmShape {
     size_t m, n, k;
 };
@@ -105,13 +114,10 @@ void bm_peak(benchmark::State &st, int lanes, size_t t, GemmShape s)
 {
     const sk_threadpool tp = pool_of(t);
     const double flops = 2.0 * (double)s.m * (double)s.n * (double)s.k;
-    PeakJob j{skb_fma_steps(flops / (double)t, lanes), lanes, {}};
     const size_t parts = t < 64 ? t : 64;
+    PeakJob j{skb_fma_steps(flops / (double)parts, lanes), lanes, {}};
     for (auto _ : st) {
-        if (parts > 1)
-            tp.parallel_for(tp.pool, parts, peak_task, &j);
-        else
-            peak_task(&j, 0);
+        run_parts(tp, parts, peak_task, &j);
         benchmark::DoNotOptimize(j.out);
         benchmark::ClobberMemory();
     }
@@ -304,10 +310,7 @@ void read_task(void *arg, size_t t)
 // One read of j.p on the pool.
 void read_all(const sk_threadpool &tp, ReadJob &j)
 {
-    if (j.parts > 1)
-        tp.parallel_for(tp.pool, j.parts, read_task, &j);
-    else
-        read_task(&j, 0);
+    run_parts(tp, j.parts, read_task, &j);
     benchmark::DoNotOptimize(j.sums);
     benchmark::ClobberMemory();
 }
