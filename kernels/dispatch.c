@@ -14,6 +14,7 @@ static unsigned g_avail;
 static uint64_t g_features;
 static atomic_int g_active;
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
+static atomic_int g_ready; /* set (release) once init_once has filled everything above */
 
 static const char *const g_isa_names[SK_ISA_COUNT] = { "scalar", "avx2", "avx512", "neon" };
 
@@ -39,11 +40,15 @@ static void init_once(void)
             if (!strcmp(env, g_isa_names[i]) && (g_avail & (1u << i))) best = i;
     }
     atomic_store_explicit(&g_active, best, memory_order_release);
+    atomic_store_explicit(&g_ready, 1, memory_order_release);
 }
 
+/* After the first call, one acquire load instead of a call into pthread_once on every kernel
+   call (about 1% of a 32 x 32 x 32 GEMM). */
 static inline void ensure_init(void)
 {
-    pthread_once(&g_once, init_once);
+    if (__builtin_expect(!atomic_load_explicit(&g_ready, memory_order_acquire), 0))
+        pthread_once(&g_once, init_once);
 }
 
 const sk_dsp *sk_dsp_get(void)

@@ -5,7 +5,7 @@
  * the shape and the table's fields alone (tile and block sizes, thresholds: no machine constant
  * here); one loop nest per path runs the plan.
  * Paths: m == 1 goes to the matrix-vector kernels, NT with m <= dot_rows to the dot kernel, NT
- * with m <= ukr_t_m to transposed tiles (C^T = B op(A)^T, B's rows in place, k in blocks of at
+ * with m <= ukr_t_max to transposed tiles (C^T = B op(A)^T, B's rows in place, k in blocks of at
  * most kc_t), NN with m <= w_mr and B's rows at least w_ldb_min apart to the blocked loop nest on
  * the table's wide tile ukr_w (w_mr x w_nr), the rest to the blocked loop nest (run_blocked: NC /
  * k block / MC / NR / row-block loops around the table's micro-kernel). Both transposes and any ld
@@ -103,7 +103,7 @@ enum gemm_path {
     PATH_REF,     /* the table's reference: no micro-kernel */
     PATH_ROW,     /* m == 1: the matrix-vector kernels */
     PATH_DOT,     /* NT, op(A) = A, m <= dot_rows: dot products of the rows of A and B */
-    PATH_NT_ROWS, /* NT, m <= ukr_t_m: C^T = B op(A)^T by transposed tiles, B's rows in place */
+    PATH_NT_ROWS, /* NT, m <= ukr_t_max: C^T = B op(A)^T by transposed tiles, B's rows in place */
     PATH_BLOCKED, /* the blocked loop nest */
     PATH_WIDE     /* NN, m <= w_mr, ldb >= w_ldb_min: the blocked loop nest on the wide tile */
 };
@@ -164,15 +164,35 @@ static inline size_t umod(size_t a, size_t b)
 }
 static size_t cdiv(size_t a, size_t b) { return udiv(a + b - 1, b); }
 
+/* Lanes of op(A)^T packed for the transposed tiles: groups of ukr_t_m rows of op(A), the last
+   one rounded up to a multiple of ukr_t_lane. */
+static size_t plan_t_lanes(const sk_gemm_dsp *d, size_t m)
+{
+    const size_t W = d->ukr_t_m, full = udiv(m - 1, W) * W;
+    return full + cdiv(m - full, d->ukr_t_lane) * d->ukr_t_lane;
+}
+
+/* NT on transposed tiles: ukr_t_min <= m <= ukr_t_max, and past ukr_t_lane rows, k long enough
+   (C's transposition is per element of C, B's pack in the blocked path per row of A) and op(A)^T's
+   last group of rows filling enough of its lanes. */
+static int t_tiles_fit(const sk_gemm_dsp *d, size_t m, size_t k)
+{
+    if (!d->ukr_t || m < d->ukr_t_min || m > d->ukr_t_max) return 0;
+    if (m <= d->ukr_t_lane) return 1;
+    const size_t full = udiv(m - 1, d->ukr_t_m) * d->ukr_t_m;
+    return k >= (size_t)d->ukr_t_k_rows * m &&
+           4 * (m - full) >= d->ukr_t_fill * (plan_t_lanes(d, m) - full);
+}
+
 /* The path of a whole problem, from ta, tb, m, B's row stride and the table's kernels and their
    limits. */
 static enum gemm_path plan_path(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t m,
-                                size_t ldb)
+                                size_t k, size_t ldb)
 {
     if (!d->ukr) return PATH_REF;
     if (m == 1 && d->gemv_n) return PATH_ROW;
     if (tb && !ta && m <= d->dot_rows && d->dot) return PATH_DOT;
-    if (tb && m <= d->ukr_t_m && m >= d->ukr_t_min && d->ukr_t) return PATH_NT_ROWS;
+    if (tb && t_tiles_fit(d, m, k)) return PATH_NT_ROWS;
     if (!tb && m <= d->w_mr && d->ukr_w && ldb >= d->w_ldb_min) return PATH_WIDE;
     return PATH_BLOCKED;
 }
@@ -202,49 +222,72 @@ static void plan_make(const sk_gemm_dsp *d, enum gemm_path path, sk_trans ta, sk
 {
     const int wide = path == PATH_WIDE;
     const size_t MR = wide ? d->w_mr : d->mr, NR = wide ? d->w_nr : d->nr, MC = d->mc, NC = d->nc;
-    const size_t KC = path == PATH_NT_ROWS ? d->kc_t : d->kc;
-    *p = (gemm_plan){ .path = path, .kc = k <= KC ? k : cdiv(k, cdiv(k, KC)),
-                      .ukr = wide ? d->ukr_w : d->ukr, .mr = MR, .nr = NR };
+    /* the transposed tiles' op(A)^T stays kc_t x ukr_t_m floats, whatever its lanes */
+    const size_t lanes = path == PATH_NT_ROWS ? plan_t_lanes(d, m) : 0;
+    size_t KC = d->kc;
     if (path == PATH_NT_ROWS) {
-        p->t_rows = plan_t_rows(d, ldb);
-        p->buf_floats = d->ukr_t_m * p->kc; /* packed op(A)^T */
+        KC = (size_t)d->kc_t * d->ukr_t_m / lanes;
+        KC = KC ? KC : 1;
+    }
+    /* every field written once, from locals: a compound literal zeroed the struct with `rep
+       stos`, and reading back fields just stored made GCC load two 4-byte fields as one 8-byte
+       word, which the stores cannot forward (together most of a 32 x 32 x 32 call's planning on
+       AMD Zen 5) */
+    static const row_split none = { 0, 0, 0, 0 };
+    const size_t kc = k <= KC ? k : cdiv(k, cdiv(k, KC));
+    p->path = path;
+    p->kc = kc;
+    p->t_rows = path == PATH_NT_ROWS ? plan_t_rows(d, ldb) : 0;
+    p->ukr = wide ? d->ukr_w : d->ukr;
+    p->mr = MR, p->nr = NR;
+    p->rows_full = p->rows_last = none;
+    if (path != PATH_BLOCKED && !wide) {
+        p->b = B_IN_PLACE;
+        p->copy_b = p->direct_a = p->direct = 0;
+        p->rsa = p->csa = p->a_floats = 0;
+        p->buf_floats = lanes * kc; /* packed op(A)^T */
         return;
     }
-    if (path != PATH_BLOCKED && !wide) return;
     const int one_ic = m <= MC;
     const size_t mcap = one_ic ? m : MC, ncap = n < NC ? n : NC; /* one A block, one B block */
+    enum gemm_b_source b;
     if (tb)
-        p->b = one_ic ? B_PANEL : B_BLOCK_PANELS;
+        b = one_ic ? B_PANEL : B_BLOCK_PANELS;
     else if (d->b_alias && umod(ldb, d->b_alias) == 0)
-        p->b = B_BLOCK_ROWS;
+        b = B_BLOCK_ROWS;
     else if (one_ic) /* the wide tile's one row block reads each row of B once: never packed */
-        p->b = d->b_span_min && !wide && (ldb >= d->b_span_min || ldb * k >= d->b_span_min)
-             ? B_BLOCK_ROWS : B_IN_PLACE; /* ldb * k: within B's validated extent */
+        b = d->b_span_min && !wide && (ldb >= d->b_span_min || ldb * k >= d->b_span_min)
+          ? B_BLOCK_ROWS : B_IN_PLACE; /* ldb * k: within B's validated extent */
     else
-        p->b = d->b_rows_min && p->kc * ncap >= d->b_rows_min ? B_BLOCK_ROWS : B_BLOCK_FUSED;
-    p->rows_last = split_rows(one_ic ? m : m - (cdiv(m, MC) - 1) * MC, MR);
+        b = d->b_rows_min && kc * ncap >= d->b_rows_min ? B_BLOCK_ROWS : B_BLOCK_FUSED;
+    const row_split last = split_rows(one_ic ? m : m - (cdiv(m, MC) - 1) * MC, MR);
+    p->rows_last = last;
     if (!one_ic) p->rows_full = split_rows(MC, MR);
     /* an in-place panel is copied when enough row blocks reuse it (fewer at set_stride
        multiples) and it would not stay in L1 (B over cp_min floats, or rows at a multiple of
        cp_stride: a few L1 sets) */
     const size_t cp_blocks = umod(ldb, d->set_stride) == 0 ? d->cp_blocks_set : d->cp_blocks;
-    p->copy_b = p->b == B_IN_PLACE && p->rows_last.count >= cp_blocks &&
-                (k * n > d->cp_min || umod(ldb, d->cp_stride) == 0);
+    const int copy_b = b == B_IN_PLACE && last.count >= cp_blocks &&
+                       (k * n > d->cp_min || umod(ldb, d->cp_stride) == 0);
     /* A in place when its packing would not pay (m is one block, or few NR strips reuse each A
        block) and the rows the kernel walks do not pile up in one L1 set (a row stride that is a
        multiple of set_stride maps every row to the same set: fine for up to set_rows rows of A
        walked side by side, unless the table says the copy of B fills those sets, not for the kc
        rows of a transposed A) */
     const int a_sets_ok = umod(lda, d->set_stride) != 0 ||
-                          (!ta && MR <= d->set_rows && !(p->copy_b && d->copy_packs_a));
-    p->direct_a = (one_ic || n <= d->direct_a_strips * NR) && a_sets_ok;
-    p->rsa = p->direct_a && !ta ? lda : 1;
-    p->csa = !p->direct_a ? MR : ta ? lda : 1;
-    p->direct = ((p->b == B_IN_PLACE && !p->copy_b) || p->b == B_PANEL) && p->direct_a && !ta &&
-                n <= NC && k <= KC && umod(n, NR) == 0;
-    const int one_panel = p->b == B_IN_PLACE || p->b == B_PANEL;
-    p->a_floats = p->direct_a ? 0 : cdiv(mcap, MR) * MR * p->kc;
-    p->buf_floats = p->a_floats + (one_panel ? NR : cdiv(ncap, NR) * NR) * p->kc;
+                          (!ta && MR <= d->set_rows && !(copy_b && d->copy_packs_a));
+    const int direct_a = (one_ic || n <= d->direct_a_strips * NR) && a_sets_ok;
+    const int one_panel = b == B_IN_PLACE || b == B_PANEL;
+    const size_t a_floats = direct_a ? 0 : cdiv(mcap, MR) * MR * kc;
+    p->b = b;
+    p->copy_b = copy_b;
+    p->direct_a = direct_a;
+    p->rsa = direct_a && !ta ? lda : 1;
+    p->csa = !direct_a ? MR : ta ? lda : 1;
+    p->direct = ((b == B_IN_PLACE && !copy_b) || b == B_PANEL) && direct_a && !ta && n <= NC &&
+                k <= KC && umod(n, NR) == 0;
+    p->a_floats = a_floats;
+    p->buf_floats = a_floats + (one_panel ? NR : cdiv(ncap, NR) * NR) * kc;
 }
 
 /* --- the blocked loop nest -------------------------------------------------------------------- */
@@ -443,29 +486,42 @@ static void run_direct(const sk_gemm_dsp *d, const gemm_plan *p, float *panel, s
 
 /* --- the other paths -------------------------------------------------------------------------- */
 
-/* op(B) = B^T with m <= ukr_t_m: C^T = B op(A)^T. op(A)^T is packed (kc x W, W = ukr_t_m, zero
-   columns past m) into at, the rows of B are the kernel's broadcast operand, read in place (no
-   transposition of B), and the kernel writes each r x W tile of C^T into C transposed. */
+/* op(B) = B^T with m <= ukr_t_max: C^T = B op(A)^T. op(A)^T is packed into at, in groups of
+   ukr_t_m rows of op(A) (kc x W each, W = ukr_t_m, the last group's W = its rows rounded up to
+   ukr_t_lane, zero columns past m), the rows of B are the kernel's broadcast operand, read in
+   place (no transposition of B), and the kernel writes each r x W tile of C^T into C transposed;
+   each row of tiles runs every group while its rows of B are in L1. */
 static void run_nt_rows(const sk_gemm_dsp *d, const gemm_plan *p, float *at, sk_trans ta,
                         size_t m, size_t n, size_t k, float alpha, const float *a, size_t lda,
                         const float *b, size_t ldb, float beta, const float *bias, float *c,
                         size_t ldc)
 {
     const size_t W = d->ukr_t_m, KC = p->kc, MR = p->t_rows;
+    const size_t lanes = plan_t_lanes(d, m), last = lanes - udiv(m - 1, W) * W;
     for (size_t pc = 0; pc < k; pc += KC) {
         const size_t kc = k - pc < KC ? k - pc : KC;
         const float be = pc == 0 && !bias ? beta : 1.f;
-        /* columns m..W-1 zero (the kernel's lanes past m, never stored): the block cleared in
-           one pass, the pack then writes the m columns (a clear per row was a call per row) */
-        if (m < W) memset(at, 0, kc * W * sizeof(float));
-        pack_a(d, ta, m, kc, ta ? a + pc * lda : a + pc, lda, at, W);
+        for (size_t i0 = 0; i0 < m; i0 += W) {
+            const size_t mg = m - i0 < W ? m - i0 : W, wg = mg < W ? last : W;
+            float *ag = at + i0 * kc;
+            /* columns mg..wg-1 zero (the kernel's lanes past m, never stored): the block cleared
+               in one pass, the pack then writes the mg columns (a clear per row was a call per
+               row) */
+            if (mg < wg) memset(ag, 0, kc * wg * sizeof(float));
+            const float *ai = ta ? a + i0 + pc * lda : a + i0 * lda + pc;
+            pack_a(d, ta, mg, kc, ai, lda, ag, wg);
+        }
         for (size_t j0 = 0, r; j0 < n; j0 += r) {
             /* MR rows of B at a time; the last MR + rest as two near-equal tiles (8 = 4 + 4, not
                6 + 2: a 2-row tile is FMA-latency bound) */
             const size_t left = n - j0;
             r = left <= MR ? left : left < 2 * MR ? (left + 1) / 2 : MR;
             if (bias && pc == 0) put_bias(m, r, bias + j0, c + j0, ldc); /* the m x r tile of C */
-            d->ukr_t(r, kc, b + j0 * ldb + pc, ldb, at, W, m, c + j0, ldc, n - j0, alpha, be);
+            for (size_t i0 = 0; i0 < m; i0 += W) {
+                const size_t mg = m - i0 < W ? m - i0 : W, wg = mg < W ? last : W;
+                d->ukr_t(r, kc, b + j0 * ldb + pc, ldb, at + i0 * kc, wg, mg, c + i0 * ldc + j0,
+                         ldc, n - j0, alpha, be);
+            }
         }
     }
 }
@@ -696,7 +752,7 @@ void sk_gemm_run_bias(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t m, 
         else scale_c(m, n, beta, c, ldc);
         return;
     }
-    gemm_run_path(d, plan_path(d, ta, tb, m, ldb), ta, tb, m, n, k, alpha, a, lda, b, ldb, beta,
+    gemm_run_path(d, plan_path(d, ta, tb, m, k, ldb), ta, tb, m, n, k, alpha, a, lda, b, ldb, beta,
                   bias, c, ldc);
 }
 
@@ -794,7 +850,7 @@ void sk_gemm_run_bias_tp(const sk_threadpool *tp, const sk_gemm_dsp *d, sk_trans
         return;
     }
     GEMM_LD1();
-    gemm_job j = { .d = d, .path = plan_path(d, ta, tb, m, ldb), .ta = ta, .tb = tb, .m = m, .n = n,
+    gemm_job j = { .d = d, .path = plan_path(d, ta, tb, m, k, ldb), .ta = ta, .tb = tb, .m = m, .n = n,
                    .k = k, .alpha = alpha, .beta = beta, .a = a, .b = b, .bias = bias, .c = c,
                    .lda = lda, .ldb = ldb, .ldc = ldc, .ru = 1, .rn = 1, .cu = 1, .cn = 1,
                    .upb = 0 };

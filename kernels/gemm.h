@@ -75,11 +75,21 @@ typedef struct sk_gemm_dsp {
                                            (0: any) */
     unsigned mc, kc, nc;                /* cache blocks: A block mc x kc (L2), B block kc x nc (L3),
                                            B micro-panel kc x nr (L1) */
-    unsigned ukr_t_m, ukr_t_n;          /* ukr_t: C rows (lanes) x C columns; NT if m <= ukr_t_m */
-    unsigned ukr_t_min;                 /* ... and m >= ukr_t_min: with fewer rows the lanes left
-                                           empty cost more than the blocked path's pack of B */
-    unsigned kc_t;                      /* ukr_t's k block: op(A)^T packed kc_t x ukr_t_m (L2),
-                                           each row of B read kc_t floats at a time */
+    unsigned ukr_t_m, ukr_t_n;          /* ukr_t: at most C rows (lanes) x C columns per call */
+    unsigned ukr_t_lane;                /* op(A)^T is packed in groups of ukr_t_m rows of op(A),
+                                           the last one's lanes a multiple of ukr_t_lane (zero
+                                           past m): ukr_t's w and rsb */
+    unsigned ukr_t_min, ukr_t_max;      /* NT with ukr_t_min <= m <= ukr_t_max: transposed tiles
+                                           (m > ukr_t_m: a call per group and row of tiles); with
+                                           fewer rows the lanes left empty cost more than the
+                                           blocked path's pack of B */
+    unsigned ukr_t_k_rows, ukr_t_fill;  /* ... past ukr_t_lane rows only when k >= ukr_t_k_rows m
+                                           (C's transposition, per element, against B's pack per
+                                           row of A) and the last group of rows fills at least
+                                           ukr_t_fill quarters of its lanes */
+    unsigned kc_t;                      /* ukr_t's k block for ukr_t_m lanes: op(A)^T packed
+                                           kc_t x ukr_t_m (L2), each row of B read kc_t floats at
+                                           a time; with more lanes, kc_t ukr_t_m / lanes */
     unsigned dot_rows;                  /* rows of dot */
     /* the planner's thresholds (floats, rows, blocks):
        set_stride  row strides that are multiples of this map every row to one L1 set

@@ -34,6 +34,8 @@ static inline void sk_gemm_dsp_init_arm(sk_gemm_dsp *d, sk_isa isa)
     d->pack_t = sk_gemm_pack_t_neon;
     d->ukr_t_m = SK_GEMM_NEON_T_M;
     d->ukr_t_n = SK_GEMM_NEON_T_N;
+    d->ukr_t_lane = SK_GEMM_NEON_T_M;
+    d->ukr_t_max = SK_GEMM_NEON_T_M;
     d->kc_t = 256; /* kc: no longer block measured on an Arm core */
     d->gemv_n = sk_gemv_n_neon;
     d->gemv_t = sk_gemv_t_neon;

@@ -24,7 +24,7 @@
 
 #define SK_GEMM_AVX512_MR       8
 #define SK_GEMM_AVX512_NR       32
-#define SK_GEMM_AVX512_T_M      16
+#define SK_GEMM_AVX512_T_M      32
 #define SK_GEMM_AVX512_T_N      16
 #define SK_GEMM_AVX512_DOT_ROWS 4
 #define SK_GEMM_AVX512_W_MR     4 /* the wide tile for few rows */
@@ -86,6 +86,8 @@ static inline void sk_gemm_dsp_init_x86(sk_gemm_dsp *d, sk_isa isa, uint64_t fea
     d->pack_t = sk_gemm_pack_t_avx2;
     d->ukr_t_m = SK_GEMM_AVX2_T_M;
     d->ukr_t_n = SK_GEMM_AVX2_T_N;
+    d->ukr_t_lane = SK_GEMM_AVX2_T_M;
+    d->ukr_t_max = SK_GEMM_AVX2_T_M;
     /* NT with 5 or 6 rows ran 1.07-1.67x faster blocked than on the 8-lane transposed tile (AMD
        Zen 5: 5x64x64, 6x64x64, 6x512x512, 6x1024x1024); 7 rows 1.24x at 64x64, level at
        512x512, 0.86x at 1024x1024 (B's transposing pack from L3), docs/bench/gemm-tuning.md */
@@ -170,6 +172,20 @@ static inline void sk_gemm_dsp_init_x86(sk_gemm_dsp *d, sk_isa isa, uint64_t fea
     /* pack_t: the AVX2 tier's (its 8-row groups cover these panels) */
     d->ukr_t_m = SK_GEMM_AVX512_T_M;
     d->ukr_t_n = SK_GEMM_AVX512_T_N;
+    /* 16 lanes (the 16x16 tile) up to 16 rows, 32 (the 8x32 tile's shape, stored transposed)
+       past them, in groups of 32 rows up to 128 rows of A when k >= 4 m and the last group fills
+       3/4 of its lanes: B's rows read in place where the blocked path packs B transposed, for a
+       transposition of C and of A instead. AMD Zen 5, against the blocked path (two builds
+       alternated, fastest of 7-9): 32x1024x1024 1.39x, 32x512x512 1.24x, 64x1024x1024 1.20x,
+       64x512x512 1.11x, 64x4096x1024 1.28x, 64x2048x2048 1.25x, 32x4096x4096 1.52x,
+       96x1024x1024 1.14x, 128x1024x1024 1.05-1.12x, 24x1024x1024 1.15x; with k < 4 m slower
+       (64x512x128 0.94x, 64x1024x128 0.85x, 64x64x64 0.92x, 32x32x32 0.87x), with the last group
+       half empty too (20x512x512 0.83x, 40x512x512 0.94x), from 192 rows level or slower
+       (512x4096x2048 0.74x) (docs/bench/gemm-tuning.md) */
+    d->ukr_t_lane = 16;
+    d->ukr_t_max = 128;
+    d->ukr_t_k_rows = 4;
+    d->ukr_t_fill = 3;
     /* up to 8 rows (half the 16 lanes empty or more) blocked: 1.0-1.6x at every size measured on
        AMD Zen 5 (5x64x64 to 8x1024x1024); 9 rows 1.35x at 64x64 but 0.91x at 1024x1024 */
     d->ukr_t_min = 9;

@@ -16,7 +16,6 @@
 #include "x86/avx512_util.h"
 
 #define MR SK_GEMM_AVX512_MR
-#define MR_T SK_GEMM_AVX512_T_N /* rows of B per transposed tile */
 #define NR SK_GEMM_AVX512_NR
 #define W_MR SK_GEMM_AVX512_W_MR
 #define W_NR SK_GEMM_AVX512_W_NR
@@ -159,38 +158,13 @@ ukr_body(const int R, const int NV, const int ROWS, const int CP, const int RB, 
     }
 }
 
-/* Transposed r x 16 tile (see sk_gemm_ukr_t_fn): row q of the accumulators = row q of B times the
-   16 columns of packed op(A)^T; a 16 x 16 in-register transpose (rows >= r zero) turns lane i into
-   the r contiguous values of C row i. */
+/* Columns j < w of the 16 accumulator rows x[q] (row q = column q of C, lanes = rows of C)
+   stored transposed: C[j*ldc + q] = alpha x[q][j] + beta C[j*ldc + q] for q < R (beta == 0: C
+   not read). A 16 x 16 in-register transpose: lane j then holds the R values of C row j (rows
+   x[R..15] are never stored, whatever they hold). */
 static inline __attribute__((always_inline)) void
-ukr_t_body(const int R, size_t k, const float *a, size_t rsa, const float *b, size_t rsb, size_t w,
-           float *c, size_t ldc, float alpha, float beta)
+store_t16(const int R, const __m512 *x, size_t w, float *c, size_t ldc, float alpha, float beta)
 {
-    __m512 x[16];
-#pragma GCC unroll 16
-    for (int i = 0; i < 16; i++) x[i] = _mm512_setzero_ps();
-    /* row q = 7 g + e at offset e * rsa from base g: few address registers (no spills) */
-    const float *a7 = a + (R > 7 ? 7 * rsa : 0), *a14 = a + (R > 14 ? 14 * rsa : 0);
-    const size_t r3 = 3 * rsa, r5 = 5 * rsa, r6 = 6 * rsa;
-#define ROWOFF(e)                                                                                  \
-    ((e) == 0 ? 0 : (e) == 1 ? rsa : (e) == 2 ? 2 * rsa : (e) == 3 ? r3 : (e) == 4 ? 4 * rsa       \
-     : (e) == 5 ? r5 : r6)
-#pragma GCC unroll 2
-    for (size_t p = 0; p < k; p++) {
-        const __m512 b0 = _mm512_loadu_ps(b);
-#pragma GCC unroll 16
-        for (int q = 0; q < R; q++) {
-            const float *ap = q < 7    ? a + ROWOFF(q)
-                              : q < 14 ? a7 + ROWOFF(q - 7)
-                                       : a14 + ROWOFF(q - 14);
-            x[q] = _mm512_fmadd_ps(_mm512_set1_ps(*ap), b0, x[q]);
-        }
-        a++;
-        a7++;
-        a14++;
-        b += rsb;
-    }
-#undef ROWOFF
     __m512 t[16], u[16];
 #pragma GCC unroll 8
     for (int q = 0; q < 16; q += 2) { /* per 128-bit lane: [x0 y0 x1 y1], [x2 y2 x3 y3] */
@@ -228,6 +202,70 @@ ukr_t_body(const int R, size_t k, const float *a, size_t rsa, const float *b, si
     }
 }
 
+/* Transposed r x 16 tile (see sk_gemm_ukr_t_fn): row q of the accumulators = row q of B times the
+   16 columns of packed op(A)^T, stored transposed (store_t16). */
+static inline __attribute__((always_inline)) void
+ukr_t_body(const int R, size_t k, const float *a, size_t rsa, const float *b, size_t rsb, size_t w,
+           float *c, size_t ldc, float alpha, float beta)
+{
+    __m512 x[16];
+#pragma GCC unroll 16
+    for (int i = 0; i < 16; i++) x[i] = _mm512_setzero_ps();
+    /* row q = 7 g + e at offset e * rsa from base g: few address registers (no spills) */
+    const float *a7 = a + (R > 7 ? 7 * rsa : 0), *a14 = a + (R > 14 ? 14 * rsa : 0);
+    const size_t r3 = 3 * rsa, r5 = 5 * rsa, r6 = 6 * rsa;
+#define ROWOFF(e)                                                                                  \
+    ((e) == 0 ? 0 : (e) == 1 ? rsa : (e) == 2 ? 2 * rsa : (e) == 3 ? r3 : (e) == 4 ? 4 * rsa       \
+     : (e) == 5 ? r5 : r6)
+#pragma GCC unroll 2
+    for (size_t p = 0; p < k; p++) {
+        const __m512 b0 = _mm512_loadu_ps(b);
+#pragma GCC unroll 16
+        for (int q = 0; q < R; q++) {
+            const float *ap = q < 7    ? a + ROWOFF(q)
+                              : q < 14 ? a7 + ROWOFF(q - 7)
+                                       : a14 + ROWOFF(q - 14);
+            x[q] = _mm512_fmadd_ps(_mm512_set1_ps(*ap), b0, x[q]);
+        }
+        a++;
+        a7++;
+        a14++;
+        b += rsb;
+    }
+    store_t16(R, x, w, c, ldc, alpha, beta);
+}
+
+/* Transposed r x 32 tile, r <= 8, for 17..32 columns of op(A)^T: the 8x32 tile's shape (two
+   vectors per row of B, one broadcast per row and k step, where the 16-wide tile needs one per
+   FMA), each 16-column half stored transposed. */
+static inline __attribute__((always_inline)) void
+ukr_t32_body(const int R, size_t k, const float *a, size_t rsa, const float *b, size_t rsb,
+             size_t w, float *c, size_t ldc, float alpha, float beta)
+{
+    __m512 x[16], y[16];
+#pragma GCC unroll 16
+    for (int i = 0; i < 16; i++) x[i] = y[i] = _mm512_setzero_ps();
+    const size_t r3 = 3 * rsa, r5 = 5 * rsa, r6 = 6 * rsa;
+    const float *a7 = a + (R > 7 ? 7 * rsa : 0);
+#pragma GCC unroll 2
+    for (size_t p = 0; p < k; p++) {
+        const __m512 b0 = _mm512_loadu_ps(b), b1 = _mm512_loadu_ps(b + 16);
+#pragma GCC unroll 8
+        for (int q = 0; q < R; q++) {
+            const float *ap = q == 7 ? a7 : a + ROWOFF(q);
+            const __m512 av = _mm512_set1_ps(*ap);
+            x[q] = _mm512_fmadd_ps(av, b0, x[q]);
+            y[q] = _mm512_fmadd_ps(av, b1, y[q]);
+        }
+        a++;
+        a7++;
+        b += rsb;
+    }
+#undef ROWOFF
+    store_t16(R, x, 16, c, ldc, alpha, beta);
+    store_t16(R, y, w - 16, c + 16 * ldc, ldc, alpha, beta);
+}
+
 /* One signature for the four layouts: tile_cols_R read A by columns (a packed panel or A^T in
    place; s = csa, the stride between k steps), tile_rows_R the rows of A in place (s = rsa);
    the _copy_ ones also store the B they read to the packed panel bp. */
@@ -254,11 +292,19 @@ typedef void (*tile_fn)(size_t k, const float *a, size_t s, const float *b, size
         (void)room; /* masked stores write exactly r columns */                                    \
         ukr_t_body(R, k, a, rsa, b, rsb, w, c, ldc, alpha, beta);                                  \
     }
+#define UKRT32(R)                                                                                  \
+    static void ukr_t32_##R(size_t k, const float *a, size_t rsa, const float *b, size_t rsb,      \
+                            size_t w, float *c, size_t ldc, size_t room, float alpha, float beta)  \
+    {                                                                                              \
+        (void)room;                                                                                \
+        ukr_t32_body(R, k, a, rsa, b, rsb, w, c, ldc, alpha, beta);                                \
+    }
 TILE(1) TILE(2) TILE(3) TILE(4) TILE(5) TILE(6) TILE(7) TILE(8) TILE(9) TILE(10) TILE(11) TILE(12)
 TILE(13) TILE(14) TILE(15) TILE(16)
 WIDE(1) WIDE(2) WIDE(3) WIDE(4) WIDE(5) WIDE(6) WIDE(7) WIDE(8)
 UKRT(1) UKRT(2) UKRT(3) UKRT(4) UKRT(5) UKRT(6) UKRT(7) UKRT(8) UKRT(9) UKRT(10) UKRT(11) UKRT(12)
 UKRT(13) UKRT(14) UKRT(15) UKRT(16)
+UKRT32(1) UKRT32(2) UKRT32(3) UKRT32(4) UKRT32(5) UKRT32(6) UKRT32(7) UKRT32(8)
 
 /* The r-row kernels, r <= MR (the rest are never referenced, hence not compiled). */
 #define ROWS16(V, M)                                                                               \
@@ -302,7 +348,9 @@ UKR_ENTRY(sk_gemm_ukr_w_rb_avx512, ROWS8, 8, W_MR, wide_cols_rb, wide_rows_rb,
 typedef void (*tile_t_fn)(size_t k, const float *a, size_t rsa, const float *b, size_t rsb,
                           size_t w, float *c, size_t ldc, size_t room, float alpha, float beta);
 
-/* The transposed tile (see sk_gemm_ukr_t_fn): the r-row kernel. */
+/* The transposed tile (see sk_gemm_ukr_t_fn): w <= 16, the r-row 16-wide kernel; w > 16, the
+   32-wide kernel on r rows of B, more than 8 as two near-equal halves (a 4-row half would hold
+   only 8 accumulators). */
 void sk_gemm_ukr_t_avx512(size_t r, size_t k, const float *a, size_t rsa, const float *b,
                           size_t rsb, size_t w, float *c, size_t ldc, size_t room, float alpha,
                           float beta)
@@ -310,9 +358,16 @@ void sk_gemm_ukr_t_avx512(size_t r, size_t k, const float *a, size_t rsa, const 
     static const tile_t_fn tab[16] = { ukr_t_1,  ukr_t_2,  ukr_t_3,  ukr_t_4,  ukr_t_5,  ukr_t_6,
                                        ukr_t_7,  ukr_t_8,  ukr_t_9,  ukr_t_10, ukr_t_11, ukr_t_12,
                                        ukr_t_13, ukr_t_14, ukr_t_15, ukr_t_16 };
-    tab[r - 1](k, a, rsa, b, rsb, w, c, ldc, room, alpha, beta);
+    static const tile_t_fn tab32[8] = { ukr_t32_1, ukr_t32_2, ukr_t32_3, ukr_t32_4,
+                                        ukr_t32_5, ukr_t32_6, ukr_t32_7, ukr_t32_8 };
+    if (w <= 16) {
+        tab[r - 1](k, a, rsa, b, rsb, w, c, ldc, room, alpha, beta);
+        return;
+    }
+    const size_t r0 = r <= 8 ? r : (r + 1) / 2;
+    tab32[r0 - 1](k, a, rsa, b, rsb, w, c, ldc, room, alpha, beta);
+    if (r > r0) tab32[r - r0 - 1](k, a + r0 * rsa, rsa, b, rsb, w, c + r0, ldc, room, alpha, beta);
 }
-
 
 static inline __m512 finish(__m512 s, float alpha, float beta, __mmask16 m, const float *c)
 {

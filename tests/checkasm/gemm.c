@@ -2,8 +2,8 @@
  * against a double-precision reference with the contract's bound
  *   |C - exact| <= (2 k + 4) 2^-24 (|alpha| |op(A)| |op(B)| + |beta| |C0|)   (elementwise),
  * over sizes around every tile edge (MR, NR), cache block (MC, KC, NC) and planner threshold
- * (dot_rows, ukr_t_m, ukr_t_min, ukr_t_n, w_ldb_min, set_stride, set_rows, b_alias, b_span_min,
- * b_rows_min, cp_min, cp_stride, cp_blocks, cp_blocks_set, direct_a_strips, copy_packs_a) of the
+ * (dot_rows, ukr_t_m, ukr_t_min, ukr_t_n, ukr_t_lane, ukr_t_max, ukr_t_k_rows, ukr_t_fill,
+ * w_ldb_min, set_stride, set_rows, b_alias, b_span_min, b_rows_min, cp_min, cp_stride, cp_blocks, cp_blocks_set, direct_a_strips, copy_packs_a) of the
  * table under test, each read from it, B strides that are multiples of 4 KiB; each slot of the
  * table (micro-kernel in every A layout, copying B or not; transposed tile; matrix-vector
  * kernels; dot kernel; transposing pack) called directly, also those the ISA's table picks on other
@@ -686,6 +686,28 @@ static void planner_edge_tests(void)
             const size_t m = s & 1 ? d->ukr_t_m : d->dot_rows + 1, k = d->kc_t - 1 + (size_t)s / 2;
             ld_case((sk_trans)(s % 3 == 0), SK_TRANS, m, 2 * d->ukr_t_n + 1, k, 0, s & 2 ? SS : 0);
         }
+    /* the transposed tiles in groups of ukr_t_m rows of op(A): m around ukr_t_lane, ukr_t_m, the
+       group edges and ukr_t_max, around the last group's lane fill (ukr_t_fill quarters of its
+       ukr_t_lane-rounded lanes), k around ukr_t_k_rows m (the path's edge) and past the k block
+       (kc_t ukr_t_m / lanes); n around the rows of B per tile */
+    if (d->ukr_t && d->ukr_t_max > d->ukr_t_lane) {
+        const size_t W = d->ukr_t_m, L = d->ukr_t_lane, X = d->ukr_t_max;
+        const size_t fill = (d->ukr_t_fill * L + 3) / 4; /* rows filling a last group of L lanes */
+        const size_t gm[] = { L + 1, W - 1, W, W + 1, W + fill - 1, W + fill, 2 * W,
+                              X - 1, X, X + 1 };
+        for (size_t im = 0; im < sizeof gm / sizeof *gm; im++)
+            for (int s = 0; s < 8; s++) {
+                const size_t m = gm[im], kr = (size_t)d->ukr_t_k_rows * m;
+                const size_t full = (m - 1) / W * W, lanes = full + (m - full + L - 1) / L * L;
+                if (ck_quick() && (im + (size_t)s) % 3) continue;
+                const size_t k = s < 2 ? kr - 1 + (size_t)s : s < 4 ? kr + 1 + ck_rand_u32(64)
+                               : s < 6 ? (size_t)d->kc_t * W / lanes + 3 : 4 * kr + 5;
+                const size_t n = (size_t[]){ 1, d->ukr_t_n - 1, d->ukr_t_n + 1, 2 * d->ukr_t_n + 3 }
+                    [ck_rand_u32(4)];
+                ld_case((sk_trans)(s & 1), SK_TRANS, m, n, k, ck_rand_u32(2) ? SS : 0,
+                        s & 2 ? SS : 0);
+            }
+    }
     /* A in place or packed: one MC block or several, n at direct_a_strips NR strips, A's rows at
        set_stride multiples or not */
     const size_t am[] = { MR + 1, MC + MR + 1 };
