@@ -86,8 +86,16 @@ static inline void sk_gemm_dsp_init_x86(sk_gemm_dsp *d, sk_isa isa, uint64_t fea
     d->pack_t = sk_gemm_pack_t_avx2;
     d->ukr_t_m = SK_GEMM_AVX2_T_M;
     d->ukr_t_n = SK_GEMM_AVX2_T_N;
+    /* past 16 rows of A, the same tile in groups of 16 rows up to 128 rows, when k >= 4 m and
+       the last group fills 3/4 of its lanes: B's rows read in place where the blocked path packs
+       B transposed. AMD Zen 5, against the blocked path (two builds alternated, fastest of 7):
+       32x1024x1024 1.18x, 32x512x512 1.14x, 64x4096x1024 1.14x, 112x1024x1024 1.11x,
+       64x1024x1024 1.10x, 128x512x512 1.09x, 32x512x128 1.07x, 64x512x256 1.01x; the AVX-512
+       table's limits (docs/bench/gemm-tuning.md) */
     d->ukr_t_lane = SK_GEMM_AVX2_T_M;
-    d->ukr_t_max = SK_GEMM_AVX2_T_M;
+    d->ukr_t_max = 128;
+    d->ukr_t_k_rows = 4;
+    d->ukr_t_fill = 3;
     /* NT with 5 or 6 rows ran 1.07-1.67x faster blocked than on the 8-lane transposed tile (AMD
        Zen 5: 5x64x64, 6x64x64, 6x512x512, 6x1024x1024); 7 rows 1.24x at 64x64, level at
        512x512, 0.86x at 1024x1024 (B's transposing pack from L3), docs/bench/gemm-tuning.md */
