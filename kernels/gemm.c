@@ -172,12 +172,16 @@ static size_t plan_t_lanes(const sk_gemm_dsp *d, size_t m)
     return full + cdiv(m - full, d->ukr_t_lane) * d->ukr_t_lane;
 }
 
-/* NT on transposed tiles: ukr_t_min <= m <= ukr_t_max, and past ukr_t_lane rows, k long enough
-   (C's transposition is per element of C, B's pack in the blocked path per row of A) and op(A)^T's
+/* NT on transposed tiles: ukr_t_min <= m <= ukr_t_max; with three or more of ukr_t_lane lanes
+   empty, op(B) spanning n k >= (empty lanes - 2) ukr_t_span floats (B's pack in the blocked path
+   is cheap while B is small and has few rows); past ukr_t_lane rows, k long enough (C's
+   transposition is per element of C, B's pack in the blocked path per row of A) and op(A)^T's
    last group of rows filling enough of its lanes. */
-static int t_tiles_fit(const sk_gemm_dsp *d, size_t m, size_t k)
+static int t_tiles_fit(const sk_gemm_dsp *d, size_t m, size_t n, size_t k)
 {
     if (!d->ukr_t || m < d->ukr_t_min || m > d->ukr_t_max) return 0;
+    if (m + 2 < d->ukr_t_lane && d->ukr_t_span) /* lanes left empty: only for a large op(B) */
+        return n >= ((d->ukr_t_lane - m - 2) * (size_t)d->ukr_t_span + k - 1) / k;
     if (m <= d->ukr_t_lane) return 1;
     const size_t full = udiv(m - 1, d->ukr_t_m) * d->ukr_t_m;
     return k >= (size_t)d->ukr_t_k_rows * m &&
@@ -187,12 +191,12 @@ static int t_tiles_fit(const sk_gemm_dsp *d, size_t m, size_t k)
 /* The path of a whole problem, from ta, tb, m, B's row stride and the table's kernels and their
    limits. */
 static enum gemm_path plan_path(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t m,
-                                size_t k, size_t ldb)
+                                size_t n, size_t k, size_t ldb)
 {
     if (!d->ukr) return PATH_REF;
     if (m == 1 && d->gemv_n) return PATH_ROW;
     if (tb && !ta && m <= d->dot_rows && d->dot) return PATH_DOT;
-    if (tb && t_tiles_fit(d, m, k)) return PATH_NT_ROWS;
+    if (tb && t_tiles_fit(d, m, n, k)) return PATH_NT_ROWS;
     if (!tb && m <= d->w_mr && d->ukr_w && ldb >= d->w_ldb_min) return PATH_WIDE;
     return PATH_BLOCKED;
 }
@@ -752,7 +756,7 @@ void sk_gemm_run_bias(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t m, 
         else scale_c(m, n, beta, c, ldc);
         return;
     }
-    gemm_run_path(d, plan_path(d, ta, tb, m, k, ldb), ta, tb, m, n, k, alpha, a, lda, b, ldb, beta,
+    gemm_run_path(d, plan_path(d, ta, tb, m, n, k, ldb), ta, tb, m, n, k, alpha, a, lda, b, ldb, beta,
                   bias, c, ldc);
 }
 
@@ -850,7 +854,7 @@ void sk_gemm_run_bias_tp(const sk_threadpool *tp, const sk_gemm_dsp *d, sk_trans
         return;
     }
     GEMM_LD1();
-    gemm_job j = { .d = d, .path = plan_path(d, ta, tb, m, k, ldb), .ta = ta, .tb = tb, .m = m, .n = n,
+    gemm_job j = { .d = d, .path = plan_path(d, ta, tb, m, n, k, ldb), .ta = ta, .tb = tb, .m = m, .n = n,
                    .k = k, .alpha = alpha, .beta = beta, .a = a, .b = b, .bias = bias, .c = c,
                    .lda = lda, .ldb = ldb, .ldc = ldc, .ru = 1, .rn = 1, .cu = 1, .cn = 1,
                    .upb = 0 };

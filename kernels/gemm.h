@@ -83,6 +83,9 @@ typedef struct sk_gemm_dsp {
                                            (m > ukr_t_m: a call per group and row of tiles); with
                                            fewer rows the lanes left empty cost more than the
                                            blocked path's pack of B */
+    unsigned ukr_t_span;                /* ... with m + 2 < ukr_t_lane only when op(B) spans
+                                           n k >= (ukr_t_lane - m - 2) ukr_t_span floats (0:
+                                           always): below, B's pack costs less than the lanes */
     unsigned ukr_t_k_rows, ukr_t_fill;  /* ... past ukr_t_lane rows only when k >= ukr_t_k_rows m
                                            (C's transposition, per element, against B's pack per
                                            row of A) and the last group of rows fills at least

@@ -191,6 +191,13 @@ static inline void sk_gemm_dsp_init_x86(sk_gemm_dsp *d, sk_isa isa, uint64_t fea
        half empty too (20x512x512 0.83x, 40x512x512 0.94x), from 192 rows level or slower
        (512x4096x2048 0.74x) (docs/bench/gemm-tuning.md) */
     d->ukr_t_lane = 16;
+    /* 9..13 rows (3..7 of 16 lanes empty) on the transposed tile only for a B of at least
+       64 Ki floats per empty lane past two: blocked vs transposed on AMD Zen 5, 12x64x64 1.28x,
+       10x128x64 1.27x, 9x512x256 1.19x, 10x512x256 1.13x, 12x512x64 1.11x, 9x2048x128 1.08x,
+       10x512x512 1.05x; 10x1024x256 1.01x, 12x512x256 1.00x, 13x256x256 1.02x; 11x1024x512 0.93x,
+       13x512x512 0.91x, 9x1024x1024 0.90x, 12x1024x1024 0.83x; 14 rows 0.92-0.98x, 16 rows
+       0.86-0.91x (docs/bench/gemm-tuning.md) */
+    d->ukr_t_span = 64 * 1024;
     d->ukr_t_max = 128;
     d->ukr_t_k_rows = 4;
     d->ukr_t_fill = 3;

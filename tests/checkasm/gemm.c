@@ -2,8 +2,8 @@
  * against a double-precision reference with the contract's bound
  *   |C - exact| <= (2 k + 4) 2^-24 (|alpha| |op(A)| |op(B)| + |beta| |C0|)   (elementwise),
  * over sizes around every tile edge (MR, NR), cache block (MC, KC, NC) and planner threshold
- * (dot_rows, ukr_t_m, ukr_t_min, ukr_t_n, ukr_t_lane, ukr_t_max, ukr_t_k_rows, ukr_t_fill,
- * w_ldb_min, set_stride, set_rows, b_alias, b_span_min, b_rows_min, cp_min, cp_stride, cp_blocks, cp_blocks_set, direct_a_strips, copy_packs_a) of the
+ * (dot_rows, ukr_t_m, ukr_t_min, ukr_t_n, ukr_t_lane, ukr_t_span, ukr_t_max, ukr_t_k_rows,
+ * ukr_t_fill, w_ldb_min, set_stride, set_rows, b_alias, b_span_min, b_rows_min, cp_min, cp_stride, cp_blocks, cp_blocks_set, direct_a_strips, copy_packs_a) of the
  * table under test, each read from it, B strides that are multiples of 4 KiB; each slot of the
  * table (micro-kernel in every A layout, copying B or not; transposed tile; matrix-vector
  * kernels; dot kernel; transposing pack) called directly, also those the ISA's table picks on other
@@ -708,6 +708,17 @@ static void planner_edge_tests(void)
                         s & 2 ? SS : 0);
             }
     }
+    /* with lanes of the transposed tile left empty: op(B)'s span n k around the table's
+       threshold, (empty lanes - 2) ukr_t_span floats */
+    if (d->ukr_t && d->ukr_t_span)
+        for (size_t m = d->ukr_t_min; m + 2 < d->ukr_t_lane; m++) {
+            const size_t span = (d->ukr_t_lane - m - 2) * (size_t)d->ukr_t_span;
+            for (int s = 0; s < 6; s++) {
+                if (ck_quick() && (m + (size_t)s) % 3) continue;
+                const size_t k = s < 3 ? 64 : 100, n = (span + k - 1) / k - 1 + (size_t)(s % 3);
+                ld_case((sk_trans)(s & 1), SK_TRANS, m, n, k, 0, 0);
+            }
+        }
     /* A in place or packed: one MC block or several, n at direct_a_strips NR strips, A's rows at
        set_stride multiples or not */
     const size_t am[] = { MR + 1, MC + MR + 1 };
