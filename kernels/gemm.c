@@ -756,8 +756,8 @@ void sk_gemm_run_bias(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t m, 
         else scale_c(m, n, beta, c, ldc);
         return;
     }
-    gemm_run_path(d, plan_path(d, ta, tb, m, n, k, ldb), ta, tb, m, n, k, alpha, a, lda, b, ldb, beta,
-                  bias, c, ldc);
+    gemm_run_path(d, plan_path(d, ta, tb, m, n, k, ldb), ta, tb, m, n, k, alpha, a, lda, b, ldb,
+                  beta, bias, c, ldc);
 }
 
 void sk_gemm_run(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t m, size_t n, size_t k,
@@ -854,8 +854,9 @@ void sk_gemm_run_bias_tp(const sk_threadpool *tp, const sk_gemm_dsp *d, sk_trans
         return;
     }
     GEMM_LD1();
-    gemm_job j = { .d = d, .path = plan_path(d, ta, tb, m, n, k, ldb), .ta = ta, .tb = tb, .m = m, .n = n,
-                   .k = k, .alpha = alpha, .beta = beta, .a = a, .b = b, .bias = bias, .c = c,
+    const enum gemm_path path = plan_path(d, ta, tb, m, n, k, ldb);
+    gemm_job j = { .d = d, .path = path, .ta = ta, .tb = tb, .m = m, .n = n, .k = k,
+                   .alpha = alpha, .beta = beta, .a = a, .b = b, .bias = bias, .c = c,
                    .lda = lda, .ldb = ldb, .ldc = ldc, .ru = 1, .rn = 1, .cu = 1, .cn = 1,
                    .upb = 0 };
     const double flops = 2.0 * (double)m * (double)n * (double)k;

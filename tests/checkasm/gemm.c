@@ -3,7 +3,8 @@
  *   |C - exact| <= (2 k + 4) 2^-24 (|alpha| |op(A)| |op(B)| + |beta| |C0|)   (elementwise),
  * over sizes around every tile edge (MR, NR), cache block (MC, KC, NC) and planner threshold
  * (dot_rows, ukr_t_m, ukr_t_min, ukr_t_n, ukr_t_lane, ukr_t_span, ukr_t_max, ukr_t_k_rows,
- * ukr_t_fill, w_ldb_min, set_stride, set_rows, b_alias, b_span_min, b_rows_min, cp_min, cp_stride, cp_blocks, cp_blocks_set, direct_a_strips, copy_packs_a) of the
+ * ukr_t_fill, w_ldb_min, set_stride, set_rows, b_alias, b_span_min, b_rows_min, cp_min,
+ * cp_stride, cp_blocks, cp_blocks_set, direct_a_strips, copy_packs_a) of the
  * table under test, each read from it, B strides that are multiples of 4 KiB; each slot of the
  * table (micro-kernel in every A layout, copying B or not; transposed tile; matrix-vector
  * kernels; dot kernel; transposing pack) called directly, also those the ISA's table picks on other
