@@ -135,6 +135,7 @@ typedef struct gemm_plan {
     size_t buf_floats;     /* packing buffer */
     /* PATH_NT_ROWS */
     size_t t_rows;         /* rows of B per transposed tile */
+    size_t t_lanes;        /* lanes of packed op(A)^T (plan_t_lanes) */
     /* PATH_BLOCKED, PATH_WIDE */
     sk_gemm_ukr_fn ukr;    /* the register tile: ukr, mr x nr */
     size_t mr, nr;
@@ -242,6 +243,7 @@ static void plan_make(const sk_gemm_dsp *d, enum gemm_path path, sk_trans ta, sk
     p->path = path;
     p->kc = kc;
     p->t_rows = path == PATH_NT_ROWS ? plan_t_rows(d, ldb) : 0;
+    p->t_lanes = lanes;
     p->ukr = wide ? d->ukr_w : d->ukr;
     p->mr = MR, p->nr = NR;
     p->rows_full = p->rows_last = none;
@@ -501,7 +503,7 @@ static void run_nt_rows(const sk_gemm_dsp *d, const gemm_plan *p, float *at, sk_
                         size_t ldc)
 {
     const size_t W = d->ukr_t_m, KC = p->kc, MR = p->t_rows;
-    const size_t lanes = plan_t_lanes(d, m), last = lanes - udiv(m - 1, W) * W;
+    const size_t last = p->t_lanes - udiv(m - 1, W) * W; /* lanes of the last group */
     for (size_t pc = 0; pc < k; pc += KC) {
         const size_t kc = k - pc < KC ? k - pc : KC;
         const float be = pc == 0 && !bias ? beta : 1.f;
