@@ -136,6 +136,7 @@ typedef struct gemm_plan {
     /* PATH_NT_ROWS */
     size_t t_rows;         /* rows of B per transposed tile */
     size_t t_lanes;        /* lanes of packed op(A)^T (plan_t_lanes) */
+    int t_pair;            /* the table's ukr_tp instead of ukr_t (one group of lanes) */
     /* PATH_BLOCKED, PATH_WIDE */
     sk_gemm_ukr_fn ukr;    /* the register tile: ukr, mr x nr */
     size_t mr, nr;
@@ -213,10 +214,17 @@ static row_split split_rows(size_t mc, size_t MR)
     return (row_split){ count, mc - q * count, q + 1, q };
 }
 
-/* Rows of B per transposed tile: the kernel walks them side by side, at most set_rows when they
-   share an L1 set. */
-static size_t plan_t_rows(const sk_gemm_dsp *d, size_t ldb)
+/* The transposed tiles over op(A)^T in k pairs (ukr_tp): one group of lanes, k long enough. */
+static int plan_t_pair(const sk_gemm_dsp *d, size_t m, size_t k)
 {
+    return d->ukr_tp && m <= d->ukr_t_lane && k >= d->ukr_tp_k;
+}
+
+/* Rows of B per transposed tile: the kernel walks them side by side, at most set_rows when they
+   share an L1 set (ukr_tp: its own). */
+static size_t plan_t_rows(const sk_gemm_dsp *d, size_t m, size_t k, size_t ldb)
+{
+    if (plan_t_pair(d, m, k)) return d->ukr_tp_n;
     return umod(ldb, d->set_stride) == 0 && d->ukr_t_n > d->set_rows ? d->set_rows : d->ukr_t_n;
 }
 
@@ -242,8 +250,10 @@ static void plan_make(const sk_gemm_dsp *d, enum gemm_path path, sk_trans ta, sk
     const size_t kc = k <= KC ? k : cdiv(k, cdiv(k, KC));
     p->path = path;
     p->kc = kc;
-    p->t_rows = path == PATH_NT_ROWS ? plan_t_rows(d, ldb) : 0;
+    const int pair = path == PATH_NT_ROWS && plan_t_pair(d, m, k);
+    p->t_rows = path == PATH_NT_ROWS ? plan_t_rows(d, m, k, ldb) : 0;
     p->t_lanes = lanes;
+    p->t_pair = pair;
     p->ukr = wide ? d->ukr_w : d->ukr;
     p->mr = MR, p->nr = NR;
     p->rows_full = p->rows_last = none;
@@ -504,6 +514,7 @@ static void run_nt_rows(const sk_gemm_dsp *d, const gemm_plan *p, float *at, sk_
 {
     const size_t W = d->ukr_t_m, KC = p->kc, MR = p->t_rows;
     const size_t last = p->t_lanes - udiv(m - 1, W) * W; /* lanes of the last group */
+    const sk_gemm_ukr_t_fn tile = p->t_pair ? d->ukr_tp : d->ukr_t;
     for (size_t pc = 0; pc < k; pc += KC) {
         const size_t kc = k - pc < KC ? k - pc : KC;
         const float be = pc == 0 && !bias ? beta : 1.f;
@@ -525,8 +536,8 @@ static void run_nt_rows(const sk_gemm_dsp *d, const gemm_plan *p, float *at, sk_
             if (bias && pc == 0) put_bias(m, r, bias + j0, c + j0, ldc); /* the m x r tile of C */
             for (size_t i0 = 0; i0 < m; i0 += W) {
                 const size_t mg = m - i0 < W ? m - i0 : W, wg = mg < W ? last : W;
-                d->ukr_t(r, kc, b + j0 * ldb + pc, ldb, at + i0 * kc, wg, mg, c + i0 * ldc + j0,
-                         ldc, n - j0, alpha, be);
+                tile(r, kc, b + j0 * ldb + pc, ldb, at + i0 * kc, wg, mg, c + i0 * ldc + j0, ldc,
+                     n - j0, alpha, be);
             }
         }
     }
@@ -881,7 +892,7 @@ void sk_gemm_run_bias_tp(const sk_threadpool *tp, const sk_gemm_dsp *d, sk_trans
         j.cu = d->gemv_group, j.cn = n / d->gemv_group;
         break;
     case PATH_NT_ROWS:
-        j.cu = plan_t_rows(d, ldb); /* as the plan of the call */
+        j.cu = plan_t_rows(d, m, k, ldb); /* as the plan of the call */
         j.cn = n / j.cu;
         break;
     case PATH_BLOCKED:

@@ -66,6 +66,9 @@ typedef struct sk_gemm_dsp {
     sk_gemm_ukr_fn ukr_w;               /* the wide tile, r x w_nr (r <= w_mr): NN with m <= w_mr
                                            (more accumulators for few rows); NULL: none */
     sk_gemm_ukr_t_fn ukr_t;             /* the transposed tile; NULL: none */
+    sk_gemm_ukr_t_fn ukr_tp;            /* the same contract with r <= ukr_tp_n, w <= ukr_t_lane,
+                                           two k steps of op(A)^T at a time (more accumulators
+                                           and fewer loads per FMA); NULL: none */
     sk_gemv_fn gemv_n, gemv_t;          /* m == 1; NULL: the blocked path */
     sk_gemm_dot_fn dot;                 /* NT, op(A) = A, 2 <= m <= dot_rows; NULL: none */
     sk_gemm_pack_fn pack_t;             /* the transposing pack */
@@ -93,6 +96,8 @@ typedef struct sk_gemm_dsp {
     unsigned kc_t;                      /* ukr_t's k block for ukr_t_m lanes: op(A)^T packed
                                            kc_t x ukr_t_m (L2), each row of B read kc_t floats at
                                            a time; with more lanes, kc_t ukr_t_m / lanes */
+    unsigned ukr_tp_n, ukr_tp_k;        /* ukr_tp: rows of B per call; NT on transposed tiles
+                                           with m <= ukr_t_lane and k >= ukr_tp_k runs on it */
     unsigned dot_rows;                  /* rows of dot */
     /* the planner's thresholds (floats, rows, blocks):
        set_stride  row strides that are multiples of this map every row to one L1 set

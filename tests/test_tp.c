@@ -337,7 +337,8 @@ static void test_gemm(void)
     /* cache blocks: KC 256, MC 64-128, NC 1024-4092 (partial panels at the NC edge of the
        ARM table); few rows over several tasks (the wide tile's columns); one MC block with B past
        the x86 tables' b_span_min (2 Mi floats: packed up front); NT on the AVX-512 table's
-       transposed tiles in groups of 32 rows of A (one or two k blocks) */
+       transposed tiles in groups of 32 rows of A (one or two k blocks), and with at most 16
+       rows two k steps at a time (odd k) */
     static const size_t big[][3] = {
         {20, 40, 257},  {167, 33, 40}, {169, 17, 30},   {337, 9, 9},
         {145, 50, 260}, {5, 4081, 7},  {19, 4097, 3},   {64, 64, 64},
@@ -345,7 +346,7 @@ static void test_gemm(void)
         {130, 8200, 5}, {3, 8200, 20}, {505, 129, 33},  {16, 1000, 513},
         {4, 2000, 600}, {3, 4500, 300}, {2, 9000, 300}, {5, 3000, 300},
         {16, 4100, 520}, {3, 4500, 480}, {29, 300, 130}, {64, 500, 300},
-        {120, 200, 600}, {48, 300, 3000}};
+        {120, 200, 600}, {48, 300, 3000}, {16, 300, 129}, {13, 600, 129}};
     for (size_t s = 0; s < sizeof big / sizeof *big; s++)
         for (int t = 0; t < 4; t++) {
             if (g_quick && (s + t) % 3) continue;

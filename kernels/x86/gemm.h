@@ -62,6 +62,9 @@ void sk_gemm_ukr_w_rb_avx512(size_t r, size_t k, const float *a, size_t rsa, siz
 void sk_gemm_ukr_t_avx512(size_t r, size_t k, const float *a, size_t rsa, const float *b,
                           size_t rsb, size_t w, float *c, size_t ldc, size_t room, float alpha,
                           float beta);
+void sk_gemm_ukr_tp_avx512(size_t r, size_t k, const float *a, size_t rsa, const float *b,
+                           size_t rsb, size_t w, float *c, size_t ldc, size_t room, float alpha,
+                           float beta);
 void sk_gemv_n_avx512(size_t n, size_t k, float alpha, const float *a, const float *b, size_t ldb,
                       float beta, float *c);
 void sk_gemv_t_avx512(size_t n, size_t k, float alpha, const float *a, const float *b, size_t ldb,
@@ -198,6 +201,16 @@ static inline void sk_gemm_dsp_init_x86(sk_gemm_dsp *d, sk_isa isa, uint64_t fea
        13x512x512 0.91x, 9x1024x1024 0.90x, 12x1024x1024 0.83x; 14 rows 0.92-0.98x, 16 rows
        0.86-0.91x (docs/bench/gemm-tuning.md) */
     d->ukr_t_span = 64 * 1024;
+    /* up to 16 rows of op(A) (one group of 16 lanes) with k >= 128: two k steps at a time, 8 rows
+       of B per call (16 accumulators, 12 loads and permutes per 16 FMAs where the 16-wide tile
+       issues 17 loads; at a 4 KiB-multiple stride that tile walks 8 rows of B: 8 accumulators).
+       AMD Zen 5, against ukr_t (two builds alternated, fastest of 9): 16x1024x1024 1.17x,
+       16x4096x1024 1.18x, 16x2048x2048 1.17x, 16x1024x4096 1.17x, 12 and 9 x 1024x1024 1.17x,
+       16x768x768 1.13x, 16x512x512 1.10x, 14x512x512 1.10x, 16x512x128 1.03x; k = 64 0.95-0.98x,
+       k = 17 0.52x (its 16 x 16 transposition stores 8 rows) (docs/bench/gemm-tuning.md) */
+    d->ukr_tp = sk_gemm_ukr_tp_avx512;
+    d->ukr_tp_n = 8;
+    d->ukr_tp_k = 128;
     d->ukr_t_max = 128;
     d->ukr_t_k_rows = 4;
     d->ukr_t_fill = 3;

@@ -2,7 +2,8 @@
  * inside each FMA when B is packed, once per row when B is read in place) in 1..8-row variants,
  * the same body on the 4x64 wide tile for NN with few rows (16 accumulators where 4 rows of 8x32
  * have 8), the transposed tiles for NT with few rows (16x16 up to 16 columns of op(A)^T, the 8x32
- * shape stored transposed past them), and the m == 1 matrix-vector kernels (masked tails).
+ * shape stored transposed past them, 8x16 two k steps at a time for long k), and the m == 1
+ * matrix-vector kernels (masked tails).
  *
  * Tile choice: 8x32 is faster than 14x32 and 12x32 on Zen 4 (docs/bench/gemm-tuning.md): with 14
  * or 12 rows, a tile's C rows at a 4 KiB-multiple stride all fall in one L1 set, and 16
@@ -10,6 +11,7 @@
  * three tiles ran within 3% of each other once A is broadcast inside the FMAs. MR is one define:
  * the row kernels and their table follow it (up to SK_GEMM_MR_MAX). */
 #include <immintrin.h>
+#include <string.h>
 
 #include "common.h"
 #include "x86/gemm.h"
@@ -266,6 +268,70 @@ ukr_t32_body(const int R, size_t k, const float *a, size_t rsa, const float *b, 
     store_t16(R, y, w - 16, c + 16 * ldc, ldc, alpha, beta);
 }
 
+/* Transposed r x 16 tile (ukr_t's contract), r <= 8, two k steps at a time: the rows p and p + 1
+   of packed op(A)^T interleaved in registers (lane 2i + e of the first vector: column i < 8 at k
+   step p + e; the second vector: columns 8..15), so that one 64-bit broadcast of a row of B (its
+   two k steps) feeds two FMAs, against one broadcast per FMA in the 16-wide tile (ukr_t_body): 12
+   load and permute operations per 16 FMAs instead of 17 loads, and 16 accumulators for 8 rows of
+   B where ukr_t_body has 8. The even and odd k steps are summed apart, then added. An odd last k
+   step is a 32-bit broadcast into the even lanes only (masked: B's row may end right after it,
+   and an inf there times the other lane would add a NaN). */
+static inline __attribute__((always_inline)) void
+ukr_tp_body(const int R, size_t k, const float *a, size_t rsa, const float *b, size_t rsb,
+            size_t w, float *c, size_t ldc, float alpha, float beta)
+{
+    __m512 x[16], y[8];
+#pragma GCC unroll 16
+    for (int i = 0; i < 16; i++) x[i] = _mm512_setzero_ps();
+#pragma GCC unroll 8
+    for (int i = 0; i < 8; i++) y[i] = _mm512_setzero_ps();
+    const __m512i lo = _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+    const __m512i hi = _mm512_setr_epi32(8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15,
+                                         31);
+    const size_t r3 = 3 * rsa, r5 = 5 * rsa, r6 = 6 * rsa;
+    const float *a7 = a + (R > 7 ? 7 * rsa : 0);
+#define ROWP(q)                                                                                    \
+    ((q) == 7 ? a7                                                                                 \
+     : a + ((q) == 0 ? 0 : (q) == 1 ? rsa : (q) == 2 ? 2 * rsa : (q) == 3 ? r3                     \
+            : (q) == 4 ? 4 * rsa : (q) == 5 ? r5 : r6))
+#pragma GCC unroll 2
+    for (size_t q2 = k >> 1; q2; q2--) {
+        const __m512 e = _mm512_loadu_ps(b), o = _mm512_loadu_ps(b + rsb);
+        const __m512 b0 = _mm512_permutex2var_ps(e, lo, o), b1 = _mm512_permutex2var_ps(e, hi, o);
+#pragma GCC unroll 8
+        for (int q = 0; q < R; q++) {
+            double d2; /* B(q, p) and B(q, p + 1) */
+            memcpy(&d2, ROWP(q), sizeof d2);
+            const __m512 av = _mm512_castpd_ps(_mm512_set1_pd(d2));
+            x[q] = _mm512_fmadd_ps(av, b0, x[q]);
+            y[q] = _mm512_fmadd_ps(av, b1, y[q]);
+        }
+        a += 2;
+        a7 += 2;
+        b += 2 * rsb;
+    }
+    if (k & 1) {
+        const __m512 e = _mm512_loadu_ps(b);
+        const __m512 b0 = _mm512_permutex2var_ps(e, lo, e), b1 = _mm512_permutex2var_ps(e, hi, e);
+#pragma GCC unroll 8
+        for (int q = 0; q < R; q++) {
+            const __m512 av = _mm512_set1_ps(*ROWP(q));
+            x[q] = _mm512_mask3_fmadd_ps(av, b0, x[q], 0x5555);
+            y[q] = _mm512_mask3_fmadd_ps(av, b1, y[q], 0x5555);
+        }
+    }
+#undef ROWP
+    const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28,
+                                           30);
+    const __m512i odd = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29,
+                                          31);
+#pragma GCC unroll 8
+    for (int q = 0; q < R; q++)
+        x[q] = _mm512_add_ps(_mm512_permutex2var_ps(x[q], even, y[q]),
+                             _mm512_permutex2var_ps(x[q], odd, y[q]));
+    store_t16(R, x, w, c, ldc, alpha, beta);
+}
+
 /* One signature for the four layouts: tile_cols_R read A by columns (a packed panel or A^T in
    place; s = csa, the stride between k steps), tile_rows_R the rows of A in place (s = rsa);
    the _copy_ ones also store the B they read to the packed panel bp. */
@@ -305,6 +371,14 @@ WIDE(1) WIDE(2) WIDE(3) WIDE(4) WIDE(5) WIDE(6) WIDE(7) WIDE(8)
 UKRT(1) UKRT(2) UKRT(3) UKRT(4) UKRT(5) UKRT(6) UKRT(7) UKRT(8) UKRT(9) UKRT(10) UKRT(11) UKRT(12)
 UKRT(13) UKRT(14) UKRT(15) UKRT(16)
 UKRT32(1) UKRT32(2) UKRT32(3) UKRT32(4) UKRT32(5) UKRT32(6) UKRT32(7) UKRT32(8)
+#define UKRTP(R)                                                                                   \
+    static void ukr_tp_##R(size_t k, const float *a, size_t rsa, const float *b, size_t rsb,       \
+                           size_t w, float *c, size_t ldc, size_t room, float alpha, float beta)   \
+    {                                                                                              \
+        (void)room;                                                                                \
+        ukr_tp_body(R, k, a, rsa, b, rsb, w, c, ldc, alpha, beta);                                 \
+    }
+UKRTP(1) UKRTP(2) UKRTP(3) UKRTP(4) UKRTP(5) UKRTP(6) UKRTP(7) UKRTP(8)
 
 /* The r-row kernels, r <= MR (the rest are never referenced, hence not compiled). */
 #define ROWS16(V, M)                                                                               \
@@ -367,6 +441,16 @@ void sk_gemm_ukr_t_avx512(size_t r, size_t k, const float *a, size_t rsa, const 
     const size_t r0 = r <= 8 ? r : (r + 1) / 2;
     tab32[r0 - 1](k, a, rsa, b, rsb, w, c, ldc, room, alpha, beta);
     if (r > r0) tab32[r - r0 - 1](k, a + r0 * rsa, rsa, b, rsb, w, c + r0, ldc, room, alpha, beta);
+}
+
+/* The transposed tile two k steps at a time (see sk_gemm_dsp.ukr_tp): r <= 8, w <= 16. */
+void sk_gemm_ukr_tp_avx512(size_t r, size_t k, const float *a, size_t rsa, const float *b,
+                           size_t rsb, size_t w, float *c, size_t ldc, size_t room, float alpha,
+                           float beta)
+{
+    static const tile_t_fn tab[8] = { ukr_tp_1, ukr_tp_2, ukr_tp_3, ukr_tp_4,
+                                      ukr_tp_5, ukr_tp_6, ukr_tp_7, ukr_tp_8 };
+    tab[r - 1](k, a, rsa, b, rsb, w, c, ldc, room, alpha, beta);
 }
 
 static inline __m512 finish(__m512 s, float alpha, float beta, __mmask16 m, const float *c)

@@ -3,8 +3,8 @@
  *   |C - exact| <= (2 k + 4) 2^-24 (|alpha| |op(A)| |op(B)| + |beta| |C0|)   (elementwise),
  * over sizes around every tile edge (MR, NR), cache block (MC, KC, NC) and planner threshold
  * (dot_rows, ukr_t_m, ukr_t_min, ukr_t_n, ukr_t_lane, ukr_t_span, ukr_t_max, ukr_t_k_rows,
- * ukr_t_fill, w_ldb_min, set_stride, set_rows, b_alias, b_span_min, b_rows_min, cp_min,
- * cp_stride, cp_blocks, cp_blocks_set, direct_a_strips, copy_packs_a) of the
+ * ukr_t_fill, ukr_tp_n, ukr_tp_k, w_ldb_min, set_stride, set_rows, b_alias, b_span_min,
+ * b_rows_min, cp_min, cp_stride, cp_blocks, cp_blocks_set, direct_a_strips, copy_packs_a) of the
  * table under test, each read from it, B strides that are multiples of 4 KiB; each slot of the
  * table (micro-kernel in every A layout, copying B or not; transposed tile; matrix-vector
  * kernels; dot kernel; transposing pack) called directly, also those the ISA's table picks on other
@@ -395,13 +395,14 @@ static void slot_ukr_case(const sk_gemm_dsp *d, int wide, size_t r, int lay, int
     if (bp) ck_buf_free(bp);
 }
 
-/* ukr_t: r rows of B (1..ukr_t_n), w columns of packed op(A)^T (1..ukr_t_m); room = r (exact
-   stores). */
-static void slot_ukr_t_case(const sk_gemm_dsp *d, size_t r, size_t w, size_t k, float alpha,
-                            float beta)
+/* ukr_t (ukr_tp): r rows of B (1..ukr_t_n, 1..ukr_tp_n), w columns of packed op(A)^T (1..ukr_t_m,
+   1..ukr_t_lane); room = r (exact stores). */
+static void slot_ukr_t_case(const sk_gemm_dsp *d, int tp, size_t r, size_t w, size_t k,
+                            float alpha, float beta)
 {
     const size_t W = d->ukr_t_m, rsa = k % 3 ? k + 1 : 1024, ldc = r + 2;
-    ck_func("gemm ukr_t r=%zu w=%zu k=%zu alpha=%g beta=%g", r, w, k, alpha, beta);
+    ck_func("gemm %s r=%zu w=%zu k=%zu alpha=%g beta=%g", tp ? "ukr_tp" : "ukr_t", r, w, k, alpha,
+            beta);
     float *a = ck_buf_alloc((r - 1) * rsa + k), *b = ck_buf_alloc(k * W);
     float *c = ck_buf_alloc(w * ldc), *c0 = ck_buf_alloc(w * ldc);
     ck_fill(a, (r - 1) * rsa + k, -1.f, 1.f);
@@ -411,7 +412,7 @@ static void slot_ukr_t_case(const sk_gemm_dsp *d, size_t r, size_t w, size_t k, 
         for (size_t i = 0; i < w * ldc; i++) c0[i] = NAN;
     ck_mat_poison_pad(c0, w, r, ldc);
     memcpy(c, c0, w * ldc * sizeof(float));
-    d->ukr_t(r, k, a, rsa, b, W, w, c, ldc, r, alpha, beta);
+    (tp ? d->ukr_tp : d->ukr_t)(r, k, a, rsa, b, W, w, c, ldc, r, alpha, beta);
     int ok = ck_buf_check(a, "A") && ck_buf_check(b, "B") && ck_buf_check(c, "C") &&
              ck_mat_pad_check(c, w, r, ldc, "C");
     for (size_t i = 0; i < w && ok; i++)
@@ -426,6 +427,35 @@ static void slot_ukr_t_case(const sk_gemm_dsp *d, size_t r, size_t w, size_t k, 
                            "C(%zu,%zu) = %.9g, sum %.9g", i, q, c[i * ldc + q], s);
         }
     ck_buf_free(a); ck_buf_free(b); ck_buf_free(c); ck_buf_free(c0);
+}
+
+/* ukr_tp with an odd k: an inf in the last k step of a row of B gives +-inf in C, not NaN (the
+   odd step's other lane must not multiply it); with an even k, an inf and a zero of op(A) in the
+   same step give NaN. */
+static void slot_ukr_tp_inf(const sk_gemm_dsp *d)
+{
+    const size_t W = d->ukr_t_m, r = d->ukr_tp_n, w = d->ukr_t_lane, ldc = r + 1;
+    for (size_t k = 3; k <= 4; k++) {
+        ck_func("gemm ukr_tp inf in B, k=%zu", k);
+        float *a = ck_buf_alloc(r * k), *b = ck_buf_alloc(k * W), *c = ck_buf_alloc(w * ldc);
+        for (size_t i = 0; i < r * k; i++) a[i] = 0.5f;
+        for (size_t i = 0; i < k * W; i++) b[i] = i % W == 1 ? 0.f : 1.f;
+        a[1 * k + k - 1] = INFINITY; /* row 1 of B, last k step */
+        for (size_t i = 0; i < w * ldc; i++) c[i] = NAN;
+        d->ukr_tp(r, k, a, k, b, W, w, c, ldc, r, 1.f, 0.f);
+        int ok = ck_buf_check(a, "A") && ck_buf_check(b, "B") && ck_buf_check(c, "C");
+        for (size_t i = 0; i < w && ok; i++)
+            for (size_t q = 0; q < r && ok; q++) {
+                const float got = c[i * ldc + q];
+                /* column 1 of op(A)^T is zero: inf * 0 is NaN there, +inf elsewhere in row 1 */
+                const int want_nan = q == 1 && i == 1, want_inf = q == 1 && i != 1;
+                ok &= ck_check(want_nan ? isnan(got)
+                               : want_inf ? isinf(got) && got > 0.f
+                                          : got == 0.5f * (float)(i == 1 ? 0 : k),
+                               "C(%zu,%zu) = %g", i, q, got);
+            }
+        ck_buf_free(a); ck_buf_free(b); ck_buf_free(c);
+    }
 }
 
 /* gemv_n / gemv_t: one row of C, n columns. */
@@ -528,7 +558,19 @@ static void slot_tests_of(const sk_gemm_dsp *d, int ukr_only)
         for (size_t r = 1; r <= d->ukr_t_n; r++)
             for (size_t iw = 0; iw < sizeof ws / sizeof *ws; iw++)
                 for (size_t ik = 0; ik < nks; ik += ck_quick() ? 4 : 2)
-                    slot_ukr_t_case(d, r, ws[iw], ks[ik], al[ck_rand_u32(3)], be[ck_rand_u32(4)]);
+                    slot_ukr_t_case(d, 0, r, ws[iw], ks[ik], al[ck_rand_u32(3)],
+                                    be[ck_rand_u32(4)]);
+    }
+    if (d->ukr_tp) { /* k around the planner's ukr_tp_k too, odd and even */
+        const size_t L = d->ukr_t_lane, K = d->ukr_tp_k;
+        const size_t ws[] = { 1, 2, 3, L / 2, L - 1, L };
+        const size_t tks[] = { 1, 2, 3, 4, 5, 16, 17, K - 1, K, K + 1, d->kc + 1 };
+        for (size_t r = 1; r <= d->ukr_tp_n; r++)
+            for (size_t iw = 0; iw < sizeof ws / sizeof *ws; iw++)
+                for (size_t ik = 0; ik < sizeof tks / sizeof *tks; ik += ck_quick() ? 3 : 1)
+                    slot_ukr_t_case(d, 1, r, ws[iw], tks[ik], al[ck_rand_u32(3)],
+                                    be[ck_rand_u32(4)]);
+        slot_ukr_tp_inf(d);
     }
     if (d->gemv_n && d->gemv_t) {
         static const size_t vn[] = { 1,   7,   8,   15,   16,   17,   31,   32,  33,
@@ -706,6 +748,20 @@ static void planner_edge_tests(void)
                 const size_t n = (size_t[]){ 1, d->ukr_t_n - 1, d->ukr_t_n + 1, 2 * d->ukr_t_n + 3 }
                     [ck_rand_u32(4)];
                 ld_case((sk_trans)(s & 1), SK_TRANS, m, n, k, ck_rand_u32(2) ? SS : 0,
+                        s & 2 ? SS : 0);
+            }
+    }
+    /* the transposed tile two k steps at a time: m up to ukr_t_lane, k around ukr_tp_k (odd and
+       even), n around its rows of B per call; B's rows at 4 KiB multiples or not */
+    if (d->ukr_tp) {
+        const size_t L = d->ukr_t_lane, K = d->ukr_tp_k, R = d->ukr_tp_n;
+        const size_t tm[] = { L - 1, L, L + 1 };
+        for (size_t im = 0; im < sizeof tm / sizeof *tm; im++)
+            for (int s = 0; s < 12; s++) {
+                if (ck_quick() && (im + (size_t)s) % 3) continue;
+                const size_t k = K - 1 + (size_t)(s % 3) + (s >= 9 ? 2 * K : 0);
+                const size_t n = (size_t[]){ 1, R - 1, R + 1, 2 * R + 3 }[s % 4];
+                ld_case((sk_trans)(s & 1), SK_TRANS, tm[im], n, k, ck_rand_u32(2) ? SS : 0,
                         s & 2 ? SS : 0);
             }
     }

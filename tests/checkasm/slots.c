@@ -402,9 +402,10 @@ static void check_dec_tiles(const sk_dsp *t, const sk_dsp *ref, const sk_dsp *be
  *   |C - exact| <= (2 k + 4) 2^-24 (|alpha| sum |a b| + |beta| |c0|);
  * pack_t: exact copies. --bench also times sk_sgemm_ref (the scalar table's sgemm) on the same
  * shape as "scalar" (pack_t: the scalar table's pack_t). */
-enum { G_UKR, G_UKR_W, G_UKR_T, G_GEMV_N, G_GEMV_T, G_DOT, G_PACK };
-static const char *const gemm_names[] = { "gemm.ukr",    "gemm.ukr_w", "gemm.ukr_t", "gemm.gemv_n",
-                                          "gemm.gemv_t", "gemm.dot",   "gemm.pack_t" };
+enum { G_UKR, G_UKR_W, G_UKR_T, G_UKR_TP, G_GEMV_N, G_GEMV_T, G_DOT, G_PACK };
+static const char *const gemm_names[] = { "gemm.ukr",    "gemm.ukr_w",  "gemm.ukr_t",
+                                          "gemm.ukr_tp", "gemm.gemv_n", "gemm.gemv_t",
+                                          "gemm.dot",    "gemm.pack_t" };
 
 /* One call: C is rows x cols at ldc. ukr (ukr_w): rows = r, cols = nr (w_nr),
    A(i,p) = a[i*rsa + p*csa], B(p,j) = b[p*rsb + j]; ukr_t: rows = w, cols = r (room = r),
@@ -433,6 +434,7 @@ static void gemm_call(void *p)
                          g->rsa == 1 ? g->csa : g->rsa, g->b, g->rsb, g->beta, g->c, g->ldc);
             break;
         case G_UKR_T: /* C = op(b)^T op(a)^T: b is k x w, a is r x k */
+        case G_UKR_TP:
             sk_sgemm_ref(T, T, g->rows, g->cols, g->k, g->alpha, g->b, g->rsb, g->a, g->rsa,
                          g->beta, g->c, g->ldc);
             break;
@@ -460,6 +462,10 @@ static void gemm_call(void *p)
         d->ukr_t(g->cols, g->k, g->a, g->rsa, g->b, g->rsb, g->rows, g->c, g->ldc, g->cols,
                  g->alpha, g->beta);
         break;
+    case G_UKR_TP:
+        d->ukr_tp(g->cols, g->k, g->a, g->rsa, g->b, g->rsb, g->rows, g->c, g->ldc, g->cols,
+                  g->alpha, g->beta);
+        break;
     case G_GEMV_N: d->gemv_n(g->cols, g->k, g->alpha, g->a, g->b, g->rsb, g->beta, g->c); break;
     case G_GEMV_T: d->gemv_t(g->cols, g->k, g->alpha, g->a, g->b, g->rsb, g->beta, g->c); break;
     case G_DOT:
@@ -476,7 +482,8 @@ static void gemm_operands(const gemm_arg *g, size_t i, size_t j, size_t p, doubl
     switch (g->slot) {
     case G_UKR:
     case G_UKR_W: *x = g->a[i * g->rsa + p * g->csa], *y = g->b[p * g->rsb + j]; break;
-    case G_UKR_T: *x = g->a[j * g->rsa + p], *y = g->b[p * g->rsb + i]; break;
+    case G_UKR_T:
+    case G_UKR_TP: *x = g->a[j * g->rsa + p], *y = g->b[p * g->rsb + i]; break;
     case G_GEMV_N: *x = g->a[p], *y = g->b[p * g->rsb + j]; break;
     case G_GEMV_T: *x = g->a[p], *y = g->b[j * g->rsb + p]; break;
     default: *x = g->a[i * g->rsa + p], *y = g->b[j * g->rsb + p]; break;
@@ -490,6 +497,7 @@ static int gemm_slot_changed(const sk_gemm_dsp *d, const sk_gemm_dsp *b, int slo
     case G_UKR: return d->ukr && d->ukr != b->ukr;
     case G_UKR_W: return d->ukr_w && d->ukr_w != b->ukr_w;
     case G_UKR_T: return d->ukr_t && d->ukr_t != b->ukr_t;
+    case G_UKR_TP: return d->ukr_tp && d->ukr_tp != b->ukr_tp;
     case G_GEMV_N: return d->gemv_n && d->gemv_n != b->gemv_n;
     case G_GEMV_T: return d->gemv_t && d->gemv_t != b->gemv_t;
     case G_DOT: return d->dot && d->dot != b->dot;
@@ -512,7 +520,8 @@ static gemm_arg gemm_shape(const sk_gemm_dsp *d, int slot, size_t rows, size_t c
         g.csa = (lay & 3) == 0 ? mr : (lay & 3) == 1 ? 1 : rows + 5;
         g.rsb = lay & 4 ? nr + 7 : nr;
         break;
-    case G_UKR_T: g.rsa = k + 1, g.rsb = d->ukr_t_m; break;
+    case G_UKR_T:
+    case G_UKR_TP: g.rsa = k + 1, g.rsb = d->ukr_t_m; break;
     case G_GEMV_N: g.rsb = cols + 5, g.ldc = cols; break;
     case G_GEMV_T: g.rsb = k + 5, g.ldc = cols; break;
     case G_DOT: g.rsa = k + 1, g.rsb = k + 3; break;
@@ -527,7 +536,8 @@ static size_t gemm_a_len(const gemm_arg *g)
     switch (g->slot) {
     case G_UKR:
     case G_UKR_W: return g->rsa == 1 ? g->k * g->csa : g->rows * g->rsa;
-    case G_UKR_T: return (g->cols - 1) * g->rsa + g->k;
+    case G_UKR_T:
+    case G_UKR_TP: return (g->cols - 1) * g->rsa + g->k;
     case G_GEMV_N: case G_GEMV_T: return g->k;
     case G_DOT: return (g->rows - 1) * g->rsa + g->k;
     default: return (g->cols - 1) * g->rsa + g->k;
@@ -539,7 +549,8 @@ static size_t gemm_b_len(const gemm_arg *g)
     switch (g->slot) {
     case G_UKR: return (g->k - 1) * g->rsb + g->d->nr;
     case G_UKR_W: return (g->k - 1) * g->rsb + g->d->w_nr;
-    case G_UKR_T: return g->k * g->rsb;
+    case G_UKR_T:
+    case G_UKR_TP: return g->k * g->rsb;
     case G_GEMV_N: return (g->k - 1) * g->rsb + g->cols;
     case G_GEMV_T: case G_DOT: return (g->cols - 1) * g->rsb + g->k;
     default: return 1;
@@ -619,11 +630,13 @@ static void check_gemm(const sk_gemm_dsp *d, const sk_gemm_dsp *ref, const sk_ge
     for (int slot = G_UKR; slot <= G_PACK; slot++) {
         if (!gemm_slot_changed(d, below, slot)) continue;
         /* (rows, cols) pairs: ukr r = 1..mr x nr (ukr_w: 1..w_mr x w_nr); ukr_t w x r,
-           r = 1..ukr_t_n, w at 1, about half and all of ukr_t_m; gemv 1 x gv_ns; dot
+           r = 1..ukr_t_n, w at 1, about half and all of ukr_t_m (ukr_tp: r = 1..ukr_tp_n, w up
+           to ukr_t_lane); gemv 1 x gv_ns; dot
            m = 1..dot_rows x ns; pack_t w = 1..nr */
         const int tile = slot == G_UKR || slot == G_UKR_W;
         const size_t nrow = slot == G_UKR ? d->mr : slot == G_UKR_W ? d->w_mr
                           : slot == G_UKR_T ? 3 * d->ukr_t_n
+                          : slot == G_UKR_TP ? 3 * d->ukr_tp_n
                           : slot == G_DOT ? d->dot_rows * 5 : slot == G_PACK ? d->nr : n_gv;
         for (size_t s = 0; s < nrow; s++)
             for (size_t ik = 0; ik < 3; ik++)
@@ -631,11 +644,13 @@ static void check_gemm(const sk_gemm_dsp *d, const sk_gemm_dsp *ref, const sk_ge
                     for (int v = 0; v < (slot == G_PACK ? 1 : 2); v++) {
                         const size_t k = ks[ik];
                         const size_t t_w[3] = { 1, (d->ukr_t_m + 1) / 2, d->ukr_t_m };
+                        const size_t tp_w[3] = { 1, (d->ukr_t_lane + 1) / 2, d->ukr_t_lane };
                         size_t rows = 1, cols = slot == G_GEMV_N || slot == G_GEMV_T
                                                     ? gv_ns[s] : ns[s % 5];
                         if (slot == G_UKR) rows = s + 1, cols = d->nr;
                         if (slot == G_UKR_W) rows = s + 1, cols = d->w_nr;
                         if (slot == G_UKR_T) rows = t_w[s % 3], cols = s / 3 + 1;
+                        if (slot == G_UKR_TP) rows = tp_w[s % 3], cols = s / 3 + 1;
                         if (slot == G_DOT) rows = s / 5 + 1;
                         if (slot == G_PACK) rows = 1, cols = s + 1;
                         /* lay 0..2: A layouts with B packed, 3..5: B in place and copied */
@@ -651,6 +666,7 @@ static void check_gemm(const sk_gemm_dsp *d, const sk_gemm_dsp *ref, const sk_ge
             if (slot == G_UKR) rows = d->mr, cols = d->nr;
             if (slot == G_UKR_W) rows = d->w_mr, cols = d->w_nr;
             if (slot == G_UKR_T) rows = d->ukr_t_m, cols = d->ukr_t_n;
+            if (slot == G_UKR_TP) rows = d->ukr_t_lane, cols = d->ukr_tp_n;
             if (slot == G_DOT) rows = d->dot_rows, cols = 64;
             if (slot == G_PACK) cols = d->nr;
             gemm_arg g = gemm_shape(d, slot, rows, cols, k, 0);
