@@ -174,14 +174,23 @@ static size_t plan_t_lanes(const sk_gemm_dsp *d, size_t m)
     return full + cdiv(m - full, d->ukr_t_lane) * d->ukr_t_lane;
 }
 
-/* NT on transposed tiles: ukr_t_min <= m <= ukr_t_max; with three or more of ukr_t_lane lanes
-   empty, op(B) spanning n k >= (empty lanes - 2) ukr_t_span floats (B's pack in the blocked path
-   is cheap while B is small and has few rows); past ukr_t_lane rows, k long enough (C's
-   transposition is per element of C, B's pack in the blocked path per row of A) and op(A)^T's
-   last group of rows filling enough of its lanes. */
+/* The transposed tiles two k steps at a time (ukr_tp): one group of lanes, k long enough. */
+static int plan_t_pair(const sk_gemm_dsp *d, size_t m, size_t k)
+{
+    return d->ukr_tp && m <= d->ukr_t_lane && k >= d->ukr_tp_k;
+}
+
+/* NT on transposed tiles: ukr_t_min <= m <= ukr_t_max (on ukr_tp from ukr_tp_min rows when k >=
+   ukr_tp_min_k); with three or more of ukr_t_lane lanes empty, op(B) spanning n k >= (empty
+   lanes - 2) ukr_t_span floats (B's pack in the blocked path is cheap while B is small and has
+   few rows); past ukr_t_lane rows, k long enough (C's transposition is per element of C, B's
+   pack in the blocked path per row of A) and op(A)^T's last group of rows filling enough of its
+   lanes. */
 static int t_tiles_fit(const sk_gemm_dsp *d, size_t m, size_t n, size_t k)
 {
-    if (!d->ukr_t || m < d->ukr_t_min || m > d->ukr_t_max) return 0;
+    const int few = m < d->ukr_t_min; /* only on ukr_tp, with a long k */
+    if (!d->ukr_t || m > d->ukr_t_max) return 0;
+    if (few && !(plan_t_pair(d, m, k) && m >= d->ukr_tp_min && k >= d->ukr_tp_min_k)) return 0;
     if (m + 2 < d->ukr_t_lane && d->ukr_t_span) /* lanes left empty: only for a large op(B) */
         return n >= ((d->ukr_t_lane - m - 2) * (size_t)d->ukr_t_span + k - 1) / k;
     if (m <= d->ukr_t_lane) return 1;
@@ -214,11 +223,6 @@ static row_split split_rows(size_t mc, size_t MR)
     return (row_split){ count, mc - q * count, q + 1, q };
 }
 
-/* The transposed tiles over op(A)^T in k pairs (ukr_tp): one group of lanes, k long enough. */
-static int plan_t_pair(const sk_gemm_dsp *d, size_t m, size_t k)
-{
-    return d->ukr_tp && m <= d->ukr_t_lane && k >= d->ukr_tp_k;
-}
 
 /* Rows of B per transposed tile: the kernel walks them side by side, at most set_rows when they
    share an L1 set (ukr_tp: its own). */

@@ -98,6 +98,9 @@ typedef struct sk_gemm_dsp {
                                            a time; with more lanes, kc_t ukr_t_m / lanes */
     unsigned ukr_tp_n, ukr_tp_k;        /* ukr_tp: rows of B per call; NT on transposed tiles
                                            with m <= ukr_t_lane and k >= ukr_tp_k runs on it */
+    unsigned ukr_tp_min, ukr_tp_min_k;  /* ... and takes ukr_tp_min <= m < ukr_t_min rows to
+                                           transposed tiles too when k >= ukr_tp_min_k (the
+                                           span rule of ukr_t_span still applies) */
     unsigned dot_rows;                  /* rows of dot */
     /* the planner's thresholds (floats, rows, blocks):
        set_stride  row strides that are multiples of this map every row to one L1 set

@@ -211,6 +211,12 @@ static inline void sk_gemm_dsp_init_x86(sk_gemm_dsp *d, sk_isa isa, uint64_t fea
     d->ukr_tp = sk_gemm_ukr_tp_avx512;
     d->ukr_tp_n = 8;
     d->ukr_tp_k = 128;
+    /* and 6-8 rows on it (half its lanes or more empty) from k = 1024, with the span rule: AMD
+       Zen 5 against the blocked path, 8x4096x1024 1.20-1.35x, 8x1024x1024 1.13-1.24x, 7x2048x2048
+       1.18x, 7x4096x1024 1.15x, 6x4096x4096 1.24x, 6x1024x1024 1.08-1.10x; with k <= 768
+       0.93-1.03x (8x512x768, 6x1024x512, 8x1024x384), 5 rows 0.94x (5x1024x1024) */
+    d->ukr_tp_min = 6;
+    d->ukr_tp_min_k = 1024;
     d->ukr_t_max = 128;
     d->ukr_t_k_rows = 4;
     d->ukr_t_fill = 3;

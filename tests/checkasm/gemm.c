@@ -755,7 +755,7 @@ static void planner_edge_tests(void)
        even), n around its rows of B per call; B's rows at 4 KiB multiples or not */
     if (d->ukr_tp) {
         const size_t L = d->ukr_t_lane, K = d->ukr_tp_k, R = d->ukr_tp_n;
-        const size_t tm[] = { L - 1, L, L + 1 };
+        const size_t tm[] = { L - 1, L, L + 1, d->ukr_t_min };
         for (size_t im = 0; im < sizeof tm / sizeof *tm; im++)
             for (int s = 0; s < 12; s++) {
                 if (ck_quick() && (im + (size_t)s) % 3) continue;
@@ -765,6 +765,18 @@ static void planner_edge_tests(void)
                         s & 2 ? SS : 0);
             }
     }
+    /* fewer rows than ukr_t_min on ukr_tp: m around ukr_tp_min, k around ukr_tp_min_k, n around
+       the span rule's threshold */
+    if (d->ukr_tp && d->ukr_tp_min < d->ukr_t_min)
+        for (size_t m = d->ukr_tp_min - 1; m < d->ukr_t_min; m++)
+            for (int s = 0; s < 6; s++) {
+                if (ck_quick() && (m + (size_t)s) % 2) continue;
+                const size_t k = d->ukr_tp_min_k - 1 + (size_t)(s % 3);
+                const size_t span = m + 2 < d->ukr_t_lane
+                                        ? (d->ukr_t_lane - m - 2) * (size_t)d->ukr_t_span : 0;
+                const size_t n = s < 3 ? (span + k - 1) / k + 1 : (span + k - 1) / k - 1;
+                ld_case((sk_trans)(s & 1), SK_TRANS, m, n ? n : 1, k, 0, s & 2 ? SS : 0);
+            }
     /* with lanes of the transposed tile left empty: op(B)'s span n k around the table's
        threshold, (empty lanes - 2) ukr_t_span floats */
     if (d->ukr_t && d->ukr_t_span)
