@@ -223,7 +223,6 @@ static row_split split_rows(size_t mc, size_t MR)
     return (row_split){ count, mc - q * count, q + 1, q };
 }
 
-
 /* Rows of B per transposed tile: the kernel walks them side by side, at most set_rows when they
    share an L1 set (ukr_tp: its own). */
 static size_t plan_t_rows(const sk_gemm_dsp *d, size_t m, size_t k, size_t ldb)
