@@ -351,33 +351,23 @@ typedef void (*tile_fn)(size_t k, const float *a, size_t s, const float *b, size
     UKR1(P, cols_copy_rb, NV, R, 0, 1, 1) UKR1(P, rows_copy_rb, NV, R, 1, 1, 1)
 #define TILE(R) UKR(tile_, NR / 16, R)
 #define WIDE(R) UKR(wide_, W_NR / 16, R)
-#define UKRT(R)                                                                                    \
-    static void ukr_t_##R(size_t k, const float *a, size_t rsa, const float *b, size_t rsb,        \
-                          size_t w, float *c, size_t ldc, size_t room, float alpha, float beta)    \
-    {                                                                                              \
-        (void)room; /* masked stores write exactly r columns */                                    \
-        ukr_t_body(R, k, a, rsa, b, rsb, w, c, ldc, alpha, beta);                                  \
-    }
-#define UKRT32(R)                                                                                  \
-    static void ukr_t32_##R(size_t k, const float *a, size_t rsa, const float *b, size_t rsb,      \
-                            size_t w, float *c, size_t ldc, size_t room, float alpha, float beta)  \
+/* The R-row transposed kernel P##R on BODY (masked stores write exactly r columns: room unused) */
+#define UKRT_OF(P, BODY, R)                                                                        \
+    static void P##R(size_t k, const float *a, size_t rsa, const float *b, size_t rsb, size_t w,  \
+                     float *c, size_t ldc, size_t room, float alpha, float beta)                  \
     {                                                                                              \
         (void)room;                                                                                \
-        ukr_t32_body(R, k, a, rsa, b, rsb, w, c, ldc, alpha, beta);                                \
+        BODY(R, k, a, rsa, b, rsb, w, c, ldc, alpha, beta);                                        \
     }
+#define UKRT(R) UKRT_OF(ukr_t_, ukr_t_body, R)
+#define UKRT32(R) UKRT_OF(ukr_t32_, ukr_t32_body, R)
+#define UKRTP(R) UKRT_OF(ukr_tp_, ukr_tp_body, R)
 TILE(1) TILE(2) TILE(3) TILE(4) TILE(5) TILE(6) TILE(7) TILE(8) TILE(9) TILE(10) TILE(11) TILE(12)
 TILE(13) TILE(14) TILE(15) TILE(16)
 WIDE(1) WIDE(2) WIDE(3) WIDE(4) WIDE(5) WIDE(6) WIDE(7) WIDE(8)
 UKRT(1) UKRT(2) UKRT(3) UKRT(4) UKRT(5) UKRT(6) UKRT(7) UKRT(8) UKRT(9) UKRT(10) UKRT(11) UKRT(12)
 UKRT(13) UKRT(14) UKRT(15) UKRT(16)
 UKRT32(1) UKRT32(2) UKRT32(3) UKRT32(4) UKRT32(5) UKRT32(6) UKRT32(7) UKRT32(8)
-#define UKRTP(R)                                                                                   \
-    static void ukr_tp_##R(size_t k, const float *a, size_t rsa, const float *b, size_t rsb,       \
-                           size_t w, float *c, size_t ldc, size_t room, float alpha, float beta)   \
-    {                                                                                              \
-        (void)room;                                                                                \
-        ukr_tp_body(R, k, a, rsa, b, rsb, w, c, ldc, alpha, beta);                                 \
-    }
 UKRTP(1) UKRTP(2) UKRTP(3) UKRTP(4) UKRTP(5) UKRTP(6) UKRTP(7) UKRTP(8)
 
 /* The r-row kernels, r <= MR (the rest are never referenced, hence not compiled). */
