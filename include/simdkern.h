@@ -69,6 +69,26 @@ sk_status sk_sgemm(sk_trans ta, sk_trans tb, size_t m, size_t n, size_t k,
                    float alpha, const float *a, size_t lda, const float *b, size_t ldb,
                    float beta, float *c, size_t ldc);
 
+/* GEMM with op(B) packed once: for a B that many calls share (a layer's weights: x @ W at every
+   decoder step). sk_sgemm_pack_b copies op(B) (k x n) into the layout the active path's register
+   tile reads (panels of the tile's width, each panel's k rows contiguous, plus a 64-byte header
+   that records the path, k and n); sk_sgemm_packed then computes
+     C[m x n] = alpha * op(A)[m x k] * op(B)[k x n] + beta * C
+   from it, reading the panels in order whatever B's row stride was and without packing B again
+   (NT and NN alike). Same semantics, error bound and NaN rules as sk_sgemm (the summation order
+   may differ from sk_sgemm's: results agree within the bound, not bit for bit).
+   The packed buffer: sk_sgemm_pack_b_size(k, n) bytes for the path active when it is packed,
+   aligned to 4 bytes at least (64: fastest); SK_EINVAL for a misaligned or NULL one. It may be
+   copied or moved, and shared by any number of concurrent calls. A call runs on the path the
+   buffer was packed for, whatever sk_isa_select says since: SK_EUNSUPPORTED when that path is
+   not available here (a buffer packed on another machine), SK_EINVAL when the buffer's header
+   does not hold this k and n (or is not a packed B). */
+size_t    sk_sgemm_pack_b_size(size_t k, size_t n); /* bytes; 0 when the size overflows */
+sk_status sk_sgemm_pack_b(sk_trans tb, size_t k, size_t n, const float *b, size_t ldb,
+                          void *packed);
+sk_status sk_sgemm_packed(sk_trans ta, size_t m, size_t n, size_t k, float alpha, const float *a,
+                          size_t lda, const void *packed, float beta, float *c, size_t ldc);
+
 /* ---- exp and softmax --------------------------------------------------------------------- */
 /* y[i] = exp(x[i]); y may equal x. <= 1 ulp wherever the result is a normal float (results
    below FLT_MIN may flush to 0); exp(-inf) = 0, exp(+inf) = +inf, overflow -> +inf, NaN -> NaN.
@@ -249,6 +269,9 @@ sk_status sk_mhca_forward_kv(const sk_mhca *layer, size_t n_dec, const float *de
                           order; the plain call runs the same chunks. Then columns in groups of
                           256. op(B) = B^T with few rows: columns at multiples of the kernel's
                           row count.
+     sk_sgemm_packed_tp   tiles of C: columns at multiples of the packed panels' width, rows at
+                          multiples of the row cache block (MC); k is never split. (Packing,
+                          sk_sgemm_pack_b, is a copy done once: it has no _tp variant.)
      sk_exp_tp            contiguous ranges at multiples of 1024 elements.
      sk_softmax_tp,
      sk_scale_mask_softmax_tp  rows, at multiples of 8.
@@ -287,6 +310,9 @@ typedef struct sk_threadpool {
 sk_status sk_sgemm_tp(const sk_threadpool *tp, sk_trans ta, sk_trans tb, size_t m, size_t n,
                       size_t k, float alpha, const float *a, size_t lda, const float *b, size_t ldb,
                       float beta, float *c, size_t ldc);
+sk_status sk_sgemm_packed_tp(const sk_threadpool *tp, sk_trans ta, size_t m, size_t n, size_t k,
+                             float alpha, const float *a, size_t lda, const void *packed,
+                             float beta, float *c, size_t ldc);
 sk_status sk_exp_tp(const sk_threadpool *tp, size_t n, const float *x, float *y);
 sk_status sk_softmax_tp(const sk_threadpool *tp, size_t rows, size_t cols, const float *x,
                         size_t ldx, float *y, size_t ldy);

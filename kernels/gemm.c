@@ -933,3 +933,175 @@ void sk_gemm_run_bias_tp(const sk_threadpool *tp, const sk_gemm_dsp *d, sk_trans
     sk_tp_run(tp, tasks, gemm_task, &j);
 }
 
+
+/* --- op(B) packed once -------------------------------------------------------------------------
+ * A B that many calls share (a layer's weights) is packed once into the tile's panels, each
+ * panel's k rows contiguous (gemm.h): a call reads it in order, a panel after the other, whatever
+ * B's row stride was (no L1 set conflicts at 4 KiB strides, no per-call pack, NT as fast as NN).
+ *   one MC block with its rows of A read in place (the plan's rule for A's rows): each r x nr tile
+ *       of C is one kernel call over the whole k, panel after panel;
+ *   otherwise: k in the table's kc blocks (beta on the first), each MC x kc block of A packed;
+ *   m == 1 with a contiguous op(A): the matrix-vector kernel on each panel. */
+
+size_t sk_gemm_packed_floats(const sk_gemm_dsp *d, size_t k, size_t n)
+{
+    const size_t NR = d->nr;
+    size_t cols, f;
+    if (!sk_add_ok(n, NR - 1, &cols)) return 0;
+    cols = udiv(cols, NR) * NR;
+    if (!sk_mul_ok(cols, k, &f) || f > SK_ELEMS_MAX) return 0;
+    return f;
+}
+
+void sk_gemm_pack_b(const sk_gemm_dsp *d, sk_trans tb, size_t k, size_t n, const float *b,
+                    size_t ldb, float *pb)
+{
+    const size_t NR = d->nr;
+    for (size_t j = 0; j < n; j += NR, pb += k * NR)
+        pack_b(d, tb, n - j < NR ? n - j : NR, k, tb ? b + j * ldb : b + j, ldb, pb, NR);
+}
+
+typedef struct packed_plan {
+    int row;              /* m == 1, op(A) contiguous: gemv_n on each panel */
+    int direct;           /* A read in place, whole k per kernel call */
+    size_t kc;            /* k block */
+    row_split rows_full;  /* row blocks of a full MC block */
+    row_split rows_last;  /* row blocks of the last MC block */
+} packed_plan;
+
+static void packed_plan_make(const sk_gemm_dsp *d, sk_trans ta, size_t m, size_t k, size_t lda,
+                             packed_plan *p)
+{
+    static const row_split none = { 0, 0, 0, 0 };
+    const size_t MR = d->mr, MC = d->mc;
+    p->row = m == 1 && d->gemv_n && (!ta || lda == 1);
+    p->direct = m <= MC && (umod(lda, d->set_stride) != 0 || (!ta && MR <= d->set_rows));
+    p->kc = p->direct || k <= d->kc ? k : cdiv(k, cdiv(k, d->kc));
+    p->rows_last = split_rows(m <= MC ? m : m - (cdiv(m, MC) - 1) * MC, MR);
+    p->rows_full = m > MC ? split_rows(MC, MR) : none;
+}
+
+/* The packed A blocks' floats (0: A in place). */
+static size_t packed_a_floats(const sk_gemm_dsp *d, const packed_plan *p, size_t m)
+{
+    if (p->row || p->direct) return 0;
+    return cdiv(m < d->mc ? m : d->mc, d->mr) * d->mr * p->kc;
+}
+
+/* m, n, k >= 1, alpha != 0. abuf: packed_a_floats, or NULL: A read in place (the same kernel
+   arithmetic as packed, slower at some strides). */
+static void run_packed(const sk_gemm_dsp *d, const packed_plan *p, float *abuf, sk_trans ta,
+                       size_t m, size_t n, size_t k, float alpha, const float *a, size_t lda,
+                       const float *pb, float beta, float *c, size_t ldc)
+{
+    const size_t MR = d->mr, NR = d->nr, MC = d->mc, KC = p->kc;
+    if (p->row) {
+        for (size_t j = 0; j < n; j += NR, pb += k * NR)
+            d->gemv_n(n - j < NR ? n - j : NR, k, alpha, a, pb, NR, beta, c + j);
+        return;
+    }
+    const int in_place = p->direct || !abuf;
+    const size_t rsa = !in_place ? 1 : ta ? 1 : lda, csa = !in_place ? MR : ta ? lda : 1;
+    SK_ALIGN(64) float tile[TILE_MAX];
+    const float *ar[RB_MAX];
+    for (size_t ic = 0; ic < m; ic += MC) {
+        const row_split *rs = ic + MC < m ? &p->rows_full : &p->rows_last;
+        for (size_t pc = 0; pc < k; pc += KC) {
+            const size_t kc = k - pc < KC ? k - pc : KC;
+            const float be = pc == 0 ? beta : 1.f;
+            const float *asrc = ta ? a + pc * lda + ic : a + ic * lda + pc; /* op(A)(ic, pc) */
+            for (size_t q = 0, r0 = 0; q < rs->count; q++) {
+                const size_t r = q < rs->first ? rs->hi : rs->lo;
+                ar[q] = ta ? asrc + r0 : asrc + r0 * lda;
+                if (!in_place) {
+                    pack_a(d, ta, r, kc, ar[q], lda, abuf + q * MR * kc, MR);
+                    ar[q] = abuf + q * MR * kc;
+                }
+                r0 += r;
+            }
+            for (size_t j = 0; j < n; j += NR) {
+                const float *panel = pb + j * k + pc * NR; /* panel j / NR, row pc */
+                const size_t nr = n - j < NR ? n - j : NR;
+                float *cj = c + ic * ldc + j;
+                for (size_t q = 0; q < rs->count; q++) {
+                    const size_t r = q < rs->first ? rs->hi : rs->lo;
+                    if (SK_LIKELY(nr == NR)) {
+                        d->ukr(r, kc, ar[q], rsa, csa, panel, NR, cj, ldc, alpha, be, NULL);
+                    } else {
+                        d->ukr(r, kc, ar[q], rsa, csa, panel, NR, tile, NR, alpha, 0.f, NULL);
+                        merge_tile(r, nr, tile, NR, be, cj, ldc);
+                    }
+                    cj += r * ldc;
+                }
+            }
+        }
+    }
+}
+
+/* Partition over the pool: rows at multiples of MC (the same MC blocks, hence the same row blocks
+   and kernels), columns at multiples of NR (whole panels); k never split. */
+typedef struct packed_job {
+    const sk_gemm_dsp *d;
+    packed_plan p;
+    sk_trans ta;
+    size_t m, n, k, lda, ldc;
+    float alpha, beta;
+    const float *a, *pb;
+    float *c;
+    size_t rn, cn, rparts, cparts; /* MC blocks, panels, and the parts of each */
+} packed_job;
+
+static void packed_task(void *arg, size_t t)
+{
+    const packed_job *j = arg;
+    const sk_gemm_dsp *d = j->d;
+    const size_t ri = t / j->cparts, ci = t % j->cparts;
+    const size_t r0 = sk_part_bound(j->rn, j->rparts, ri) * d->mc;
+    const size_t r1 = ri + 1 == j->rparts ? j->m : sk_part_bound(j->rn, j->rparts, ri + 1) * d->mc;
+    const size_t c0 = sk_part_bound(j->cn, j->cparts, ci) * d->nr;
+    const size_t c1 = ci + 1 == j->cparts ? j->n : sk_part_bound(j->cn, j->cparts, ci + 1) * d->nr;
+    if (r0 >= r1 || c0 >= c1) return;
+    packed_plan p = j->p;
+    if (r1 < j->m) p.rows_last = p.rows_full; /* this part's last MC block is a full one */
+    const size_t af = packed_a_floats(d, &p, r1 - r0);
+    float *abuf = af ? sk_tbuf_get(SK_TBUF_GEMM, af) : NULL;
+    run_packed(d, &p, abuf, j->ta, r1 - r0, c1 - c0, j->k, j->alpha,
+               j->ta ? j->a + r0 : j->a + r0 * j->lda, j->lda, j->pb + c0 * j->k, j->beta,
+               j->c + r0 * j->ldc + c0, j->ldc);
+}
+
+void sk_gemm_run_packed_tp(const sk_threadpool *tp, const sk_gemm_dsp *d, sk_trans ta, size_t m,
+                           size_t n, size_t k, float alpha, const float *a, size_t lda,
+                           const float *pb, float beta, float *c, size_t ldc)
+{
+    if (m == 0 || n == 0) return;
+    lda = sk_ld1(ta ? k : m, ta ? m : k, lda);
+    ldc = sk_ld1(m, n, ldc);
+    if (k == 0 || alpha == 0.f) { /* A and B not read (BLAS semantics) */
+        scale_c(m, n, beta, c, ldc);
+        return;
+    }
+    packed_job j = { .d = d, .ta = ta, .m = m, .n = n, .k = k, .lda = lda, .ldc = ldc,
+                     .alpha = alpha, .beta = beta, .a = a, .pb = pb, .c = c,
+                     .rn = cdiv(m, d->mc), .cn = cdiv(n, d->nr), .rparts = 1, .cparts = 1 };
+    packed_plan_make(d, ta, m, k, lda, &j.p);
+    if (sk_tp_threads(tp) > 1) {
+        const double flops = 2.0 * (double)m * (double)n * (double)k;
+        const size_t tasks =
+            sk_tp_tasks(tp, flops, j.p.row ? d->tp_min_flops_row : d->tp_min_flops);
+        const size_t nt = sk_tp_threads(tp), one = tasks < nt ? tasks : nt;
+        /* one MC block: columns only, up to `tasks` parts (A in place or packed per part);
+           several: rows first (a row part reads all of B, a column part packs all of A) */
+        if (j.rn == 1) {
+            j.cparts = j.cn < tasks ? j.cn : tasks;
+        } else {
+            j.rparts = j.rn < one ? j.rn : one;
+            j.cparts = one / j.rparts < j.cn ? one / j.rparts : j.cn;
+            j.cparts = j.cparts ? j.cparts : 1;
+        }
+    }
+    if (j.rparts * j.cparts > 1)
+        sk_tp_run(tp, j.rparts * j.cparts, packed_task, &j);
+    else
+        packed_task(&j, 0);
+}

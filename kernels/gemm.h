@@ -189,6 +189,20 @@ void sk_gemm_run_bias_tp(const sk_threadpool *tp, const sk_gemm_dsp *d, sk_trans
                          const float *b, size_t ldb, float beta, const float *bias, float *c,
                          size_t ldc);
 
+/* op(B) packed once (sk_sgemm_pack_b): panels of the table's nr columns, panel q holding columns
+ * [q nr, q nr + nr) of op(B) as k rows of nr floats, pb[q k nr + p nr + j] = op(B)(p, q nr + j),
+ * zero past column n. The floats of such a B (0 when it overflows size_t or exceeds the largest
+ * operand, SK_ELEMS_MAX): */
+size_t sk_gemm_packed_floats(const sk_gemm_dsp *d, size_t k, size_t n);
+/* Pack op(B) (k x n, k, n >= 1) into pb (sk_gemm_packed_floats(d, k, n) floats). */
+void sk_gemm_pack_b(const sk_gemm_dsp *d, sk_trans tb, size_t k, size_t n, const float *b,
+                    size_t ldb, float *pb);
+/* C = alpha op(A) op(B) + beta C from such a pb, unchecked, any sizes (as sk_gemm_run); on the
+ * caller's pool tp (NULL: on this thread), bitwise identical to the call without one. */
+void sk_gemm_run_packed_tp(const sk_threadpool *tp, const sk_gemm_dsp *d, sk_trans ta, size_t m,
+                           size_t n, size_t k, float alpha, const float *a, size_t lda,
+                           const float *pb, float beta, float *c, size_t ldc);
+
 /* sk_gemm_run on the caller's pool tp (NULL: on this thread), bitwise identical to it (the
  * partition in gemm.c). A pool of one thread goes straight to sk_gemm_run: the two calls of 15
  * arguments in between were 3% of a 32 x 32 x 32 call. */

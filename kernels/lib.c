@@ -2,6 +2,7 @@
  * dispatch.c). A checked call takes the active table and hands the family's run function validated
  * arguments, with the row stride of one-row operands normalised (sk_ld1). */
 #include <stdlib.h>
+#include <string.h>
 #include "dsp.h"
 #include "common.h"
 #include "pool.h"
@@ -34,6 +35,69 @@ sk_status sk_sgemm(sk_trans ta, sk_trans tb, size_t m, size_t n, size_t k,
                    float beta, float *c, size_t ldc)
 {
     return sk_sgemm_tp(NULL, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+
+/* ---- GEMM with op(B) packed once ----
+ * The packed buffer: a header (PACKED_HDR bytes) then sk_gemm_packed_floats(k, n) floats in the
+ * panels of the table of `isa`. */
+#define PACKED_MAGIC 0x42504b53u /* "SKPB" */
+enum { PACKED_HDR = 64 };
+typedef struct packed_hdr {
+    uint32_t magic, isa; /* PACKED_MAGIC; the sk_isa whose table packed it */
+    uint64_t k, n;
+    uint32_t nr, reserved; /* the table's panel width */
+} packed_hdr;
+
+static int packed_ptr_ok(const void *packed)
+{
+    return packed && (uintptr_t)packed % sizeof(float) == 0;
+}
+
+size_t sk_sgemm_pack_b_size(size_t k, size_t n)
+{
+    size_t f = 0;
+    if (k && n && !(f = sk_gemm_packed_floats(&sk_dsp_get()->gemm, k, n))) return 0;
+    return PACKED_HDR + f * sizeof(float); /* f <= SK_ELEMS_MAX: no overflow */
+}
+
+sk_status sk_sgemm_pack_b(sk_trans tb, size_t k, size_t n, const float *b, size_t ldb,
+                          void *packed)
+{
+    if ((unsigned)tb > SK_TRANS || !packed_ptr_ok(packed)) return SK_EINVAL;
+    if (!sk_mat_ok(b, tb ? n : k, tb ? k : n, ldb)) return SK_EINVAL;
+    if (!sk_sgemm_pack_b_size(k, n)) return SK_EINVAL;
+    const sk_gemm_dsp *d = &sk_dsp_get()->gemm;
+    const packed_hdr h = { PACKED_MAGIC, (uint32_t)sk_isa_active(), k, n, d->nr, 0 };
+    memcpy(packed, &h, sizeof h);
+    if (k && n)
+        sk_gemm_pack_b(d, tb, k, n, b, sk_ld1(tb ? n : k, tb ? k : n, ldb),
+                       (float *)((char *)packed + PACKED_HDR));
+    return SK_OK;
+}
+
+sk_status sk_sgemm_packed_tp(const sk_threadpool *tp, sk_trans ta, size_t m, size_t n, size_t k,
+                             float alpha, const float *a, size_t lda, const void *packed,
+                             float beta, float *c, size_t ldc)
+{
+    if (!sk_tp_ok(tp) || (unsigned)ta > SK_TRANS || !packed_ptr_ok(packed)) return SK_EINVAL;
+    if (!sk_mat_ok(a, ta ? k : m, ta ? m : k, lda)) return SK_EINVAL;
+    if (!sk_mat_ok(c, m, n, ldc)) return SK_EINVAL;
+    packed_hdr h;
+    memcpy(&h, packed, sizeof h);
+    if (h.magic != PACKED_MAGIC || h.k != k || h.n != n || h.isa >= SK_ISA_COUNT)
+        return SK_EINVAL;
+    const sk_dsp *t = sk_dsp_for((sk_isa)h.isa);
+    if (!t) return SK_EUNSUPPORTED;
+    if (h.nr != t->gemm.nr) return SK_EINVAL;
+    sk_gemm_run_packed_tp(tp, &t->gemm, ta, m, n, k, alpha, a, lda,
+                          (const float *)((const char *)packed + PACKED_HDR), beta, c, ldc);
+    return SK_OK;
+}
+
+sk_status sk_sgemm_packed(sk_trans ta, size_t m, size_t n, size_t k, float alpha, const float *a,
+                          size_t lda, const void *packed, float beta, float *c, size_t ldc)
+{
+    return sk_sgemm_packed_tp(NULL, ta, m, n, k, alpha, a, lda, packed, beta, c, ldc);
 }
 
 /* ---- exp / softmax ---- */

@@ -262,9 +262,29 @@ static void gemm_case(sk_trans ta, sk_trans tb, size_t m, size_t n, size_t k, fl
     float *a = fbuf(ar * lda), *b = fbuf(br * ldb), *c0 = fbuf(m * ldc),
           *c1 = malloc(m * ldc * 4 + 4);
     memcpy(c1, c0, m * ldc * sizeof(float));
+    /* the same product from B packed once: the plain packed call, the pool's, and the pool's
+       without packing buffers (A read in place: the same kernel arithmetic), bit for bit */
+    float *p0 = fcopy(c0, m * ldc), *p1 = fcopy(c0, m * ldc), *p2 = fcopy(c0, m * ldc);
+    void *pk = malloc(sk_sgemm_pack_b_size(k, n));
     st_ok(sk_sgemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c0, ldc),
           sk_sgemm_tp(g_tp, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c1, ldc));
     same(c0, c1, m * ldc * sizeof(float), "C");
+    if (!pk) {
+        fail("malloc");
+    } else {
+        const sk_status sp = sk_sgemm_pack_b(tb, k, n, b, ldb, pk);
+        st_ok(sp, sk_sgemm_packed(ta, m, n, k, alpha, a, lda, pk, beta, p0, ldc));
+        st_ok(sk_sgemm_packed_tp(g_tp, ta, m, n, k, alpha, a, lda, pk, beta, p1, ldc), SK_OK);
+        sk_tbuf_deny(1);
+        st_ok(sk_sgemm_packed_tp(g_tp, ta, m, n, k, alpha, a, lda, pk, beta, p2, ldc), SK_OK);
+        sk_tbuf_deny(0);
+        same(p0, p1, m * ldc * sizeof(float), "C from packed B");
+        same(p0, p2, m * ldc * sizeof(float), "C from packed B without buffers");
+    }
+    free(pk);
+    free(p0);
+    free(p1);
+    free(p2);
     free(a);
     free(b);
     free(c0);

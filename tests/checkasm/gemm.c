@@ -999,4 +999,5 @@ void ck_test_gemm(void)
 
     bias_cases();
     threads();
+    ck_test_gemm_packed();
 }
