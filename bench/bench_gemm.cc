@@ -1,9 +1,10 @@
 // Benchmarks: the gemm family. sgemm/<contender>/<NN|NT>/<m>x<n>x<k>, contender = each available
 // ISA, "openblas" (cblas_sgemm), "onednn" (dnnl_sgemm), "libxsmm" (a JIT kernel from
 // libxsmm_smmdispatch, for the shapes it generates one for), "xnnpack" (a fully-connected operator,
-// its weights packed once at creation), single thread; and "peak-avx2" / "peak-avx512": an FMA loop
-// of 12 independent chains of that width doing the same number of flops (the FMA peak of the core,
-// so that avx2 / peak-avx2 is the fraction of peak); "read" for m = 1: a plain read of B's bytes,
+// its weights packed once at creation), "<isa>-packed" (sk_sgemm_packed, B packed once before the
+// loop), single thread; and "peak-avx2" / "peak-avx512": an FMA loop of 12 independent chains of
+// that width doing the same number of flops (the FMA peak of the core, so that avx2 / peak-avx2 is
+// the fraction of peak); "read" for m = 1: a plain read of B's bytes,
 // the bound of the matrix-vector product. alpha = 1, beta = 0, random inputs, dense ld.
 // Counter "GFLOP/s" = 2 m n k per second.
 #include <cmath>
@@ -120,6 +121,24 @@ void time_peer(benchmark::State &st, const char *peer, const Operands &o, bool n
         benchmark::ClobberMemory();
     }
     set_counters(st, s);
+}
+
+// sk_sgemm_packed on B packed once before the loop (a layer's weights), checked against
+// sk_sgemm like a peer: contender "<isa>-packed".
+void run_sk_packed(benchmark::State &st, sk_isa isa, bool nt, Shape s)
+{
+    skb::IsaScope scope(isa);
+    Operands o(s);
+    std::vector<float> packed((sk_sgemm_pack_b_size(s.k, s.n) + 3) / 4 + 16);
+    /* 64-byte aligned inside the vector */
+    float *pk = packed.data() + (16 - (reinterpret_cast<uintptr_t>(packed.data()) / 4) % 16) % 16;
+    if (sk_sgemm_pack_b(nt ? SK_TRANS : SK_NOTRANS, s.k, s.n, o.b.p, nt ? s.k : s.n, pk) != SK_OK) {
+        st.SkipWithError("sk_sgemm_pack_b failed");
+        return;
+    }
+    time_peer(st, "sk_sgemm_packed", o, nt, s, [&](float *c) {
+        sk_sgemm_packed(SK_NOTRANS, s.m, s.n, s.k, 1.f, o.a.p, s.k, pk, 0.f, c, s.n);
+    });
 }
 
 #ifdef SK_BENCH_HAVE_OPENBLAS
@@ -248,6 +267,11 @@ void sk_register_gemm_benchmarks()
                 benchmark::RegisterBenchmark(
                     ("sgemm/" + std::string(sk_isa_name(isa)) + "/" + var + "/" + shape).c_str(),
                     run_sk, isa, nt != 0, s);
+                if (isa != SK_ISA_SCALAR)
+                    benchmark::RegisterBenchmark(("sgemm/" + std::string(sk_isa_name(isa)) +
+                                                  "-packed/" + var + "/" + shape)
+                                                     .c_str(),
+                                                 run_sk_packed, isa, nt != 0, s);
             }
 #ifdef SK_BENCH_HAVE_OPENBLAS
             benchmark::RegisterBenchmark(("sgemm/openblas/" + var + "/" + shape).c_str(),
