@@ -974,9 +974,10 @@ static void packed_plan_make(const sk_gemm_dsp *d, sk_trans ta, size_t m, size_t
 {
     static const row_split none = { 0, 0, 0, 0 };
     const size_t MR = d->mr, MC = d->mc;
+    const int direct = m <= MC && (umod(lda, d->set_stride) != 0 || (!ta && MR <= d->set_rows));
     p->row = m == 1 && d->gemv_n && (!ta || lda == 1);
-    p->direct = m <= MC && (umod(lda, d->set_stride) != 0 || (!ta && MR <= d->set_rows));
-    p->kc = p->direct || k <= d->kc ? k : cdiv(k, cdiv(k, d->kc));
+    p->direct = direct;
+    p->kc = direct || k <= d->kc ? k : cdiv(k, cdiv(k, d->kc));
     p->rows_last = split_rows(m <= MC ? m : m - (cdiv(m, MC) - 1) * MC, MR);
     p->rows_full = m > MC ? split_rows(MC, MR) : none;
 }
@@ -1081,27 +1082,33 @@ void sk_gemm_run_packed_tp(const sk_threadpool *tp, const sk_gemm_dsp *d, sk_tra
         scale_c(m, n, beta, c, ldc);
         return;
     }
-    packed_job j = { .d = d, .ta = ta, .m = m, .n = n, .k = k, .lda = lda, .ldc = ldc,
-                     .alpha = alpha, .beta = beta, .a = a, .pb = pb, .c = c,
-                     .rn = cdiv(m, d->mc), .cn = cdiv(n, d->nr), .rparts = 1, .cparts = 1 };
-    packed_plan_make(d, ta, m, k, lda, &j.p);
+    packed_plan p;
+    packed_plan_make(d, ta, m, k, lda, &p);
+    const size_t rn = cdiv(m, d->mc), cn = cdiv(n, d->nr);
+    size_t rparts = 1, cparts = 1;
     if (sk_tp_threads(tp) > 1) {
         const double flops = 2.0 * (double)m * (double)n * (double)k;
-        const size_t tasks =
-            sk_tp_tasks(tp, flops, j.p.row ? d->tp_min_flops_row : d->tp_min_flops);
+        const size_t tasks = sk_tp_tasks(tp, flops, p.row ? d->tp_min_flops_row : d->tp_min_flops);
         const size_t nt = sk_tp_threads(tp), one = tasks < nt ? tasks : nt;
         /* one MC block: columns only, up to `tasks` parts (A in place or packed per part);
            several: rows first (a row part reads all of B, a column part packs all of A) */
-        if (j.rn == 1) {
-            j.cparts = j.cn < tasks ? j.cn : tasks;
+        if (rn == 1) {
+            cparts = cn < tasks ? cn : tasks;
         } else {
-            j.rparts = j.rn < one ? j.rn : one;
-            j.cparts = one / j.rparts < j.cn ? one / j.rparts : j.cn;
-            j.cparts = j.cparts ? j.cparts : 1;
+            rparts = rn < one ? rn : one;
+            cparts = one / rparts < cn ? one / rparts : cn;
+            cparts = cparts ? cparts : 1;
         }
     }
-    if (j.rparts * j.cparts > 1)
-        sk_tp_run(tp, j.rparts * j.cparts, packed_task, &j);
-    else
-        packed_task(&j, 0);
+    if (rparts * cparts > 1) {
+        packed_job j = { .d = d, .p = p, .ta = ta, .m = m, .n = n, .k = k, .lda = lda,
+                         .ldc = ldc, .alpha = alpha, .beta = beta, .a = a, .pb = pb, .c = c,
+                         .rn = rn, .cn = cn, .rparts = rparts, .cparts = cparts };
+        sk_tp_run(tp, rparts * cparts, packed_task, &j);
+        return;
+    }
+    /* one task: no job (zeroing it and reading its fields back cost more than the partition) */
+    const size_t af = packed_a_floats(d, &p, m);
+    run_packed(d, &p, af ? sk_tbuf_get(SK_TBUF_GEMM, af) : NULL, ta, m, n, k, alpha, a, lda, pb,
+               beta, c, ldc);
 }
