@@ -949,7 +949,8 @@ size_t sk_gemm_packed_floats(const sk_gemm_dsp *d, size_t k, size_t n)
     size_t cols, f;
     if (!sk_add_ok(n, NR - 1, &cols)) return 0;
     cols = udiv(cols, NR) * NR;
-    if (!sk_mul_ok(cols, k, &f) || f > SK_ELEMS_MAX) return 0;
+    /* with the caller's 64-byte header the buffer stays within the largest object */
+    if (!sk_mul_ok(cols, k, &f) || f > SK_ELEMS_MAX - 16) return 0;
     return f;
 }
 

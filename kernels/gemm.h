@@ -192,7 +192,7 @@ void sk_gemm_run_bias_tp(const sk_threadpool *tp, const sk_gemm_dsp *d, sk_trans
 /* op(B) packed once (sk_sgemm_pack_b): panels of the table's nr columns, panel q holding columns
  * [q nr, q nr + nr) of op(B) as k rows of nr floats, pb[q k nr + p nr + j] = op(B)(p, q nr + j),
  * zero past column n. The floats of such a B (0 when it overflows size_t or exceeds the largest
- * operand, SK_ELEMS_MAX): */
+ * operand, SK_ELEMS_MAX, less the 16 floats of a header): */
 size_t sk_gemm_packed_floats(const sk_gemm_dsp *d, size_t k, size_t n);
 /* Pack op(B) (k x n, k, n >= 1) into pb (sk_gemm_packed_floats(d, k, n) floats). */
 void sk_gemm_pack_b(const sk_gemm_dsp *d, sk_trans tb, size_t k, size_t n, const float *b,

@@ -57,7 +57,7 @@ size_t sk_sgemm_pack_b_size(size_t k, size_t n)
 {
     size_t f = 0;
     if (k && n && !(f = sk_gemm_packed_floats(&sk_dsp_get()->gemm, k, n))) return 0;
-    return PACKED_HDR + f * sizeof(float); /* f <= SK_ELEMS_MAX: no overflow */
+    return PACKED_HDR + f * sizeof(float); /* f <= SK_ELEMS_MAX - 16: <= PTRDIFF_MAX bytes */
 }
 
 sk_status sk_sgemm_pack_b(sk_trans tb, size_t k, size_t n, const float *b, size_t ldb,

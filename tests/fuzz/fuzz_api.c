@@ -1,4 +1,5 @@
-/* Fuzz target: the argument contract of every public function, on a fuzzer-chosen ISA.
+/* Fuzz target: the argument contract of every public function, on a fuzzer-chosen ISA (sk_sgemm's
+ * input with bit 4 of its transpose byte set: sk_sgemm_pack_b then sk_sgemm_packed).
  *
  * Sizes come from small values and from the edges of size_t / ptrdiff_t (2^20, 2^32, 2^50, 2^60,
  * SIZE_MAX / 4 + 1, PTRDIFF_MAX, SIZE_MAX, ...), leading dimensions from "fits", "too small" and
@@ -226,6 +227,43 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         const size_t lda = pick_ld(&in, ta1 ? m : k), ldb = pick_ld(&in, tb1 ? k : n);
         const size_t ldc = pick_ld(&in, n);
         const float alpha = fz_u8(&in) % 2 ? 0.f : 1.5f, beta = fz_u8(&in) % 3 * 0.5f;
+        if (tt & 16) { /* B packed once (sk_sgemm_pack_b), then sk_sgemm_packed from it */
+            const size_t psz = sk_sgemm_pack_b_size(k, n);
+            /* panels are at most 64 floats wide: k x (n + 63) floats and a 64-byte header within
+               the largest operand can be packed, k x n beyond it cannot */
+            if (k && n && !psz && mul((u128)n + 63, k) <= EL_MAX - 16)
+                fz_fail("sk_sgemm_pack_b_size(%zu, %zu) = 0", k, n);
+            if (psz && (mul(k, n) > EL_MAX || (u128)psz < 64 + 4 * mul(k, n)))
+                fz_fail("sk_sgemm_pack_b_size(%zu, %zu) = %zu", k, n, psz);
+            c.fn = "sk_sgemm_pack_b";
+            add(&c, tb1 ? n : k, tb1 ? k : n, ldb, 4, 0, NUL(1));
+            /* the packed buffer, in floats (psz is a multiple of 4) */
+            add(&c, 1, psz ? psz / 4 : 4, psz ? psz / 4 : 4, 4, 1, NUL(3));
+            const int good = (unsigned)tb <= 1 && psz && !any_bad(&c);
+            snprintf(fz_case, sizeof fz_case, "sk_sgemm_pack_b tb=%d k=%zu n=%zu ldb=%zu size=%zu "
+                     "then sk_sgemm_packed ta=%d m=%zu lda=%zu ldc=%zu nulls=%#x", (int)tb, k, n,
+                     ldb, psz, (int)ta, m, lda, ldc, nulls & 15);
+            if (good && total(&c) > FZ_CAP) break;
+            alloc_all(&c, good, at_start);
+            check_all(&c, sk_sgemm_pack_b(tb, k, n, P(&c, 0), ldb, P(&c, 1)), good);
+            if (good) {
+                call d = { .n = 0, .fn = "sk_sgemm_packed" };
+                add(&d, ta1 ? k : m, ta1 ? m : k, lda, 4, 0, NUL(0));
+                add(&d, m, n, ldc, 4, 1, NUL(2));
+                const int good2 = (unsigned)ta <= 1 && !any_bad(&d);
+                if (!good2 || total(&d) <= FZ_CAP) {
+                    alloc_all(&d, good2, at_start);
+                    fz_buf_snap(&c.op[1].b);
+                    check_all(&d, sk_sgemm_packed(ta, m, n, k, alpha, P(&d, 0), lda, P(&c, 1),
+                                                  beta, P(&d, 1), ldc), good2);
+                    if (!fz_buf_check(&c.op[1].b, 0, 0, 0, 1))
+                        fz_fail("sk_sgemm_packed wrote into the packed buffer");
+                    free_all(&d);
+                }
+            }
+            free_all(&c);
+            break;
+        }
         add(&c, ta1 ? k : m, ta1 ? m : k, lda, 4, 0, NUL(0));
         add(&c, tb1 ? n : k, tb1 ? k : n, ldb, 4, 0, NUL(1));
         add(&c, m, n, ldc, 4, 1, NUL(2));

@@ -1,4 +1,5 @@
-/* Fuzz target: sk_sgemm on every available ISA against the exact product (double; each product of
+/* Fuzz target: sk_sgemm, and sk_sgemm_packed from B packed once (a packed buffer of exactly its
+ * size, at a PROT_NONE page), on every available ISA against the exact product (double; each product of
  * two floats is exact in double and the sums of at most ~600 terms add < 2^-43 relative).
  *
  * Checked elementwise, with mag = |alpha| sum_p |op(A)_ip op(B)_pj| + |beta| |C0_ij|:
@@ -139,12 +140,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const sk_isa before = sk_isa_active();
     fz_buf_snap(&ba);
     fz_buf_snap(&bb);
-    for (int ii = 0; ii < nisa; ii++) {
-        sk_isa_select(isas[ii]);
+    for (int ii = 0; ii < 2 * nisa; ii++) {
+        const int packed = ii % 2; /* sk_sgemm, then sk_sgemm_packed from B packed once */
+        sk_isa_select(isas[ii / 2]);
         memcpy(C, c0, ec * sizeof(float));
         fz_buf_snap(&bc0);
-        const sk_status s = sk_sgemm(ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-        if (s != SK_OK) fz_fail("status %s on a valid call", sk_status_str(s));
+        sk_status s;
+        if (packed) {
+            fz_buf bp; /* exactly the size asked for, at a PROT_NONE page */
+            fz_buf_alloc(&bp, sk_sgemm_pack_b_size(k, n), at_start);
+            s = sk_sgemm_pack_b(tb, k, n, B, ldb, bp.p);
+            if (s != SK_OK) fz_fail("pack: status %s on a valid call", sk_status_str(s));
+            s = sk_sgemm_packed(ta, m, n, k, alpha, A, lda, bp.p, beta, C, ldc);
+            fz_buf_free(&bp);
+        } else {
+            s = sk_sgemm(ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        }
+        if (s != SK_OK) fz_fail("%s: status %s on a valid call", packed ? "packed" : "sgemm",
+                                sk_status_str(s));
         if (!fz_buf_check(&bc0, m, n, ldc, sizeof(float))) fz_fail("wrote outside the m x n of C");
         if (!fz_buf_check(&ba, 0, 0, 0, 1) || !fz_buf_check(&bb, 0, 0, 0, 1))
             fz_fail("wrote into A or B");
@@ -156,14 +169,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 if (sp == 2) continue;
                 if (sp == 1 && !fz_isfinite(e)) {
                     if (fz_isnan(e) ? got == got : got != e)
-                        fz_fail("C[%zu,%zu] = %a, exact %a", i, j, got, e);
+                        fz_fail("%sC[%zu,%zu] = %a, exact %a", packed ? "packed: " : "", i, j, got,
+                                e);
                     continue;
                 }
                 const double tol = (double)(2 * k + 4) *
                                    (0x1p-24 * mag[i * n + j] + 0x1p-149 * amax1);
                 if (!(fabs(got - e) <= tol))
-                    fz_fail("C[%zu,%zu] = %.9g, exact %.9g, |err| %.3g > bound %.3g (%.3g x)", i, j,
-                            got, e, fabs(got - e), tol, fabs(got - e) / tol);
+                    fz_fail("%sC[%zu,%zu] = %.9g, exact %.9g, |err| %.3g > bound %.3g (%.3g x)",
+                            packed ? "packed: " : "", i, j, got, e, fabs(got - e), tol,
+                            fabs(got - e) / tol);
             }
     }
     sk_isa_select(before);
