@@ -1,6 +1,7 @@
 /* Fuzz target: sk_sgemm, and sk_sgemm_packed from B packed once (a packed buffer of exactly its
- * size, at a PROT_NONE page), on every available ISA against the exact product (double; each product of
- * two floats is exact in double and the sums of at most ~600 terms add < 2^-43 relative).
+ * size, at a PROT_NONE page), on every available ISA against the exact product (double; each
+ * product of two floats is exact in double and the sums of at most ~600 terms add < 2^-43
+ * relative).
  *
  * Checked elementwise, with mag = |alpha| sum_p |op(A)_ip op(B)_pj| + |beta| |C0_ij|:
  *   |C - exact| <= (2k + 4) 2^-24 mag + (2k + 4) 2^-149 max(1, |alpha|)
