@@ -945,10 +945,10 @@ void sk_gemm_run_bias_tp(const sk_threadpool *tp, const sk_gemm_dsp *d, sk_trans
 
 size_t sk_gemm_packed_floats(const sk_gemm_dsp *d, size_t k, size_t n)
 {
-    const size_t NR = d->nr;
+    const size_t PW = d->pack_nr;
     size_t cols, f;
-    if (!sk_add_ok(n, NR - 1, &cols)) return 0;
-    cols = udiv(cols, NR) * NR;
+    if (!sk_add_ok(n, PW - 1, &cols)) return 0;
+    cols = udiv(cols, PW) * PW;
     /* with the caller's 64-byte header the buffer stays within the largest object */
     if (!sk_mul_ok(cols, k, &f) || f > SK_ELEMS_MAX - 16) return 0;
     return f;
@@ -957,9 +957,9 @@ size_t sk_gemm_packed_floats(const sk_gemm_dsp *d, size_t k, size_t n)
 void sk_gemm_pack_b(const sk_gemm_dsp *d, sk_trans tb, size_t k, size_t n, const float *b,
                     size_t ldb, float *pb)
 {
-    const size_t NR = d->nr;
-    for (size_t j = 0; j < n; j += NR, pb += k * NR)
-        pack_b(d, tb, n - j < NR ? n - j : NR, k, tb ? b + j * ldb : b + j, ldb, pb, NR);
+    const size_t PW = d->pack_nr;
+    for (size_t j = 0; j < n; j += PW, pb += k * PW)
+        pack_b(d, tb, n - j < PW ? n - j : PW, k, tb ? b + j * ldb : b + j, ldb, pb, PW);
 }
 
 typedef struct packed_plan {
@@ -996,10 +996,10 @@ static void run_packed(const sk_gemm_dsp *d, const packed_plan *p, float *abuf, 
                        size_t m, size_t n, size_t k, float alpha, const float *a, size_t lda,
                        const float *pb, float beta, float *c, size_t ldc)
 {
-    const size_t MR = d->mr, NR = d->nr, MC = d->mc, KC = p->kc;
+    const size_t MR = d->mr, NR = d->nr, PW = d->pack_nr, MC = d->mc, KC = p->kc;
     if (p->row) {
-        for (size_t j = 0; j < n; j += NR, pb += k * NR)
-            d->gemv_n(n - j < NR ? n - j : NR, k, alpha, a, pb, NR, beta, c + j);
+        for (size_t j = 0; j < n; j += PW, pb += k * PW)
+            d->gemv_n(n - j < PW ? n - j : PW, k, alpha, a, pb, PW, beta, c + j);
         return;
     }
     const int in_place = p->direct || !abuf;
@@ -1021,16 +1021,17 @@ static void run_packed(const sk_gemm_dsp *d, const packed_plan *p, float *abuf, 
                 }
                 r0 += r;
             }
-            for (size_t j = 0; j < n; j += NR) {
-                const float *panel = pb + j * k + pc * NR; /* panel j / NR, row pc */
+            for (size_t j = 0; j < n; j += NR) { /* the nr-wide parts of each panel */
+                const size_t jp = udiv(j, PW) * PW; /* its panel's first column */
+                const float *panel = pb + jp * k + pc * PW + (j - jp); /* row pc, column j */
                 const size_t nr = n - j < NR ? n - j : NR;
                 float *cj = c + ic * ldc + j;
                 for (size_t q = 0; q < rs->count; q++) {
                     const size_t r = q < rs->first ? rs->hi : rs->lo;
                     if (SK_LIKELY(nr == NR)) {
-                        d->ukr(r, kc, ar[q], rsa, csa, panel, NR, cj, ldc, alpha, be, NULL);
+                        d->ukr(r, kc, ar[q], rsa, csa, panel, PW, cj, ldc, alpha, be, NULL);
                     } else {
-                        d->ukr(r, kc, ar[q], rsa, csa, panel, NR, tile, NR, alpha, 0.f, NULL);
+                        d->ukr(r, kc, ar[q], rsa, csa, panel, PW, tile, NR, alpha, 0.f, NULL);
                         merge_tile(r, nr, tile, NR, be, cj, ldc);
                     }
                     cj += r * ldc;
@@ -1041,7 +1042,7 @@ static void run_packed(const sk_gemm_dsp *d, const packed_plan *p, float *abuf, 
 }
 
 /* Partition over the pool: rows at multiples of MC (the same MC blocks, hence the same row blocks
-   and kernels), columns at multiples of NR (whole panels); k never split. */
+   and kernels), columns at multiples of pack_nr (whole panels); k never split. */
 typedef struct packed_job {
     const sk_gemm_dsp *d;
     packed_plan p;
@@ -1060,8 +1061,9 @@ static void packed_task(void *arg, size_t t)
     const size_t ri = t / j->cparts, ci = t % j->cparts;
     const size_t r0 = sk_part_bound(j->rn, j->rparts, ri) * d->mc;
     const size_t r1 = ri + 1 == j->rparts ? j->m : sk_part_bound(j->rn, j->rparts, ri + 1) * d->mc;
-    const size_t c0 = sk_part_bound(j->cn, j->cparts, ci) * d->nr;
-    const size_t c1 = ci + 1 == j->cparts ? j->n : sk_part_bound(j->cn, j->cparts, ci + 1) * d->nr;
+    const size_t c0 = sk_part_bound(j->cn, j->cparts, ci) * d->pack_nr;
+    const size_t c1 =
+        ci + 1 == j->cparts ? j->n : sk_part_bound(j->cn, j->cparts, ci + 1) * d->pack_nr;
     if (r0 >= r1 || c0 >= c1) return;
     packed_plan p = j->p;
     if (r1 < j->m) p.rows_last = p.rows_full; /* this part's last MC block is a full one */
@@ -1085,7 +1087,7 @@ void sk_gemm_run_packed_tp(const sk_threadpool *tp, const sk_gemm_dsp *d, sk_tra
     }
     packed_plan p;
     packed_plan_make(d, ta, m, k, lda, &p);
-    const size_t rn = cdiv(m, d->mc), cn = cdiv(n, d->nr);
+    const size_t rn = cdiv(m, d->mc), cn = cdiv(n, d->pack_nr);
     size_t rparts = 1, cparts = 1;
     if (sk_tp_threads(tp) > 1) {
         const double flops = 2.0 * (double)m * (double)n * (double)k;

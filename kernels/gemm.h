@@ -76,6 +76,10 @@ typedef struct sk_gemm_dsp {
     unsigned w_mr, w_nr;                /* the wide tile (w_nr <= 64) */
     unsigned w_ldb_min;                 /* ukr_w only for B rows at least this many floats apart
                                            (0: any) */
+    unsigned pack_nr;                   /* a packed B's panel width (sk_gemm_pack_b), a multiple of
+                                           nr: the tile reads its nr-wide parts; m == 1 runs
+                                           gemv_n on one panel at a time, whose accumulators nr
+                                           columns alone may leave too few (AVX2: 2 for 16) */
     unsigned mc, kc, nc;                /* cache blocks: A block mc x kc (L2), B block kc x nc (L3),
                                            B micro-panel kc x nr (L1) */
     unsigned ukr_t_m, ukr_t_n;          /* ukr_t: at most C rows (lanes) x C columns per call */
@@ -189,10 +193,10 @@ void sk_gemm_run_bias_tp(const sk_threadpool *tp, const sk_gemm_dsp *d, sk_trans
                          const float *b, size_t ldb, float beta, const float *bias, float *c,
                          size_t ldc);
 
-/* op(B) packed once (sk_sgemm_pack_b): panels of the table's nr columns, panel q holding columns
- * [q nr, q nr + nr) of op(B) as k rows of nr floats, pb[q k nr + p nr + j] = op(B)(p, q nr + j),
- * zero past column n. The floats of such a B (0 when it overflows size_t or exceeds the largest
- * operand, SK_ELEMS_MAX, less the 16 floats of a header): */
+/* op(B) packed once (sk_sgemm_pack_b): panels of the table's pack_nr (PW) columns, panel q
+ * holding columns [q PW, q PW + PW) of op(B) as k rows of PW floats, pb[q k PW + p PW + j] =
+ * op(B)(p, q PW + j), zero past column n. The floats of such a B (0 when it overflows size_t or
+ * exceeds the largest operand, SK_ELEMS_MAX, less the 16 floats of a header): */
 size_t sk_gemm_packed_floats(const sk_gemm_dsp *d, size_t k, size_t n);
 /* Pack op(B) (k x n, k, n >= 1) into pb (sk_gemm_packed_floats(d, k, n) floats). */
 void sk_gemm_pack_b(const sk_gemm_dsp *d, sk_trans tb, size_t k, size_t n, const float *b,

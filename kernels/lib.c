@@ -45,7 +45,7 @@ enum { PACKED_HDR = 64 };
 typedef struct packed_hdr {
     uint32_t magic, isa; /* PACKED_MAGIC; the sk_isa whose table packed it */
     uint64_t k, n;
-    uint32_t nr, reserved; /* the table's panel width */
+    uint32_t nr, reserved; /* the table's panel width, pack_nr */
 } packed_hdr;
 
 static int packed_ptr_ok(const void *packed)
@@ -67,7 +67,7 @@ sk_status sk_sgemm_pack_b(sk_trans tb, size_t k, size_t n, const float *b, size_
     if (!sk_mat_ok(b, tb ? n : k, tb ? k : n, ldb)) return SK_EINVAL;
     if (!sk_sgemm_pack_b_size(k, n)) return SK_EINVAL;
     const sk_gemm_dsp *d = &sk_dsp_get()->gemm;
-    const packed_hdr h = { PACKED_MAGIC, (uint32_t)sk_isa_active(), k, n, d->nr, 0 };
+    const packed_hdr h = { PACKED_MAGIC, (uint32_t)sk_isa_active(), k, n, d->pack_nr, 0 };
     memcpy(packed, &h, sizeof h);
     if (k && n)
         sk_gemm_pack_b(d, tb, k, n, b, sk_ld1(tb ? n : k, tb ? k : n, ldb),
@@ -88,7 +88,7 @@ sk_status sk_sgemm_packed_tp(const sk_threadpool *tp, sk_trans ta, size_t m, siz
         return SK_EINVAL;
     const sk_dsp *t = sk_dsp_for((sk_isa)h.isa);
     if (!t) return SK_EUNSUPPORTED;
-    if (h.nr != t->gemm.nr) return SK_EINVAL;
+    if (h.nr != t->gemm.pack_nr) return SK_EINVAL;
     sk_gemm_run_packed_tp(tp, &t->gemm, ta, m, n, k, alpha, a, lda,
                           (const float *)((const char *)packed + PACKED_HDR), beta, c, ldc);
     return SK_OK;

@@ -136,6 +136,8 @@ static inline void sk_gemm_dsp_init_x86(sk_gemm_dsp *d, sk_isa isa, uint64_t fea
     d->copy_packs_a = 0;
     d->mr = SK_GEMM_AVX2_MR;
     d->nr = SK_GEMM_AVX2_NR;
+    /* two tiles wide: m == 1 over a packed B then keeps 4 accumulators of 8 columns per row */
+    d->pack_nr = 2 * SK_GEMM_AVX2_NR;
     /* few rows: 4 rows of the 6x16 tile are 8 accumulators, just the FMA latency x two ports;
        the 4x24 tile has 12 */
     d->ukr_w = sk_gemm_ukr_w_avx2;
@@ -227,6 +229,7 @@ static inline void sk_gemm_dsp_init_x86(sk_gemm_dsp *d, sk_isa isa, uint64_t fea
     /* planner: as the AVX2 tier */
     d->mr = SK_GEMM_AVX512_MR;
     d->nr = SK_GEMM_AVX512_NR;
+    d->pack_nr = SK_GEMM_AVX512_NR;
     /* few rows: 4 rows of the 8x32 tile are 8 accumulators, just the FMA latency x two ports;
        the 4x64 tile has 16 and reads 4 lines of each in-place B row */
     d->ukr_w = sk_gemm_ukr_w_avx512;

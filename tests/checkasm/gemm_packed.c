@@ -1,7 +1,8 @@
 /* checkasm: GEMM with op(B) packed once (sk_sgemm_pack_b, sk_sgemm_packed) on the ISA under test
  * against a double-precision reference with sk_sgemm's bound
  *   |C - exact| <= (2 k + 4) 2^-24 (|alpha| |op(A)| |op(B)| + |beta| |C0|)   (elementwise),
- * over sizes around the table's tile (MR, NR), its MC and KC blocks and the in-place / packed
+ * over sizes around the table's tile (MR, NR), the packed panels' width (pack_nr), its MC and KC
+ * blocks and the in-place / packed
  * choice for A (set_stride), m = 1 with a contiguous op(A) or not, all four transposes, padded
  * leading dimensions (poisoned padding untouched), alpha in {1, -0.5, 0}, beta in {0, 1, 0.25}
  * (beta == 0 with C full of NaN), guard bands around every buffer including the packed one; the
@@ -189,7 +190,7 @@ void ck_test_gemm_packed(void)
     const sk_dsp *t = sk_dsp_for(ck_isa());
     if (!ck_check(t != NULL, "no table")) return;
     const sk_gemm_dsp *d = &t->gemm;
-    const size_t MR = d->mr, NR = d->nr, MC = d->mc, KC = d->kc;
+    const size_t MR = d->mr, NR = d->nr, PW = d->pack_nr, MC = d->mc, KC = d->kc;
     packed_bad_args();
 
     /* every transpose and alpha / beta on small shapes */
@@ -200,9 +201,11 @@ void ck_test_gemm_packed(void)
                             1 + ck_rand_u32(2 * NR), 1 + ck_rand_u32(20), al[ai], be[bi],
                             pad_of(), pad_of(), pad_of());
 
-    /* tile edges: m around MR and its multiples, n around NR and its multiples, k random */
+    /* tile edges: m around MR and its multiples, n around NR, the panel width PW (a multiple of
+       NR: the tile reads each panel's NR-wide parts) and their multiples, k random */
     const size_t ms[] = { 1, 2, MR - 1, MR, MR + 1, 2 * MR - 1, 2 * MR, 2 * MR + 1, 3 * MR + 2 };
-    const size_t ns[] = { 1, NR - 1, NR, NR + 1, 2 * NR - 1, 2 * NR, 2 * NR + 1, 3 * NR + 5 };
+    const size_t ns[] = { 1,      NR - 1, NR,     NR + 1,     2 * NR - 1, 2 * NR,
+                          PW - 1, PW + 1, 2 * PW, 2 * PW + 1, 3 * PW + NR + 5 };
     static const size_t ks[] = { 1, 2, 3, 7, 16, 17, 33, 64, 65 };
     for (size_t im = 0; im < sizeof ms / sizeof *ms; im++)
         for (size_t in = 0; in < sizeof ns / sizeof *ns; in += ck_quick() ? 2 : 1)
@@ -222,7 +225,7 @@ void ck_test_gemm_packed(void)
         for (size_t ik = 0; ik < sizeof bk / sizeof *bk; ik++) {
             const int tt = (int)ck_rand_u32(4);
             if (ck_quick() && (im + ik) % 2) continue;
-            packed_case((sk_trans)(tt >> 1), (sk_trans)(tt & 1), bm[im], NR + 3, bk[ik],
+            packed_case((sk_trans)(tt >> 1), (sk_trans)(tt & 1), bm[im], PW + NR + 3, bk[ik],
                         al[ck_rand_u32(2)], be[ck_rand_u32(3)], pad_of(), pad_of(), pad_of());
         }
 
