@@ -72,6 +72,12 @@ def is_isa(contender):
     return contender in ISAS
 
 
+def is_peer(contender):
+    """Not simdkern: neither an ISA path nor a variant of one ("avx512-packed": its own column,
+    next to the ISAs, with its ratio to the best of them)."""
+    return not is_isa(contender) and contender.split("-")[0] not in ISAS
+
+
 def _median(xs):
     xs = sorted(xs)
     n = len(xs)

@@ -1006,35 +1006,41 @@ static void run_packed(const sk_gemm_dsp *d, const packed_plan *p, float *abuf, 
     const size_t rsa = !in_place ? 1 : ta ? 1 : lda, csa = !in_place ? MR : ta ? lda : 1;
     SK_ALIGN(64) float tile[TILE_MAX];
     const float *ar[RB_MAX];
-    for (size_t ic = 0; ic < m; ic += MC) {
-        const row_split *rs = ic + MC < m ? &p->rows_full : &p->rows_last;
+    /* NC blocks of whole panels: each MC block reuses the kc x nc block of B from L2 / L3, where
+       the whole of a large B would come from memory again for every MC block */
+    const size_t NCP = d->nc > PW ? udiv(d->nc, PW) * PW : PW;
+    for (size_t jc = 0; jc < n; jc += NCP) {
+        const size_t jn = n - jc < NCP ? n : jc + NCP; /* columns [jc, jn) */
         for (size_t pc = 0; pc < k; pc += KC) {
             const size_t kc = k - pc < KC ? k - pc : KC;
             const float be = pc == 0 ? beta : 1.f;
-            const float *asrc = ta ? a + pc * lda + ic : a + ic * lda + pc; /* op(A)(ic, pc) */
-            for (size_t q = 0, r0 = 0; q < rs->count; q++) {
-                const size_t r = q < rs->first ? rs->hi : rs->lo;
-                ar[q] = ta ? asrc + r0 : asrc + r0 * lda;
-                if (!in_place) {
-                    pack_a(d, ta, r, kc, ar[q], lda, abuf + q * MR * kc, MR);
-                    ar[q] = abuf + q * MR * kc;
-                }
-                r0 += r;
-            }
-            for (size_t j = 0; j < n; j += NR) { /* the nr-wide parts of each panel */
-                const size_t jp = udiv(j, PW) * PW; /* its panel's first column */
-                const float *panel = pb + jp * k + pc * PW + (j - jp); /* row pc, column j */
-                const size_t nr = n - j < NR ? n - j : NR;
-                float *cj = c + ic * ldc + j;
-                for (size_t q = 0; q < rs->count; q++) {
+            for (size_t ic = 0; ic < m; ic += MC) {
+                const row_split *rs = ic + MC < m ? &p->rows_full : &p->rows_last;
+                const float *asrc = ta ? a + pc * lda + ic : a + ic * lda + pc; /* op(A)(ic, pc) */
+                for (size_t q = 0, r0 = 0; q < rs->count; q++) {
                     const size_t r = q < rs->first ? rs->hi : rs->lo;
-                    if (SK_LIKELY(nr == NR)) {
-                        d->ukr(r, kc, ar[q], rsa, csa, panel, PW, cj, ldc, alpha, be, NULL);
-                    } else {
-                        d->ukr(r, kc, ar[q], rsa, csa, panel, PW, tile, NR, alpha, 0.f, NULL);
-                        merge_tile(r, nr, tile, NR, be, cj, ldc);
+                    ar[q] = ta ? asrc + r0 : asrc + r0 * lda;
+                    if (!in_place) {
+                        pack_a(d, ta, r, kc, ar[q], lda, abuf + q * MR * kc, MR);
+                        ar[q] = abuf + q * MR * kc;
                     }
-                    cj += r * ldc;
+                    r0 += r;
+                }
+                for (size_t j = jc; j < jn; j += NR) { /* the nr-wide parts of each panel */
+                    const size_t jp = udiv(j, PW) * PW; /* its panel's first column */
+                    const float *panel = pb + jp * k + pc * PW + (j - jp); /* row pc, column j */
+                    const size_t nr = n - j < NR ? n - j : NR;
+                    float *cj = c + ic * ldc + j;
+                    for (size_t q = 0; q < rs->count; q++) {
+                        const size_t r = q < rs->first ? rs->hi : rs->lo;
+                        if (SK_LIKELY(nr == NR)) {
+                            d->ukr(r, kc, ar[q], rsa, csa, panel, PW, cj, ldc, alpha, be, NULL);
+                        } else {
+                            d->ukr(r, kc, ar[q], rsa, csa, panel, PW, tile, NR, alpha, 0.f, NULL);
+                            merge_tile(r, nr, tile, NR, be, cj, ldc);
+                        }
+                        cj += r * ldc;
+                    }
                 }
             }
         }

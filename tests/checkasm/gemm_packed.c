@@ -1,8 +1,8 @@
 /* checkasm: GEMM with op(B) packed once (sk_sgemm_pack_b, sk_sgemm_packed) on the ISA under test
  * against a double-precision reference with sk_sgemm's bound
  *   |C - exact| <= (2 k + 4) 2^-24 (|alpha| |op(A)| |op(B)| + |beta| |C0|)   (elementwise),
- * over sizes around the table's tile (MR, NR), the packed panels' width (pack_nr), its MC and KC
- * blocks and the in-place / packed
+ * over sizes around the table's tile (MR, NR), the packed panels' width (pack_nr), its MC, KC and
+ * NC blocks and the in-place / packed
  * choice for A (set_stride), m = 1 with a contiguous op(A) or not, all four transposes, padded
  * leading dimensions (poisoned padding untouched), alpha in {1, -0.5, 0}, beta in {0, 1, 0.25}
  * (beta == 0 with C full of NaN), guard bands around every buffer including the packed one; the
@@ -228,6 +228,16 @@ void ck_test_gemm_packed(void)
             packed_case((sk_trans)(tt >> 1), (sk_trans)(tt & 1), bm[im], PW + NR + 3, bk[ik],
                         al[ck_rand_u32(2)], be[ck_rand_u32(3)], pad_of(), pad_of(), pad_of());
         }
+
+    /* n past the NC block (whole panels per block): one MC block (A in place) and several */
+    const size_t NC = d->nc, nbig = NC + PW + 3;
+    for (int tt = 0; tt < 4; tt++) {
+        if (ck_quick() && tt % 2) continue;
+        packed_case((sk_trans)(tt >> 1), (sk_trans)(tt & 1), MR + 1, nbig, 9, 1.f, be[tt % 3],
+                    pad_of(), pad_of(), pad_of());
+        packed_case((sk_trans)(tt >> 1), (sk_trans)(tt & 1), MC + MR + 1, nbig, KC + 2, -0.5f,
+                    be[(tt + 1) % 3], pad_of(), pad_of(), pad_of());
+    }
 
     /* row strides at multiples of 4 KiB: A in place at such a stride only for few rows, else
        packed (m in one MC block); B's stride does not matter once packed */
