@@ -129,10 +129,12 @@ void run_sk_packed(benchmark::State &st, sk_isa isa, bool nt, Shape s)
 {
     skb::IsaScope scope(isa);
     Operands o(s);
-    std::vector<float> packed((sk_sgemm_pack_b_size(s.k, s.n) + 3) / 4 + 16);
+    const size_t bytes = sk_sgemm_pack_b_size(s.k, s.n);
+    std::vector<float> packed((bytes + 3) / 4 + 16);
     /* 64-byte aligned inside the vector */
     float *pk = packed.data() + (16 - (reinterpret_cast<uintptr_t>(packed.data()) / 4) % 16) % 16;
-    if (sk_sgemm_pack_b(nt ? SK_TRANS : SK_NOTRANS, s.k, s.n, o.b.p, nt ? s.k : s.n, pk) != SK_OK) {
+    if (sk_sgemm_pack_b(nt ? SK_TRANS : SK_NOTRANS, s.k, s.n, o.b.p, nt ? s.k : s.n, pk, bytes) !=
+        SK_OK) {
         st.SkipWithError("sk_sgemm_pack_b failed");
         return;
     }

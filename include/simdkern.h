@@ -71,21 +71,23 @@ sk_status sk_sgemm(sk_trans ta, sk_trans tb, size_t m, size_t n, size_t k,
 
 /* GEMM with op(B) packed once: for a B that many calls share (a layer's weights: x @ W at every
    decoder step). sk_sgemm_pack_b copies op(B) (k x n) into the layout the active path's register
-   tile reads (panels of the tile's width, each panel's k rows contiguous, plus a 64-byte header
-   that records the path, k and n); sk_sgemm_packed then computes
+   tile reads (panels of one or two tiles' width, each panel's k rows contiguous, zero-padded to
+   whole panels, after a 64-byte header that records the path, k and n); sk_sgemm_packed then
+   computes
      C[m x n] = alpha * op(A)[m x k] * op(B)[k x n] + beta * C
    from it, reading the panels in order whatever B's row stride was and without packing B again
    (NT and NN alike). Same semantics, error bound and NaN rules as sk_sgemm (the summation order
    may differ from sk_sgemm's: results agree within the bound, not bit for bit).
-   The packed buffer: sk_sgemm_pack_b_size(k, n) bytes for the path active when it is packed,
-   aligned to 4 bytes at least (64: fastest); SK_EINVAL for a misaligned or NULL one. It may be
+   The packed buffer: packed_bytes >= sk_sgemm_pack_b_size(k, n) for the path active when it is
+   packed, aligned to 4 bytes at least (64: fastest); SK_EINVAL for a misaligned, NULL or smaller
+   one (as when sk_isa_select changed the path between the size query and the pack). It may be
    copied or moved, and shared by any number of concurrent calls. A call runs on the path the
    buffer was packed for, whatever sk_isa_select says since: SK_EUNSUPPORTED when that path is
    not available here (a buffer packed on another machine), SK_EINVAL when the buffer's header
    does not hold this k and n (or is not a packed B). */
 size_t    sk_sgemm_pack_b_size(size_t k, size_t n); /* bytes; 0 when the size overflows */
 sk_status sk_sgemm_pack_b(sk_trans tb, size_t k, size_t n, const float *b, size_t ldb,
-                          void *packed);
+                          void *packed, size_t packed_bytes);
 sk_status sk_sgemm_packed(sk_trans ta, size_t m, size_t n, size_t k, float alpha, const float *a,
                           size_t lda, const void *packed, float beta, float *c, size_t ldc);
 

@@ -57,6 +57,14 @@ const sk_dsp *sk_dsp_get(void)
     return &g_tables[atomic_load_explicit(&g_active, memory_order_acquire)];
 }
 
+const sk_dsp *sk_dsp_get_isa(sk_isa *isa)
+{
+    ensure_init();
+    const int i = atomic_load_explicit(&g_active, memory_order_acquire);
+    *isa = (sk_isa)i;
+    return &g_tables[i];
+}
+
 const sk_dsp *sk_dsp_for(sk_isa isa)
 {
     ensure_init();

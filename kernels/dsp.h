@@ -17,6 +17,9 @@ typedef struct sk_dsp {
 
 /* The active table (lazy, thread-safe init; never NULL). */
 const sk_dsp *sk_dsp_get(void);
+/* The active table and its ISA, read together (a concurrent sk_isa_select cannot pair one path's
+   table with another's name). */
+const sk_dsp *sk_dsp_get_isa(sk_isa *isa);
 /* The table of one ISA, or NULL when that ISA is not available. For tests and benchmarks. */
 const sk_dsp *sk_dsp_for(sk_isa isa);
 

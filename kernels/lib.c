@@ -61,13 +61,17 @@ size_t sk_sgemm_pack_b_size(size_t k, size_t n)
 }
 
 sk_status sk_sgemm_pack_b(sk_trans tb, size_t k, size_t n, const float *b, size_t ldb,
-                          void *packed)
+                          void *packed, size_t packed_bytes)
 {
     if ((unsigned)tb > SK_TRANS || !packed_ptr_ok(packed)) return SK_EINVAL;
     if (!sk_mat_ok(b, tb ? n : k, tb ? k : n, ldb)) return SK_EINVAL;
-    if (!sk_sgemm_pack_b_size(k, n)) return SK_EINVAL;
-    const sk_gemm_dsp *d = &sk_dsp_get()->gemm;
-    const packed_hdr h = { PACKED_MAGIC, (uint32_t)sk_isa_active(), k, n, d->pack_nr, 0 };
+    sk_isa isa;
+    const sk_gemm_dsp *d = &sk_dsp_get_isa(&isa)->gemm; /* one table for the size and the pack */
+    size_t f = 0;
+    if (k && n && !(f = sk_gemm_packed_floats(d, k, n))) return SK_EINVAL;
+    if (packed_bytes < PACKED_HDR || (packed_bytes - PACKED_HDR) / sizeof(float) < f)
+        return SK_EINVAL;
+    const packed_hdr h = { PACKED_MAGIC, (uint32_t)isa, k, n, d->pack_nr, 0 };
     memcpy(packed, &h, sizeof h);
     if (k && n)
         sk_gemm_pack_b(d, tb, k, n, b, sk_ld1(tb ? n : k, tb ? k : n, ldb),

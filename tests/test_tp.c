@@ -265,14 +265,15 @@ static void gemm_case(sk_trans ta, sk_trans tb, size_t m, size_t n, size_t k, fl
     /* the same product from B packed once: the plain packed call, the pool's, and the pool's
        without packing buffers (A read in place: the same kernel arithmetic), bit for bit */
     float *p0 = fcopy(c0, m * ldc), *p1 = fcopy(c0, m * ldc), *p2 = fcopy(c0, m * ldc);
-    void *pk = malloc(sk_sgemm_pack_b_size(k, n));
+    const size_t pkb = sk_sgemm_pack_b_size(k, n);
+    void *pk = malloc(pkb);
     st_ok(sk_sgemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c0, ldc),
           sk_sgemm_tp(g_tp, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c1, ldc));
     same(c0, c1, m * ldc * sizeof(float), "C");
     if (!pk) {
         fail("malloc");
     } else {
-        const sk_status sp = sk_sgemm_pack_b(tb, k, n, b, ldb, pk);
+        const sk_status sp = sk_sgemm_pack_b(tb, k, n, b, ldb, pk, pkb);
         st_ok(sp, sk_sgemm_packed(ta, m, n, k, alpha, a, lda, pk, beta, p0, ldc));
         st_ok(sk_sgemm_packed_tp(g_tp, ta, m, n, k, alpha, a, lda, pk, beta, p1, ldc), SK_OK);
         sk_tbuf_deny(1);

@@ -58,7 +58,7 @@ static int packed_case(sk_trans ta, sk_trans tb, size_t m, size_t n, size_t k, f
     const size_t bytes = sk_sgemm_pack_b_size(k, n);
     int ok = ck_check(bytes >= 64, "pack size %zu", bytes);
     void *pk = packed_alloc(bytes), *moved = packed_alloc(bytes);
-    ok &= ck_check(sk_sgemm_pack_b(tb, k, n, B.p, B.ld, pk) == SK_OK, "pack status");
+    ok &= ck_check(sk_sgemm_pack_b(tb, k, n, B.p, B.ld, pk, bytes) == SK_OK, "pack status");
     memcpy(moved, pk, bytes);
     ok &= ck_check(sk_sgemm_packed(ta, m, n, k, alpha, A.p, A.ld, pk, beta, C.p, C.ld) == SK_OK,
                    "status");
@@ -109,17 +109,23 @@ static void packed_bad_args(void)
     memcpy(keep, c, sizeof c);
     const size_t bytes = sk_sgemm_pack_b_size(K, N);
     char *pk = (char *)packed_alloc(bytes + 4), *pk0 = (char *)packed_alloc(bytes + 4);
-    ck_check(sk_sgemm_pack_b(SK_NOTRANS, K, N, b, N, pk) == SK_OK, "pack");
+    ck_check(sk_sgemm_pack_b(SK_NOTRANS, K, N, b, N, pk, bytes) == SK_OK, "pack");
     memcpy(pk0, pk, bytes);
     /* packing */
-    ck_check(sk_sgemm_pack_b((sk_trans)2, K, N, b, N, pk) == SK_EINVAL, "pack: bad tb");
-    ck_check(sk_sgemm_pack_b(SK_NOTRANS, K, N, NULL, N, pk) == SK_EINVAL, "pack: NULL b");
-    ck_check(sk_sgemm_pack_b(SK_NOTRANS, K, N, b, N - 1, pk) == SK_EINVAL, "pack: ldb < n");
-    ck_check(sk_sgemm_pack_b(SK_TRANS, K, N, b, K - 1, pk) == SK_EINVAL, "pack: ldb < k (T)");
-    ck_check(sk_sgemm_pack_b(SK_NOTRANS, K, N, b, N, NULL) == SK_EINVAL, "pack: NULL dst");
-    ck_check(sk_sgemm_pack_b(SK_NOTRANS, K, N, b, N, pk + 2) == SK_EINVAL, "pack: misaligned");
-    ck_check(sk_sgemm_pack_b(SK_NOTRANS, SIZE_MAX / 2, 3, b, 3, pk) == SK_EINVAL,
+    ck_check(sk_sgemm_pack_b((sk_trans)2, K, N, b, N, pk, bytes) == SK_EINVAL, "pack: bad tb");
+    ck_check(sk_sgemm_pack_b(SK_NOTRANS, K, N, NULL, N, pk, bytes) == SK_EINVAL, "pack: NULL b");
+    ck_check(sk_sgemm_pack_b(SK_NOTRANS, K, N, b, N - 1, pk, bytes) == SK_EINVAL, "pack: ldb < n");
+    ck_check(sk_sgemm_pack_b(SK_TRANS, K, N, b, K - 1, pk, bytes) == SK_EINVAL,
+             "pack: ldb < k (T)");
+    ck_check(sk_sgemm_pack_b(SK_NOTRANS, K, N, b, N, NULL, bytes) == SK_EINVAL, "pack: NULL dst");
+    ck_check(sk_sgemm_pack_b(SK_NOTRANS, K, N, b, N, pk + 2, bytes) == SK_EINVAL,
+             "pack: misaligned");
+    ck_check(sk_sgemm_pack_b(SK_NOTRANS, SIZE_MAX / 2, 3, b, 3, pk, bytes) == SK_EINVAL,
              "pack: size overflows");
+    ck_check(sk_sgemm_pack_b(SK_NOTRANS, K, N, b, N, pk, bytes - 4) == SK_EINVAL,
+             "pack: buffer 4 bytes short");
+    ck_check(sk_sgemm_pack_b(SK_NOTRANS, K, N, b, N, pk, 63) == SK_EINVAL,
+             "pack: buffer shorter than the header");
     ck_check(memcmp(pk, pk0, bytes) == 0, "packed buffer written by a refused pack");
     ck_check(sk_sgemm_pack_b_size(SIZE_MAX / 2, 3) == 0, "size: overflow not 0");
     ck_check(sk_sgemm_pack_b_size(SIZE_MAX, SIZE_MAX) == 0, "size: overflow not 0 (max)");
@@ -169,7 +175,8 @@ static void packed_bad_args(void)
     float pk_empty[16]; /* the header alone */
     float cz[M * N];
     for (int i = 0; i < M * N; i++) cz[i] = 2.f;
-    ck_check(sk_sgemm_pack_b(SK_NOTRANS, 0, N, NULL, N, pk_empty) == SK_OK, "pack k == 0");
+    ck_check(sk_sgemm_pack_b(SK_NOTRANS, 0, N, NULL, N, pk_empty, sizeof pk_empty) == SK_OK,
+             "pack k == 0");
     ck_check(sk_sgemm_packed(SK_NOTRANS, M, N, 0, 1.f, NULL, 0, pk_empty, 0.5f, cz, N) == SK_OK,
              "k == 0 status");
     for (int i = 0; i < M * N; i++) ck_check(cz[i] == 1.f, "k == 0: C[%d] = %g, want beta C", i,

@@ -149,8 +149,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         sk_status s;
         if (packed) {
             fz_buf bp; /* exactly the size asked for, at a PROT_NONE page */
-            fz_buf_alloc(&bp, sk_sgemm_pack_b_size(k, n), at_start);
-            s = sk_sgemm_pack_b(tb, k, n, B, ldb, bp.p);
+            const size_t pkb = sk_sgemm_pack_b_size(k, n);
+            fz_buf_alloc(&bp, pkb, at_start);
+            s = sk_sgemm_pack_b(tb, k, n, B, ldb, bp.p, pkb);
             if (s != SK_OK) fz_fail("pack: status %s on a valid call", sk_status_str(s));
             s = sk_sgemm_packed(ta, m, n, k, alpha, A, lda, bp.p, beta, C, ldc);
             fz_buf_free(&bp);
