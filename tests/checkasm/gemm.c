@@ -22,36 +22,12 @@
 #include <unistd.h>
 
 #include "checkasm.h"
+#include "gemm_mat.h"
 #include "dsp.h" /* internal: the GEMM table, sk_gemm_run_bias */
 #include "cpu.h" /* internal: sk_cpu_features, the microarchitecture classes */
 
 static const float g_alpha[3] = { 1.f, -0.5f, 0.f };
 static const float g_beta[3] = { 0.f, 1.f, 0.25f };
-
-typedef struct mat {
-    float *p;
-    size_t rows, cols, ld;
-} mat;
-
-static mat mat_new(size_t rows, size_t cols, size_t pad)
-{
-    mat x = { NULL, rows, cols, cols + pad };
-    x.p = ck_buf_alloc(rows * x.ld);
-    ck_fill(x.p, rows * x.ld, -1.f, 1.f);
-    ck_mat_poison_pad(x.p, rows, cols, x.ld);
-    return x;
-}
-
-static int mat_intact(const mat *x, const char *what)
-{
-    return ck_buf_check(x->p, what) && ck_mat_pad_check(x->p, x->rows, x->cols, x->ld, what);
-}
-
-static size_t rand_pad(void)
-{
-    static const size_t pads[4] = { 0, 1, 3, 17 };
-    return pads[ck_rand_u32(4)];
-}
 
 /* One case: returns 1 when it passed. */
 static int run_case(sk_trans ta, sk_trans tb, size_t m, size_t n, size_t k, float alpha, float beta,
@@ -80,17 +56,8 @@ static int run_case(sk_trans ta, sk_trans tb, size_t m, size_t n, size_t k, floa
 
     for (size_t i = 0; i < m && ok; i++)
         for (size_t j = 0; j < n && ok; j++) {
-            double s = 0., sa = 0.;
-            for (size_t p = 0; p < k; p++) {
-                double x = ta ? A.p[p * A.ld + i] : A.p[i * A.ld + p];
-                double y = tb ? B.p[j * B.ld + p] : B.p[p * B.ld + j];
-                s += x * y;
-                sa += fabs(x * y);
-            }
-            double c0 = beta == 0.f ? 0. : C0.p[i * C0.ld + j];
-            double exact = alpha * s + beta * c0;
-            double bound =
-                (2. * (double)k + 4.) * 0x1p-24 * (fabs(alpha) * sa + fabs(beta) * fabs(c0));
+            double bound;
+            const double exact = mat_exact(&A, &B, &C0, ta, tb, i, j, k, alpha, beta, &bound);
             float vr = Cr.p[i * Cr.ld + j], vn = Cn.p[i * Cn.ld + j];
             ok &= ck_check(fabs(vn - exact) <= bound, "C(%zu,%zu) = %.9g, exact %.9g, bound %.3g",
                            i, j, vn, exact, bound);

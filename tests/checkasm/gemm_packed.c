@@ -13,26 +13,8 @@
 #include <string.h>
 
 #include "checkasm.h"
+#include "gemm_mat.h"
 #include "dsp.h" /* internal: the table under test (tile and block sizes) */
-
-typedef struct pmat {
-    float *p;
-    size_t rows, cols, ld;
-} pmat;
-
-static pmat pmat_new(size_t rows, size_t cols, size_t pad)
-{
-    pmat x = { NULL, rows, cols, cols + pad };
-    x.p = ck_buf_alloc(rows * x.ld);
-    ck_fill(x.p, rows * x.ld, -1.f, 1.f);
-    ck_mat_poison_pad(x.p, rows, cols, x.ld);
-    return x;
-}
-
-static int pmat_intact(const pmat *x, const char *what)
-{
-    return ck_buf_check(x->p, what) && ck_mat_pad_check(x->p, x->rows, x->cols, x->ld, what);
-}
 
 /* A guarded buffer of `bytes` for a packed B (its floats rounded up). */
 static void *packed_alloc(size_t bytes)
@@ -47,9 +29,9 @@ static int packed_case(sk_trans ta, sk_trans tb, size_t m, size_t n, size_t k, f
     ck_func("sgemm_packed %c%c m=%zu n=%zu k=%zu alpha=%g beta=%g lda+%zu ldb+%zu ldc+%zu",
             ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k, alpha, beta, pa, pb, pc);
     ck_new();
-    pmat A = pmat_new(ta ? k : m, ta ? m : k, pa);
-    pmat B = pmat_new(tb ? n : k, tb ? k : n, pb);
-    pmat C0 = pmat_new(m, n, pc), C = pmat_new(m, n, pc), C2 = pmat_new(m, n, pc);
+    mat A = mat_new(ta ? k : m, ta ? m : k, pa);
+    mat B = mat_new(tb ? n : k, tb ? k : n, pb);
+    mat C0 = mat_new(m, n, pc), C = mat_new(m, n, pc), C2 = mat_new(m, n, pc);
     if (beta == 0.f) /* C must not be read: NaN must not propagate */
         for (size_t i = 0; i < m; i++)
             for (size_t j = 0; j < n; j++) C0.p[i * C0.ld + j] = NAN;
@@ -68,24 +50,15 @@ static int packed_case(sk_trans ta, sk_trans tb, size_t m, size_t n, size_t k, f
     ok &= ck_check(sk_sgemm_packed(ta, m, n, k, alpha, A.p, A.ld, moved, beta, C2.p, C2.ld) ==
                    SK_OK, "status (moved, scalar path selected)");
     ck_new();
-    ok &= pmat_intact(&A, "A") && pmat_intact(&B, "B") && pmat_intact(&C, "C");
+    ok &= mat_intact(&A, "A") && mat_intact(&B, "B") && mat_intact(&C, "C");
     ok &= ck_buf_check(pk, "packed B") && ck_buf_check(moved, "moved packed B");
     ok &= ck_check(memcmp(C.p, C2.p, m * C.ld * sizeof(float)) == 0,
                    "moved buffer on the scalar path: other results");
 
     for (size_t i = 0; i < m && ok; i++)
         for (size_t j = 0; j < n && ok; j++) {
-            double s = 0., sa = 0.;
-            for (size_t p = 0; p < k; p++) {
-                double x = ta ? A.p[p * A.ld + i] : A.p[i * A.ld + p];
-                double y = tb ? B.p[j * B.ld + p] : B.p[p * B.ld + j];
-                s += x * y;
-                sa += fabs(x * y);
-            }
-            double c0 = beta == 0.f ? 0. : C0.p[i * C0.ld + j];
-            double exact = alpha * s + beta * c0;
-            double bound =
-                (2. * (double)k + 4.) * 0x1p-24 * (fabs(alpha) * sa + fabs(beta) * fabs(c0));
+            double bound;
+            const double exact = mat_exact(&A, &B, &C0, ta, tb, i, j, k, alpha, beta, &bound);
             float v = C.p[i * C.ld + j];
             ok &= ck_check(fabs(v - exact) <= bound, "C(%zu,%zu) = %.9g, exact %.9g, bound %.3g",
                            i, j, v, exact, bound);
@@ -185,12 +158,6 @@ static void packed_bad_args(void)
     ck_buf_free((float *)pk0);
 }
 
-static size_t pad_of(void)
-{
-    static const size_t pads[4] = { 0, 1, 3, 17 };
-    return pads[ck_rand_u32(4)];
-}
-
 void ck_test_gemm_packed(void)
 {
     static const float al[3] = { 1.f, -0.5f, 0.f }, be[3] = { 0.f, 1.f, 0.25f };
@@ -206,7 +173,7 @@ void ck_test_gemm_packed(void)
             for (int bi = 0; bi < 3; bi++)
                 packed_case((sk_trans)(tt >> 1), (sk_trans)(tt & 1), 1 + ck_rand_u32(2 * MR),
                             1 + ck_rand_u32(2 * NR), 1 + ck_rand_u32(20), al[ai], be[bi],
-                            pad_of(), pad_of(), pad_of());
+                            rand_pad(), rand_pad(), rand_pad());
 
     /* tile edges: m around MR and its multiples, n around NR, the panel width PW (a multiple of
        NR: the tile reads each panel's NR-wide parts) and their multiples, k random */
@@ -220,7 +187,7 @@ void ck_test_gemm_packed(void)
                 if (ms[im] == 0 || ns[in] == 0) continue;
                 packed_case((sk_trans)(tt >> 1), (sk_trans)(tt & 1), ms[im], ns[in],
                             ks[ck_rand_u32(sizeof ks / sizeof *ks)], al[ck_rand_u32(2)],
-                            be[ck_rand_u32(3)], pad_of(), pad_of(), pad_of());
+                            be[ck_rand_u32(3)], rand_pad(), rand_pad(), rand_pad());
                 if (ck_failures() > 50) return;
             }
 
@@ -233,7 +200,7 @@ void ck_test_gemm_packed(void)
             const int tt = (int)ck_rand_u32(4);
             if (ck_quick() && (im + ik) % 2) continue;
             packed_case((sk_trans)(tt >> 1), (sk_trans)(tt & 1), bm[im], PW + NR + 3, bk[ik],
-                        al[ck_rand_u32(2)], be[ck_rand_u32(3)], pad_of(), pad_of(), pad_of());
+                        al[ck_rand_u32(2)], be[ck_rand_u32(3)], rand_pad(), rand_pad(), rand_pad());
         }
 
     /* n past the NC block (whole panels per block): one MC block (A in place) and several */
@@ -241,9 +208,9 @@ void ck_test_gemm_packed(void)
     for (int tt = 0; tt < 4; tt++) {
         if (ck_quick() && tt % 2) continue;
         packed_case((sk_trans)(tt >> 1), (sk_trans)(tt & 1), MR + 1, nbig, 9, 1.f, be[tt % 3],
-                    pad_of(), pad_of(), pad_of());
+                    rand_pad(), rand_pad(), rand_pad());
         packed_case((sk_trans)(tt >> 1), (sk_trans)(tt & 1), MC + MR + 1, nbig, KC + 2, -0.5f,
-                    be[(tt + 1) % 3], pad_of(), pad_of(), pad_of());
+                    be[(tt + 1) % 3], rand_pad(), rand_pad(), rand_pad());
     }
 
     /* row strides at multiples of 4 KiB: A in place at such a stride only for few rows, else
@@ -265,6 +232,6 @@ void ck_test_gemm_packed(void)
         for (size_t ik = 0; ik < sizeof vk / sizeof *vk; ik += ck_quick() ? 2 : 1)
             for (int tt = 0; tt < 4; tt++)
                 packed_case((sk_trans)(tt >> 1), (sk_trans)(tt & 1), 1, vn[in], vk[ik],
-                            al[ck_rand_u32(2)], be[ck_rand_u32(3)], pad_of(), pad_of(),
-                            pad_of());
+                            al[ck_rand_u32(2)], be[ck_rand_u32(3)], rand_pad(), rand_pad(),
+                            rand_pad());
 }

@@ -1,0 +1,54 @@
+/* checkasm: the GEMM tests' matrices (tests/checkasm/gemm.c, gemm_packed.c) and their
+ * double-precision reference with the contract's bound. */
+#ifndef CK_GEMM_MAT_H
+#define CK_GEMM_MAT_H
+
+#include <math.h>
+#include "checkasm.h"
+
+typedef struct mat {
+    float *p;
+    size_t rows, cols, ld;
+} mat;
+
+/* rows x cols in [-1, 1) at ld = cols + pad, guarded, the padding poisoned */
+static inline mat mat_new(size_t rows, size_t cols, size_t pad)
+{
+    mat x = { NULL, rows, cols, cols + pad };
+    x.p = ck_buf_alloc(rows * x.ld);
+    ck_fill(x.p, rows * x.ld, -1.f, 1.f);
+    ck_mat_poison_pad(x.p, rows, cols, x.ld);
+    return x;
+}
+
+/* guard bands and padding untouched */
+static inline int mat_intact(const mat *x, const char *what)
+{
+    return ck_buf_check(x->p, what) && ck_mat_pad_check(x->p, x->rows, x->cols, x->ld, what);
+}
+
+static inline size_t rand_pad(void)
+{
+    static const size_t pads[4] = { 0, 1, 3, 17 };
+    return pads[ck_rand_u32(4)];
+}
+
+/* C(i,j) = alpha sum_p op(A)(i,p) op(B)(p,j) + beta C0(i,j) in double (C0 not read when beta == 0),
+   and *bound = (2 k + 4) 2^-24 (|alpha| sum_p |op(A)(i,p) op(B)(p,j)| + |beta| |C0(i,j)|). */
+static inline double mat_exact(const mat *A, const mat *B, const mat *C0, sk_trans ta,
+                               sk_trans tb, size_t i, size_t j, size_t k, float alpha, float beta,
+                               double *bound)
+{
+    double s = 0., sa = 0.;
+    for (size_t p = 0; p < k; p++) {
+        const double x = ta ? A->p[p * A->ld + i] : A->p[i * A->ld + p];
+        const double y = tb ? B->p[j * B->ld + p] : B->p[p * B->ld + j];
+        s += x * y;
+        sa += fabs(x * y);
+    }
+    const double c0 = beta == 0.f ? 0. : C0->p[i * C0->ld + j];
+    *bound = (2. * (double)k + 4.) * 0x1p-24 * (fabs(alpha) * sa + fabs(beta) * fabs(c0));
+    return alpha * s + beta * c0;
+}
+
+#endif
