@@ -13,6 +13,7 @@
 //   mha/<isa>/<fused|weights>@tT/HxNQxNKVxD           sk_mha_tp, weights NULL or not
 //   mhca/<isa>/forward@tT/DxHxNDECxNENC               sk_mhca_forward_tp (caller workspace)
 //   mhca/<isa>/forward_kv@tT/DxHxNDECxNENC            sk_mhca_forward_kv_tp: a decoder step
+//   mhca/<isa>-packed/...                             the same with the weights packed once
 //   mhca/read/forward_kv@tT/DxHxNDECxNENC             a plain read of the bytes that step reads
 //                                                     (K, V, W_q, W_o) on T threads: its bound
 //   mhca/<isa>/step_vs_read@tT/DxHxNDECxNENC          the two alternated call by call (x_read)
@@ -196,17 +197,33 @@ struct MhcaShape {
     double step_bytes() const { return 4.0 * (2.0 * (double)n_enc * d + 2.0 * (double)d * d); }
 };
 
-// A layer of shape s (no biases) with its decoder rows, encoder rows and output.
+// A layer of shape s (no biases) with its decoder rows, encoder rows and output; packed: its four
+// weights also packed once (sk_mhca.w_*_packed, on the active path).
 struct MhcaCase {
     skb::Buf wq, wk, wv, wo;
-    sk_mhca L;
+    sk_mhca L{};
     skb::Buf dec, enc, out;
-    explicit MhcaCase(const MhcaShape &s)
+    skb::Buf pk[4];
+    MhcaCase(const MhcaShape &s, bool packed)
         : wq(s.d * s.d, -0.05f, 0.05f, 11), wk(s.d * s.d, -0.05f, 0.05f, 12),
           wv(s.d * s.d, -0.05f, 0.05f, 13), wo(s.d * s.d, -0.05f, 0.05f, 14),
-          L{s.d, s.h, wq.p, wk.p, wv.p, wo.p, 0, nullptr, nullptr, nullptr, nullptr},
           dec(s.n_dec * s.d, -1.f, 1.f, 1), enc(s.n_enc * s.d, -1.f, 1.f, 2), out(s.n_dec * s.d)
     {
+        L.d_model = s.d;
+        L.n_heads = s.h;
+        L.w_q = wq.p;
+        L.w_k = wk.p;
+        L.w_v = wv.p;
+        L.w_o = wo.p;
+        if (!packed) return;
+        const float *w[4] = {wq.p, wk.p, wv.p, wo.p};
+        const void **dst[4] = {&L.w_q_packed, &L.w_k_packed, &L.w_v_packed, &L.w_o_packed};
+        const size_t bytes = sk_sgemm_pack_b_size(s.d, s.d);
+        for (int i = 0; i < 4; i++) {
+            pk[i] = skb::Buf(bytes / sizeof(float) + 1, 0.f, 0.f);
+            if (sk_sgemm_pack_b(SK_NOTRANS, s.d, s.d, w[i], s.d, pk[i].p, bytes) == SK_OK)
+                *dst[i] = pk[i].p;
+        }
     }
 };
 
@@ -214,7 +231,7 @@ void bm_forward(benchmark::State &st, sk_isa isa, size_t t, MhcaShape s)
 {
     skb::IsaScope scope(isa);
     const sk_threadpool tp = pool_of(t);
-    MhcaCase c(s);
+    MhcaCase c(s, false);
     skb::Buf ws(sk_mhca_workspace_size(&c.L, s.n_dec, s.n_enc) / sizeof(float) + 1);
     for (auto _ : st) {
         sk_mhca_forward_tp(&tp, &c.L, s.n_dec, c.dec.p, s.n_enc, c.enc.p, nullptr, c.out.p,
@@ -260,10 +277,10 @@ struct StepCopies {
     std::vector<std::unique_ptr<MhcaCase>> cs;
     std::vector<skb::Buf> kv;
     std::unique_ptr<skb::Buf> ws;
-    StepCopies(const sk_threadpool &tp, const MhcaShape &s_) : s(s_)
+    StepCopies(const sk_threadpool &tp, const MhcaShape &s_, bool packed) : s(s_)
     {
         for (size_t i = 0, n = cold_copies(s.step_bytes()); i < n; i++) {
-            cs.emplace_back(new MhcaCase(s));
+            cs.emplace_back(new MhcaCase(s, packed));
             kv.emplace_back(2 * s.n_enc * s.d);
             sk_mhca_project_kv_tp(&tp, &cs[i]->L, s.n_enc, cs[i]->enc.p, kv[i].p);
         }
@@ -279,11 +296,11 @@ struct StepCopies {
     }
 };
 
-void bm_forward_kv(benchmark::State &st, sk_isa isa, size_t t, MhcaShape s)
+void bm_forward_kv(benchmark::State &st, sk_isa isa, size_t t, MhcaShape s, bool packed)
 {
     skb::IsaScope scope(isa);
     const sk_threadpool tp = pool_of(t);
-    StepCopies sc(tp, s);
+    StepCopies sc(tp, s, packed);
     size_t i = 0;
     warm_up([&] { sc.step(tp, i); i = i + 1 == sc.cs.size() ? 0 : i + 1; }, 0.5, 2 * sc.cs.size());
     for (auto _ : st) {
@@ -338,12 +355,12 @@ void bm_read(benchmark::State &st, size_t t, MhcaShape s)
 // (docs/bench/attention-tuning.md).
 // Counters: GB/s (the step), read_GB/s, x_read (the step's speed as a fraction of the read's, from
 // the total times of each).
-void bm_step_vs_read(benchmark::State &st, sk_isa isa, size_t t, MhcaShape s)
+void bm_step_vs_read(benchmark::State &st, sk_isa isa, size_t t, MhcaShape s, bool packed)
 {
     using clock = std::chrono::steady_clock;
     skb::IsaScope scope(isa);
     const sk_threadpool tp = pool_of(t);
-    StepCopies sc(tp, s);
+    StepCopies sc(tp, s, packed);
     const size_t copies = sc.cs.size(), n = (size_t)(s.step_bytes() / 4);
     skb::Buf buf(n * copies);
     ReadJob j{buf.p, n, t < 64 ? t : 64, {}};
@@ -391,7 +408,9 @@ void sk_register_thread_benchmarks()
                                      {16, 4096, 1024},   {1, 512, 64},       {16, 512, 64},
                                      {64, 64, 64}};
     static const MhaShape mha[] = {{8, 512, 512, 64}, {1, 1, 64, 64}};
-    static const MhcaShape fwd = {1024, 16, 512, 512}, step = {1024, 16, 1, 4096};
+    static const MhcaShape fwd = {1024, 16, 512, 512};
+    /* a decoder step against a long source (K and V 32 MiB, the weights 8) and a sentence's */
+    static const MhcaShape steps[] = {{1024, 16, 1, 4096}, {1024, 16, 1, 64}};
     for (size_t t : counts) {
         for (const GemmShape &s : gemm) {
             const std::string shape = skb::shape3(s.m, s.n, s.k), var = with_threads("NN", t);
@@ -426,13 +445,18 @@ void sk_register_thread_benchmarks()
             skb::case_name("mhca", in, with_threads("forward", t), fwd.name()).c_str(), bm_forward,
             isa, t, fwd);
         const std::string kvv = with_threads("forward_kv", t);
-        benchmark::RegisterBenchmark(skb::case_name("mhca", in, kvv, step.name()).c_str(),
-                                     bm_forward_kv, isa, t, step);
-        benchmark::RegisterBenchmark(skb::case_name("mhca", "read", kvv, step.name()).c_str(),
-                                     bm_read, t, step);
-        benchmark::RegisterBenchmark(
-            skb::case_name("mhca", in, with_threads("step_vs_read", t), step.name()).c_str(),
-            bm_step_vs_read, isa, t, step);
+        const std::string svr = with_threads("step_vs_read", t);
+        for (const MhcaShape &step : steps) {
+            for (int pk = 0; pk < 2; pk++) {
+                const std::string who = pk ? in + "-packed" : in;
+                benchmark::RegisterBenchmark(skb::case_name("mhca", who, kvv, step.name()).c_str(),
+                                             bm_forward_kv, isa, t, step, pk != 0);
+                benchmark::RegisterBenchmark(skb::case_name("mhca", who, svr, step.name()).c_str(),
+                                             bm_step_vs_read, isa, t, step, pk != 0);
+            }
+            benchmark::RegisterBenchmark(skb::case_name("mhca", "read", kvv, step.name()).c_str(),
+                                         bm_read, t, step);
+        }
     }
 #endif
 }

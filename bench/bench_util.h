@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <random>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -49,6 +50,12 @@ struct Buf {
     Buf(const Buf &) = delete;
     Buf &operator=(const Buf &) = delete;
     Buf(Buf &&o) noexcept : p(o.p), n(o.n) { o.p = nullptr; }
+    Buf &operator=(Buf &&o) noexcept
+    {
+        std::swap(p, o.p);
+        std::swap(n, o.n);
+        return *this;
+    }
     ~Buf() { std::free(p); }
     float *data() { return p; }
 };

@@ -173,7 +173,8 @@ sk_status sk_mha(size_t n_heads, size_t n_q, size_t n_kv, size_t d_head,
    n_heads heads of d_model / n_heads columns, scale 1/sqrt(d_head), out = concat(heads) W_o + b_o.
    dec rows are d_model wide, enc rows d_enc wide (0: d_model, like an encoder of the same width);
    Q, K, V, the concat and out are d_model wide. A NULL bias is none (0). An initializer of the
-   first six fields only leaves d_enc and the biases zero: the bias-free, d_enc = d_model module.
+   first six fields only leaves d_enc, the biases and the packed weights zero: the bias-free,
+   d_enc = d_model module reading its weights in place.
    Weights are applied as x @ W: a PyTorch nn.Linear / nn.MultiheadAttention weight (out x in,
    applied as x @ W^T) is stored here transposed. */
 typedef struct sk_mhca {
@@ -182,6 +183,16 @@ typedef struct sk_mhca {
                                             (row-major, applied as x @ W) */
     size_t d_enc;                        /* width of the encoder rows; 0 = d_model */
     const float *b_q, *b_k, *b_v, *b_o;  /* NULL or d_model floats each, added after the product */
+    /* NULL, or the weight of the same name packed once (sk_sgemm_pack_b(SK_NOTRANS, rows, d_model,
+       W, d_model, buf, sk_sgemm_pack_b_size(rows, d_model)); rows = d_model for w_q and w_o, d_enc
+       for w_k and w_v): that projection then reads the packed copy, on the path it was packed for,
+       as sk_sgemm_packed does (a decoder step's 1 x d_model x d_model projections read W at about
+       1.3x the speed: docs/bench/gemm-tuning.md). The weights themselves stay required (the
+       few-query-rows path of sk_mhca_forward reads w_k and w_v per head). A compute call with a
+       packed weight of another shape or not made by sk_sgemm_pack_b returns SK_EINVAL, one packed
+       for a path this CPU lacks SK_EUNSUPPORTED, nothing written; the size queries ignore these
+       fields. Results: within the same bounds as with the weights, not bit for bit the same. */
+    const void *w_q_packed, *w_k_packed, *w_v_packed, *w_o_packed;
 } sk_mhca;
 /* Versus PyTorch nn.MultiheadAttention(d_model, n_heads, bias=, kdim=d_enc, vdim=d_enc,
    batch_first=True) in eval mode, same weights (transposed), enc_mask[j] = !key_padding_mask[j],

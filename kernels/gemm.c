@@ -994,12 +994,13 @@ static size_t packed_a_floats(const sk_gemm_dsp *d, const packed_plan *p, size_t
    arithmetic as packed, slower at some strides). */
 static void run_packed(const sk_gemm_dsp *d, const packed_plan *p, float *abuf, sk_trans ta,
                        size_t m, size_t n, size_t k, float alpha, const float *a, size_t lda,
-                       const float *pb, float beta, float *c, size_t ldc)
+                       const float *pb, float beta, const float *bias, float *c, size_t ldc)
 {
     const size_t MR = d->mr, NR = d->nr, PW = d->pack_nr, MC = d->mc, KC = p->kc;
     if (p->row) {
+        if (bias) copy_row(c, bias, n); /* the row of C starts as the bias; the kernels add */
         for (size_t j = 0; j < n; j += PW, pb += k * PW)
-            d->gemv_n(n - j < PW ? n - j : PW, k, alpha, a, pb, PW, beta, c + j);
+            d->gemv_n(n - j < PW ? n - j : PW, k, alpha, a, pb, PW, bias ? 1.f : beta, c + j);
         return;
     }
     const int in_place = p->direct || !abuf;
@@ -1013,7 +1014,8 @@ static void run_packed(const sk_gemm_dsp *d, const packed_plan *p, float *abuf, 
         const size_t jn = n - jc < NCP ? n : jc + NCP; /* columns [jc, jn) */
         for (size_t pc = 0; pc < k; pc += KC) {
             const size_t kc = k - pc < KC ? k - pc : KC;
-            const float be = pc == 0 ? beta : 1.f;
+            const float be = pc == 0 && !bias ? beta : 1.f;
+            const float *bb = pc == 0 ? bias : NULL; /* the bias goes in before the first k block */
             for (size_t ic = 0; ic < m; ic += MC) {
                 const row_split *rs = ic + MC < m ? &p->rows_full : &p->rows_last;
                 const float *asrc = ta ? a + pc * lda + ic : a + ic * lda + pc; /* op(A)(ic, pc) */
@@ -1033,6 +1035,7 @@ static void run_packed(const sk_gemm_dsp *d, const packed_plan *p, float *abuf, 
                     float *cj = c + ic * ldc + j;
                     for (size_t q = 0; q < rs->count; q++) {
                         const size_t r = q < rs->first ? rs->hi : rs->lo;
+                        if (bb) put_bias(r, nr, bb + j, cj, ldc);
                         if (SK_LIKELY(nr == NR)) {
                             d->ukr(r, kc, ar[q], rsa, csa, panel, PW, cj, ldc, alpha, be, NULL);
                         } else {
@@ -1055,7 +1058,7 @@ typedef struct packed_job {
     sk_trans ta;
     size_t m, n, k, lda, ldc;
     float alpha, beta;
-    const float *a, *pb;
+    const float *a, *pb, *bias;
     float *c;
     size_t rn, cn, rparts, cparts; /* MC blocks, panels, and the parts of each */
 } packed_job;
@@ -1077,18 +1080,20 @@ static void packed_task(void *arg, size_t t)
     float *abuf = af ? sk_tbuf_get(SK_TBUF_GEMM, af) : NULL;
     run_packed(d, &p, abuf, j->ta, r1 - r0, c1 - c0, j->k, j->alpha,
                j->ta ? j->a + r0 : j->a + r0 * j->lda, j->lda, j->pb + c0 * j->k, j->beta,
-               j->c + r0 * j->ldc + c0, j->ldc);
+               j->bias ? j->bias + c0 : NULL, j->c + r0 * j->ldc + c0, j->ldc);
 }
 
-void sk_gemm_run_packed_tp(const sk_threadpool *tp, const sk_gemm_dsp *d, sk_trans ta, size_t m,
-                           size_t n, size_t k, float alpha, const float *a, size_t lda,
-                           const float *pb, float beta, float *c, size_t ldc)
+void sk_gemm_run_packed_bias_tp(const sk_threadpool *tp, const sk_gemm_dsp *d, sk_trans ta,
+                                size_t m, size_t n, size_t k, float alpha, const float *a,
+                                size_t lda, const float *pb, float beta, const float *bias,
+                                float *c, size_t ldc)
 {
     if (m == 0 || n == 0) return;
     lda = sk_ld1(ta ? k : m, ta ? m : k, lda);
     ldc = sk_ld1(m, n, ldc);
     if (k == 0 || alpha == 0.f) { /* A and B not read (BLAS semantics) */
-        scale_c(m, n, beta, c, ldc);
+        if (bias) put_bias(m, n, bias, c, ldc);
+        else scale_c(m, n, beta, c, ldc);
         return;
     }
     packed_plan p;
@@ -1111,13 +1116,14 @@ void sk_gemm_run_packed_tp(const sk_threadpool *tp, const sk_gemm_dsp *d, sk_tra
     }
     if (rparts * cparts > 1) {
         packed_job j = { .d = d, .p = p, .ta = ta, .m = m, .n = n, .k = k, .lda = lda,
-                         .ldc = ldc, .alpha = alpha, .beta = beta, .a = a, .pb = pb, .c = c,
-                         .rn = rn, .cn = cn, .rparts = rparts, .cparts = cparts };
+                         .ldc = ldc, .alpha = alpha, .beta = beta, .a = a, .pb = pb,
+                         .bias = bias, .c = c, .rn = rn, .cn = cn, .rparts = rparts,
+                         .cparts = cparts };
         sk_tp_run(tp, rparts * cparts, packed_task, &j);
         return;
     }
     /* one task: no job (zeroing it and reading its fields back cost more than the partition) */
     const size_t af = packed_a_floats(d, &p, m);
     run_packed(d, &p, af ? sk_tbuf_get(SK_TBUF_GEMM, af) : NULL, ta, m, n, k, alpha, a, lda, pb,
-               beta, c, ldc);
+               beta, bias, c, ldc);
 }

@@ -201,11 +201,26 @@ size_t sk_gemm_packed_floats(const sk_gemm_dsp *d, size_t k, size_t n);
 /* Pack op(B) (k x n, k, n >= 1) into pb (sk_gemm_packed_floats(d, k, n) floats). */
 void sk_gemm_pack_b(const sk_gemm_dsp *d, sk_trans tb, size_t k, size_t n, const float *b,
                     size_t ldb, float *pb);
-/* C = alpha op(A) op(B) + beta C from such a pb, unchecked, any sizes (as sk_gemm_run); on the
- * caller's pool tp (NULL: on this thread), bitwise identical to the call without one. */
-void sk_gemm_run_packed_tp(const sk_threadpool *tp, const sk_gemm_dsp *d, sk_trans ta, size_t m,
-                           size_t n, size_t k, float alpha, const float *a, size_t lda,
-                           const float *pb, float beta, float *c, size_t ldc);
+/* C = alpha op(A) op(B) + beta C from such a pb, unchecked, any sizes (as sk_gemm_run); bias
+ * NULL, or n floats added to every row of C, which is then not read (as sk_gemm_run_bias: each
+ * tile of C starts as the bias). On the caller's pool tp (NULL: on this thread), bitwise
+ * identical to the call without one. */
+void sk_gemm_run_packed_bias_tp(const sk_threadpool *tp, const sk_gemm_dsp *d, sk_trans ta,
+                                size_t m, size_t n, size_t k, float alpha, const float *a,
+                                size_t lda, const float *pb, float beta, const float *bias,
+                                float *c, size_t ldc);
+static inline void sk_gemm_run_packed_tp(const sk_threadpool *tp, const sk_gemm_dsp *d,
+                                         sk_trans ta, size_t m, size_t n, size_t k, float alpha,
+                                         const float *a, size_t lda, const float *pb, float beta,
+                                         float *c, size_t ldc)
+{
+    sk_gemm_run_packed_bias_tp(tp, d, ta, m, n, k, alpha, a, lda, pb, beta, NULL, c, ldc);
+}
+/* A B packed once and the table that packed it (pb NULL: none). */
+typedef struct sk_gemm_packed_b {
+    const sk_gemm_dsp *d;
+    const float *pb;
+} sk_gemm_packed_b;
 
 /* sk_gemm_run on the caller's pool tp (NULL: on this thread), bitwise identical to it (the
  * partition in gemm.c). A pool of one thread goes straight to sk_gemm_run: the two calls of 15

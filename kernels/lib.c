@@ -79,13 +79,11 @@ sk_status sk_sgemm_pack_b(sk_trans tb, size_t k, size_t n, const float *b, size_
     return SK_OK;
 }
 
-sk_status sk_sgemm_packed_tp(const sk_threadpool *tp, sk_trans ta, size_t m, size_t n, size_t k,
-                             float alpha, const float *a, size_t lda, const void *packed,
-                             float beta, float *c, size_t ldc)
+/* The table and panels of a packed op(B) of k x n (pk): SK_EINVAL for a pointer, header, k or n
+   that does not match, SK_EUNSUPPORTED for a path this CPU does not run. */
+static sk_status packed_view(const void *packed, size_t k, size_t n, sk_gemm_packed_b *pk)
 {
-    if (!sk_tp_ok(tp) || (unsigned)ta > SK_TRANS || !packed_ptr_ok(packed)) return SK_EINVAL;
-    if (!sk_mat_ok(a, ta ? k : m, ta ? m : k, lda)) return SK_EINVAL;
-    if (!sk_mat_ok(c, m, n, ldc)) return SK_EINVAL;
+    if (!packed_ptr_ok(packed)) return SK_EINVAL;
     packed_hdr h;
     memcpy(&h, packed, sizeof h);
     if (h.magic != PACKED_MAGIC || h.k != k || h.n != n || h.isa >= SK_ISA_COUNT)
@@ -93,8 +91,22 @@ sk_status sk_sgemm_packed_tp(const sk_threadpool *tp, sk_trans ta, size_t m, siz
     const sk_dsp *t = sk_dsp_for((sk_isa)h.isa);
     if (!t) return SK_EUNSUPPORTED;
     if (h.nr != t->gemm.pack_nr) return SK_EINVAL;
-    sk_gemm_run_packed_tp(tp, &t->gemm, ta, m, n, k, alpha, a, lda,
-                          (const float *)((const char *)packed + PACKED_HDR), beta, c, ldc);
+    pk->d = &t->gemm;
+    pk->pb = (const float *)((const char *)packed + PACKED_HDR);
+    return SK_OK;
+}
+
+sk_status sk_sgemm_packed_tp(const sk_threadpool *tp, sk_trans ta, size_t m, size_t n, size_t k,
+                             float alpha, const float *a, size_t lda, const void *packed,
+                             float beta, float *c, size_t ldc)
+{
+    if (!sk_tp_ok(tp) || (unsigned)ta > SK_TRANS || !packed_ptr_ok(packed)) return SK_EINVAL;
+    if (!sk_mat_ok(a, ta ? k : m, ta ? m : k, lda)) return SK_EINVAL;
+    if (!sk_mat_ok(c, m, n, ldc)) return SK_EINVAL;
+    sk_gemm_packed_b pk;
+    const sk_status st = packed_view(packed, k, n, &pk);
+    if (st != SK_OK) return st;
+    sk_gemm_run_packed_tp(tp, pk.d, ta, m, n, k, alpha, a, lda, pk.pb, beta, c, ldc);
     return SK_OK;
 }
 
@@ -250,6 +262,24 @@ static int layer_ok(const sk_mhca *L)
            sk_mat_ok(L->w_k, de, d, d) && sk_mat_ok(L->w_v, de, d, d);
 }
 
+/* The layer's packed weights into P (pb NULL where none): SK_EINVAL for one that is not
+   sk_sgemm_pack_b's copy of a matrix of the weight's shape, SK_EUNSUPPORTED for one packed for a
+   path this CPU does not run. L: layer_ok. */
+static sk_status layer_packs(const sk_mhca *L, sk_mhca_packs *P)
+{
+    const size_t d = L->d_model, de = sk_mhca_enc_width(L);
+    const void *src[4] = { L->w_q_packed, L->w_k_packed, L->w_v_packed, L->w_o_packed };
+    sk_gemm_packed_b *dst[4] = { &P->q, &P->k, &P->v, &P->o };
+    for (int i = 0; i < 4; i++) {
+        dst[i]->d = NULL;
+        dst[i]->pb = NULL;
+        if (!src[i]) continue;
+        const sk_status st = packed_view(src[i], i == 1 || i == 2 ? de : d, d, dst[i]);
+        if (st != SK_OK) return st;
+    }
+    return SK_OK;
+}
+
 size_t sk_mhca_kv_size(const sk_mhca *layer, size_t n_enc)
 {
     if (!layer_ok(layer)) return 0;
@@ -323,6 +353,9 @@ sk_status sk_mhca_project_kv_tp(const sk_threadpool *tp, const sk_mhca *layer, s
                                 const float *enc, float *kv)
 {
     if (!sk_tp_ok(tp) || !layer_ok(layer)) return SK_EINVAL;
+    sk_mhca_packs P;
+    const sk_status pst = layer_packs(layer, &P);
+    if (pst != SK_OK) return pst;
     const size_t d = layer->d_model, de = sk_mhca_enc_width(layer);
     if (!sk_mat_ok(enc, n_enc, de, de) || !sk_mat_ok(kv, n_enc, d, d)) return SK_EINVAL;
     if (n_enc && d && !sk_mhca_kv_size(layer, n_enc)) return SK_EINVAL; /* size overflow */
@@ -331,7 +364,7 @@ sk_status sk_mhca_project_kv_tp(const sk_threadpool *tp, const sk_mhca *layer, s
     const size_t wn[1] = { 2 * n_enc * d }, rn[1] = { n_enc * de };
     if (!disjoint(w, wn, 1, r, rn, 1)) return SK_EINVAL; /* kv overlaps enc */
     const sk_attn_tables t = attn_tables();
-    sk_mhca_project_kv_run_tp(tp, &t, layer, n_enc, enc, kv, d);
+    sk_mhca_project_kv_run_tp(tp, &t, layer, &P, n_enc, enc, kv, d);
     return SK_OK;
 }
 
@@ -348,6 +381,9 @@ static sk_status module_call(const sk_threadpool *tp, int kv, const sk_mhca *lay
                              const uint8_t *enc_mask, float *out, float *weights, void *workspace)
 {
     if (!sk_tp_ok(tp) || !layer_ok(layer)) return SK_EINVAL;
+    sk_mhca_packs P;
+    const sk_status pst = layer_packs(layer, &P);
+    if (pst != SK_OK) return pst;
     const size_t d = layer->d_model, sw = kv ? d : sk_mhca_enc_width(layer);
     if (!sk_mat_ok(dec, n_dec, d, d) || !sk_mat_ok(src, n_enc, sw, sw) ||
         !sk_mat_ok(out, n_dec, d, d))
@@ -372,10 +408,11 @@ static sk_status module_call(const sk_threadpool *tp, int kv, const sk_mhca *lay
     float *ws = mhca_ws_align(workspace); /* wsz includes the slack */
     const sk_attn_tables t = attn_tables();
     if (kv)
-        sk_mhca_forward_kv_run_tp(tp, &t, layer, n_dec, dec, n_enc, src, d, enc_mask, out,
+        sk_mhca_forward_kv_run_tp(tp, &t, layer, &P, n_dec, dec, n_enc, src, d, enc_mask, out,
                                   weights, ws, sk_mhca_step_ld(d, n_dec));
     else
-        sk_mhca_forward_run_tp(tp, &t, layer, n_dec, dec, n_enc, src, enc_mask, out, weights, ws);
+        sk_mhca_forward_run_tp(tp, &t, layer, &P, n_dec, dec, n_enc, src, enc_mask, out, weights,
+                               ws);
     free(owned);
     return SK_OK;
 }

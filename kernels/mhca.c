@@ -22,33 +22,42 @@
 #include "vmath.h"
 #include "common.h"
 
+/* c = a w + bias (m x n, k deep; w: k x n, row stride n), from w's packed copy pk when there is
+   one (pk->pb), else from w on the module's table g. */
+static void project(const sk_threadpool *tp, const sk_gemm_dsp *g, const sk_gemm_packed_b *pk,
+                    size_t m, size_t n, size_t k, const float *a, size_t lda, const float *w,
+                    const float *bias, float *c, size_t ldc)
+{
+    if (pk->pb)
+        sk_gemm_run_packed_bias_tp(tp, pk->d, SK_NOTRANS, m, n, k, 1.f, a, lda, pk->pb, 0.f, bias,
+                                   c, ldc);
+    else
+        sk_gemm_run_bias_tp(tp, g, SK_NOTRANS, SK_NOTRANS, m, n, k, 1.f, a, lda, w, n, 0.f, bias, c,
+                            ldc);
+}
+
 void sk_mhca_project_kv_run_tp(const sk_threadpool *tp, const sk_attn_tables *t, const sk_mhca *L,
-                               size_t n_enc, const float *enc, float *kv, size_t ldkv)
+                               const sk_mhca_packs *P, size_t n_enc, const float *enc, float *kv,
+                               size_t ldkv)
 {
     const size_t d = L->d_model, de = sk_mhca_enc_width(L);
-    const sk_gemm_dsp *g = t->gemm;
-    sk_gemm_run_bias_tp(tp, g, SK_NOTRANS, SK_NOTRANS, n_enc, d, de, 1.f, enc, de, L->w_k, d, 0.f,
-                        L->b_k, kv, ldkv);
-    sk_gemm_run_bias_tp(tp, g, SK_NOTRANS, SK_NOTRANS, n_enc, d, de, 1.f, enc, de, L->w_v, d, 0.f,
-                        L->b_v, kv + n_enc * ldkv, ldkv);
+    project(tp, t->gemm, &P->k, n_enc, d, de, enc, de, L->w_k, L->b_k, kv, ldkv);
+    project(tp, t->gemm, &P->v, n_enc, d, de, enc, de, L->w_v, L->b_v, kv + n_enc * ldkv, ldkv);
 }
 
 void sk_mhca_forward_kv_run_tp(const sk_threadpool *tp, const sk_attn_tables *t, const sk_mhca *L,
-                               size_t n_dec, const float *dec, size_t n_enc, const float *kv,
-                               size_t ldkv, const uint8_t *enc_mask, float *out, float *weights,
-                               float *ws, size_t ldw)
+                               const sk_mhca_packs *P, size_t n_dec, const float *dec, size_t n_enc,
+                               const float *kv, size_t ldkv, const uint8_t *enc_mask, float *out,
+                               float *weights, float *ws, size_t ldw)
 {
     const size_t d = L->d_model, h = L->n_heads, dh = d / h;
-    const sk_gemm_dsp *g = t->gemm;
     float *Q = ws, *C = ws + n_dec * ldw;
-    sk_gemm_run_bias_tp(tp, g, SK_NOTRANS, SK_NOTRANS, n_dec, d, d, 1.f, dec, d, L->w_q, d, 0.f,
-                        L->b_q, Q, ldw);
+    project(tp, t->gemm, &P->q, n_dec, d, d, dec, d, L->w_q, L->b_q, Q, ldw);
     const sk_mask km = { SK_MASK_KEYS, enc_mask, 0, 0 };
     const float *K = n_enc ? kv : NULL, *V = n_enc ? kv + n_enc * ldkv : NULL;
     sk_mha_run_tp(tp, t, h, n_dec, n_enc, dh, Q, ldw, K, ldkv, V, ldkv, 1.f / sqrtf((float)dh),
                   enc_mask ? &km : NULL, C, ldw, weights); /* valid: checked by the caller */
-    sk_gemm_run_bias_tp(tp, g, SK_NOTRANS, SK_NOTRANS, n_dec, d, d, 1.f, C, ldw, L->w_o, d, 0.f,
-                        L->b_o, out, d);
+    project(tp, t->gemm, &P->o, n_dec, d, d, C, ldw, L->w_o, L->b_o, out, d);
 }
 
 /* Floats of workspace the absorbed path needs (Q' and O', n_heads * n_dec x d_enc each, and the
@@ -66,17 +75,16 @@ static size_t absorb_floats(const sk_mhca *L, size_t n_dec, size_t n_enc, const 
 /* sk_mhca_forward without K and V (see the top of the file). ws: sk_mhca_forward's layout at row
    stride ld (Q and the concat at the same place, the K/V area holding Q', O' and the scores). */
 static void forward_absorbed(const sk_threadpool *tp, const sk_attn_tables *t, const sk_mhca *L,
-                             size_t n_dec, const float *dec, size_t n_enc, const float *enc,
-                             const uint8_t *enc_mask, float *out, float *weights, float *ws,
-                             size_t ld)
+                             const sk_mhca_packs *P, size_t n_dec, const float *dec, size_t n_enc,
+                             const float *enc, const uint8_t *enc_mask, float *out, float *weights,
+                             float *ws, size_t ld)
 {
     const size_t d = L->d_model, de = sk_mhca_enc_width(L), H = L->n_heads, dh = d / H;
     const size_t hq = H * n_dec;
     const sk_gemm_dsp *g = t->gemm;
     float *Qa = ws, *Oa = Qa + hq * de, *S = weights ? weights : Oa + hq * de;
     float *Q = ws + 2 * n_enc * ld, *C = Q + n_dec * ld;
-    sk_gemm_run_bias_tp(tp, g, SK_NOTRANS, SK_NOTRANS, n_dec, d, d, 1.f, dec, d, L->w_q, d, 0.f,
-                        L->b_q, Q, ld);
+    project(tp, g, &P->q, n_dec, d, d, dec, d, L->w_q, L->b_q, Q, ld);
     const float scale = 1.f / sqrtf((float)dh);
     for (size_t h = 0; h < H; h++) /* Q'_h = scale Q_h W_k,h^T: rows h * n_dec .. of Qa */
         sk_gemm_run_tp(tp, g, SK_NOTRANS, SK_TRANS, n_dec, de, dh, scale, Q + h * dh, ld,
@@ -93,21 +101,21 @@ static void forward_absorbed(const sk_threadpool *tp, const sk_attn_tables *t, c
         sk_gemm_run_bias_tp(tp, g, SK_NOTRANS, SK_NOTRANS, n_dec, dh, de, 1.f, Oa + h * n_dec * de,
                             de, L->w_v + h * dh, d, 0.f, any && L->b_v ? L->b_v + h * dh : NULL,
                             C + h * dh, ld);
-    sk_gemm_run_bias_tp(tp, g, SK_NOTRANS, SK_NOTRANS, n_dec, d, d, 1.f, C, ld, L->w_o, d, 0.f,
-                        L->b_o, out, d);
+    project(tp, g, &P->o, n_dec, d, d, C, ld, L->w_o, L->b_o, out, d);
 }
 
 void sk_mhca_forward_run_tp(const sk_threadpool *tp, const sk_attn_tables *t, const sk_mhca *L,
-                            size_t n_dec, const float *dec, size_t n_enc, const float *enc,
-                            const uint8_t *enc_mask, float *out, float *weights, float *ws)
+                            const sk_mhca_packs *P, size_t n_dec, const float *dec, size_t n_enc,
+                            const float *enc, const uint8_t *enc_mask, float *out, float *weights,
+                            float *ws)
 {
     const size_t ld = sk_mhca_ws_ld(L->d_model, sk_mhca_ws_rows(n_dec, n_enc));
     float *kv = ws, *fws = ws + 2 * n_enc * ld;
     if (absorb_floats(L, n_dec, n_enc, weights)) {
-        forward_absorbed(tp, t, L, n_dec, dec, n_enc, enc, enc_mask, out, weights, ws, ld);
+        forward_absorbed(tp, t, L, P, n_dec, dec, n_enc, enc, enc_mask, out, weights, ws, ld);
     } else {
-        if (n_enc) sk_mhca_project_kv_run_tp(tp, t, L, n_enc, enc, kv, ld);
-        sk_mhca_forward_kv_run_tp(tp, t, L, n_dec, dec, n_enc, kv, ld, enc_mask, out, weights,
+        if (n_enc) sk_mhca_project_kv_run_tp(tp, t, L, P, n_enc, enc, kv, ld);
+        sk_mhca_forward_kv_run_tp(tp, t, L, P, n_dec, dec, n_enc, kv, ld, enc_mask, out, weights,
                                   fws, ld);
     }
 }

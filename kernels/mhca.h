@@ -9,6 +9,7 @@
 #include "simdkern.h"
 #include "attn.h"
 #include "common.h"
+#include "gemm.h"
 
 /* Width of the encoder rows: d_enc, 0 meaning d_model. */
 static inline size_t sk_mhca_enc_width(const sk_mhca *L)
@@ -49,21 +50,28 @@ static inline size_t sk_mhca_step_ld(size_t d_model, size_t n_dec)
     return sk_mhca_ws_ld(d_model, sk_mhca_ws_rows(n_dec, 0));
 }
 
+/* The layer's packed weights (sk_mhca.w_*_packed), checked: pb NULL where the layer has none. */
+typedef struct sk_mhca_packs {
+    sk_gemm_packed_b q, k, v, o;
+} sk_mhca_packs;
+
 /* kv = [enc W_k + b_k | enc W_v + b_v], each n_enc rows of row stride ldkv (>= d_model), V after
    n_enc * ldkv floats of K; enc: n_enc x d_enc, n_enc > 0. */
 void sk_mhca_project_kv_run_tp(const sk_threadpool *tp, const sk_attn_tables *t, const sk_mhca *L,
-                               size_t n_enc, const float *enc, float *kv, size_t ldkv);
+                               const sk_mhca_packs *P, size_t n_enc, const float *enc, float *kv,
+                               size_t ldkv);
 /* sk_mhca_forward_kv, n_dec > 0, K and V as sk_mhca_project_kv_run_tp writes them with ldkv;
    ws: Q and the concat, n_dec rows each of stride ldw (>= d_model). */
 void sk_mhca_forward_kv_run_tp(const sk_threadpool *tp, const sk_attn_tables *t, const sk_mhca *L,
-                               size_t n_dec, const float *dec, size_t n_enc, const float *kv,
-                               size_t ldkv, const uint8_t *enc_mask, float *out, float *weights,
-                               float *ws, size_t ldw);
+                               const sk_mhca_packs *P, size_t n_dec, const float *dec, size_t n_enc,
+                               const float *kv, size_t ldkv, const uint8_t *enc_mask, float *out,
+                               float *weights, float *ws, size_t ldw);
 /* sk_mhca_forward, n_dec > 0; ws: sk_mhca_workspace_size bytes (the K/V area of 2 * n_enc rows,
    then Q and the concat, 2 * n_dec rows, all of stride sk_mhca_ws_ld(d_model,
    sk_mhca_ws_rows(n_dec, n_enc))). */
 void sk_mhca_forward_run_tp(const sk_threadpool *tp, const sk_attn_tables *t, const sk_mhca *L,
-                            size_t n_dec, const float *dec, size_t n_enc, const float *enc,
-                            const uint8_t *enc_mask, float *out, float *weights, float *ws);
+                            const sk_mhca_packs *P, size_t n_dec, const float *dec, size_t n_enc,
+                            const float *enc, const uint8_t *enc_mask, float *out, float *weights,
+                            float *ws);
 
 #endif

@@ -584,17 +584,32 @@ static void test_mhca(void)
             for (size_t c = 0; c < sizeof ne / sizeof *ne; c++) {
                 const size_t d = dm[a][0], H = dm[a][1], n_dec = nd[b], n_enc = ne[c];
                 const int ww = (int)rnd(2), mk = (int)rnd(2), bias = (int)rnd(2);
+                const int packed = (int)rnd(2); /* the weights packed once (w_*_packed) */
                 const size_t de = rnd(2) ? d : d / 2 + 3; /* an encoder of another width */
-                CASE("mhca d %zu H %zu dec %zu enc %zu d_enc %zu weights %d mask %d biases %d", d,
-                     H, n_dec, n_enc, de, ww, mk, bias);
+                CASE("mhca d %zu H %zu dec %zu enc %zu d_enc %zu weights %d mask %d biases %d "
+                     "packed %d", d, H, n_dec, n_enc, de, ww, mk, bias, packed);
                 float *wq = fbuf(d * d), *wk = fbuf(de * d), *wv = fbuf(de * d), *wo = fbuf(d * d);
                 for (size_t i = 0; i < d * d; i++) wq[i] *= 0.3f;
                 for (size_t i = 0; i < de * d; i++) wk[i] *= 0.3f;
                 float *bq = fbuf(d), *bk = fbuf(d), *bv = fbuf(d), *bo = fbuf(d);
-                const sk_mhca L = { .d_model = d, .n_heads = H, .w_q = wq, .w_k = wk, .w_v = wv,
-                                    .w_o = wo, .d_enc = de == d ? 0 : de,
-                                    .b_q = bias ? bq : NULL, .b_k = bias ? bk : NULL,
-                                    .b_v = bias ? bv : NULL, .b_o = bias ? bo : NULL };
+                sk_mhca L = { .d_model = d, .n_heads = H, .w_q = wq, .w_k = wk, .w_v = wv,
+                              .w_o = wo, .d_enc = de == d ? 0 : de,
+                              .b_q = bias ? bq : NULL, .b_k = bias ? bk : NULL,
+                              .b_v = bias ? bv : NULL, .b_o = bias ? bo : NULL };
+                void *pk[4] = { NULL, NULL, NULL, NULL };
+                if (packed) {
+                    const float *w4[4] = { wq, wk, wv, wo };
+                    for (int i = 0; i < 4; i++) {
+                        const size_t rows = i == 1 || i == 2 ? de : d;
+                        const size_t bytes = sk_sgemm_pack_b_size(rows, d);
+                        pk[i] = malloc(bytes);
+                        if (!pk[i] || sk_sgemm_pack_b(SK_NOTRANS, rows, d, w4[i], d, pk[i],
+                                                      bytes) != SK_OK)
+                            fail("pack weight");
+                    }
+                    L.w_q_packed = pk[0]; L.w_k_packed = pk[1];
+                    L.w_v_packed = pk[2]; L.w_o_packed = pk[3];
+                }
                 float *dec = fbuf(n_dec * d), *enc = fbuf(n_enc * de);
                 uint8_t *em = malloc(n_enc);
                 for (size_t j = 0; j < n_enc; j++) em[j] = rnd(5) != 0;
@@ -620,7 +635,7 @@ static void test_mhca(void)
                 same(o0, o1, n_dec * d * 4, "forward_kv out");
                 if (ww) same(w0, w1, nw * 4, "forward_kv weights");
                 FREE_ALL(wq, wk, wv, wo, bq, bk, bv, bo, dec, enc, em, o0, o1, w0, w1, ws, kv0,
-                           kv1);
+                           kv1, pk[0], pk[1], pk[2], pk[3]);
             }
 }
 

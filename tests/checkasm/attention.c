@@ -851,6 +851,182 @@ static void test_mhca_bias(void)
         }
 }
 
+/* w (rows x d) packed by sk_sgemm_pack_b on the active path, in a guarded buffer. */
+static void *pack_weight(size_t rows, size_t d, const float *w)
+{
+    const size_t bytes = sk_sgemm_pack_b_size(rows, d);
+    float *pk = ck_buf_alloc((bytes + 3) / 4);
+    ck_check(bytes && sk_sgemm_pack_b(SK_NOTRANS, rows, d, w, d, pk, bytes) == SK_OK,
+             "pack %zu x %zu", rows, d);
+    return pk;
+}
+
+/* The module with its weights packed once (sk_mhca.w_*_packed, packed on the path under test,
+   or on the scalar path while this one runs the rest): sk_mhca_forward (both of its paths),
+   sk_mhca_project_kv and sk_mhca_forward_kv against the double reference with the bounds of the
+   unpacked module, and within 1e-5 of the unpacked module's result; a packed weight of another
+   shape, a corrupted one and one of a path not available here: SK_EINVAL / SK_EUNSUPPORTED,
+   nothing written. */
+static void test_mhca_packed(void)
+{
+    static const size_t shapes[][5] = { /* d_model, d_enc, heads, n_dec, n_enc */
+        { 16, 16, 1, 2, 4 }, { 40, 24, 4, 3, 9 }, { 64, 128, 8, 1, 70 }, { 96, 40, 6, 17, 33 },
+        { 128, 96, 4, 1, 65 }, { 32, 80, 2, 33, 5 },
+    };
+    for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++)
+        for (int scalar_pack = 0; scalar_pack < 2; scalar_pack++) {
+            const size_t d = shapes[si][0], de = shapes[si][1], H = shapes[si][2];
+            const size_t n_dec = shapes[si][3], n_enc = shapes[si][4];
+            ck_func("mhca packed d %zu d_enc %zu H %zu dec %zu enc %zu scalar pack %d", d, de, H,
+                    n_dec, n_enc, scalar_pack);
+            float *wq = xavier2(d, d), *wk = xavier2(de, d), *wv = xavier2(de, d),
+                  *wo = xavier2(d, d);
+            float *bias[4];
+            for (int i = 0; i < 4; i++) {
+                bias[i] = i == 1 && (si & 1) ? NULL : ck_buf_alloc(d);
+                if (bias[i]) ck_fill(bias[i], d, -1.f, 1.f);
+            }
+            const float *const bq[4] = { bias[0], bias[1], bias[2], bias[3] };
+            float *dec = ck_buf_alloc(n_dec * d), *enc = ck_buf_alloc(n_enc * de);
+            for (size_t i = 0; i < n_dec * d; i++) dec[i] = ck_randn();
+            for (size_t i = 0; i < n_enc * de; i++) enc[i] = ck_randn();
+            uint8_t *mask = malloc(n_enc);
+            for (size_t j = 0; j < n_enc; j++) mask[j] = ck_rand_u32(4) != 0;
+            mask[0] = 1;
+            double *od = malloc(n_dec * d * sizeof *od),
+                   *wd = malloc(H * n_dec * n_enc * sizeof *wd);
+            double *kvd = malloc(2 * n_enc * d * sizeof *kvd);
+            ref_mhca_full(d, de, H, n_dec, dec, n_enc, enc, mask, wq, wk, wv, wo, bq, od, wd, kvd);
+            sk_mhca L = { d, H, wq, wk, wv, wo };
+            L.d_enc = de;
+            L.b_q = bias[0]; L.b_k = bias[1]; L.b_v = bias[2]; L.b_o = bias[3];
+            const sk_mhca plain = L;
+            if (scalar_pack) sk_isa_select(SK_ISA_SCALAR);
+            void *pq = pack_weight(d, d, wq), *pk = pack_weight(de, d, wk);
+            void *pv = pack_weight(de, d, wv), *po = pack_weight(d, d, wo);
+            if (scalar_pack) sk_isa_select(ck_isa());
+            L.w_q_packed = pq; L.w_k_packed = pk; L.w_v_packed = pv; L.w_o_packed = po;
+            float *out = ck_buf_alloc(n_dec * d), *ref = ck_buf_alloc(n_dec * d);
+            float *w = ck_buf_alloc(H * n_dec * n_enc);
+            for (int with_w = 0; with_w < 2; with_w++) { /* weights NULL: the folded path too */
+                float *ww = with_w ? w : NULL;
+                ck_check(sk_mhca_forward(&L, n_dec, dec, n_enc, enc, mask, out, ww, NULL) == SK_OK,
+                         "forward");
+                ck_check(sk_mhca_forward(&plain, n_dec, dec, n_enc, enc, mask, ref, NULL, NULL) ==
+                             SK_OK, "forward unpacked");
+                for (size_t i = 0; i < n_dec * d; i++)
+                    if (!close_to(out[i], od[i]) ||
+                        fabs(out[i] - ref[i]) > 1e-5 * (1 + fabs(ref[i]))) {
+                        ck_fail("weights %d: out[%zu] = %.9g, expected %.9g (unpacked %.9g)",
+                                with_w, i, out[i], od[i], ref[i]);
+                        break;
+                    }
+            }
+            for (size_t i = 0; i < H * n_dec * n_enc; i++)
+                if (!(fabs(w[i] - wd[i]) <= 1e-4 * wd[i] + 1e-8) || (wd[i] == 0 && w[i] != 0)) {
+                    ck_fail("weights[%zu] = %.9g, expected %.9g", i, w[i], wd[i]);
+                    break;
+                }
+            float *kv = ck_buf_alloc(2 * n_enc * d);
+            ck_check(sk_mhca_project_kv(&L, n_enc, enc, kv) == SK_OK, "project_kv");
+            for (size_t i = 0; i < 2 * n_enc * d; i++)
+                if (!(fabs(kv[i] - kvd[i]) <= 1e-5 * (1 + fabs(kvd[i])))) {
+                    ck_fail("kv[%zu] = %.9g, expected %.9g", i, kv[i], kvd[i]);
+                    break;
+                }
+            /* the packed copies are what the projections read: W_q <-> W_o swapped in the
+               packed fields only (W_k <-> W_v for project_kv; the folded path of forward reads
+               w_k and w_v themselves) give the unpacked layer with them swapped */
+            sk_mhca S = L, Sp = plain;
+            S.w_q_packed = po; S.w_o_packed = pq;
+            Sp.w_q = wo; Sp.w_o = wq;
+            const sk_status s1 = sk_mhca_forward(&S, n_dec, dec, n_enc, enc, mask, out, NULL, NULL);
+            const sk_status s2 =
+                sk_mhca_forward(&Sp, n_dec, dec, n_enc, enc, mask, ref, NULL, NULL);
+            ck_check(s1 == SK_OK && s2 == SK_OK, "swapped: status %d / %d", (int)s1, (int)s2);
+            for (size_t i = 0; i < n_dec * d; i++)
+                if (fabs(out[i] - ref[i]) > 1e-5 * (1 + fabs(ref[i]))) {
+                    ck_fail("swapped: out[%zu] = %.9g, unpacked %.9g", i, out[i], ref[i]);
+                    break;
+                }
+            S = L; Sp = plain;
+            S.w_k_packed = pv; S.w_v_packed = pk;
+            Sp.w_k = wv; Sp.w_v = wk;
+            float *kv2 = ck_buf_alloc(2 * n_enc * d);
+            ck_check(sk_mhca_project_kv(&S, n_enc, enc, kv) == SK_OK &&
+                         sk_mhca_project_kv(&Sp, n_enc, enc, kv2) == SK_OK, "swapped kv");
+            for (size_t i = 0; i < 2 * n_enc * d; i++)
+                if (fabs(kv[i] - kv2[i]) > 1e-5 * (1 + fabs(kv2[i]))) {
+                    ck_fail("swapped: kv[%zu] = %.9g, unpacked %.9g", i, kv[i], kv2[i]);
+                    break;
+                }
+            ck_buf_check(kv2, "kv2");
+            ck_buf_free(kv2);
+            ck_check(sk_mhca_project_kv(&L, n_enc, enc, kv) == SK_OK, "project_kv");
+            float *os = ck_buf_alloc(d);
+            for (size_t i = 0; i < n_dec; i++) {
+                ck_check(sk_mhca_forward_kv(&L, 1, dec + i * d, n_enc, kv, mask, os, NULL, NULL) ==
+                             SK_OK, "step");
+                for (size_t c = 0; c < d; c++)
+                    if (!close_to(os[c], od[i * d + c])) {
+                        ck_fail("step %zu: out[%zu] = %.9g, expected %.9g", i, c, os[c],
+                                od[i * d + c]);
+                        break;
+                    }
+            }
+            /* bad packed weights: nothing written */
+            ck_func("mhca packed bad d %zu d_enc %zu", d, de);
+            for (size_t i = 0; i < n_dec * d; i++) out[i] = 3.f;
+            for (size_t i = 0; i < 2 * n_enc * d; i++) kv[i] = 3.f;
+            sk_mhca B = L;
+            B.w_q_packed = pk; /* w_k's shape: d_enc x d_model */
+            const sk_status want = de == d ? SK_OK : SK_EINVAL;
+            if (de != d) {
+                ck_check(sk_mhca_forward(&B, n_dec, dec, n_enc, enc, mask, out, NULL, NULL) == want,
+                         "w_q packed as d_enc x d_model");
+                B = L;
+                B.w_k_packed = pq;
+                ck_check(sk_mhca_project_kv(&B, n_enc, enc, kv) == SK_EINVAL,
+                         "w_k packed as d_model x d_model");
+            }
+            B = L;
+            B.w_o_packed = (const char *)po + 2; /* misaligned */
+            ck_check(sk_mhca_forward_kv(&B, 1, dec, n_enc, kv, mask, out, NULL, NULL) == SK_EINVAL,
+                     "misaligned");
+            B.w_o_packed = wo; /* not a packed buffer */
+            ck_check(sk_mhca_forward(&B, n_dec, dec, n_enc, enc, mask, out, NULL, NULL) ==
+                         SK_EINVAL,
+                     "not packed");
+            const size_t pbytes = sk_sgemm_pack_b_size(d, d);
+            unsigned char *forged = (unsigned char *)ck_buf_alloc((pbytes + 3) / 4);
+            memcpy(forged, po, 64);
+            B.w_o_packed = forged;
+            for (int isa = 0; isa <= SK_ISA_COUNT; isa++) {
+                if (isa < SK_ISA_COUNT && sk_isa_available((sk_isa)isa)) continue;
+                const uint32_t v = (uint32_t)isa;
+                memcpy(forged + 4, &v, 4); /* the path it claims */
+                const sk_status st =
+                    sk_mhca_forward(&B, n_dec, dec, n_enc, enc, mask, out, NULL, NULL);
+                ck_check(st == (isa < SK_ISA_COUNT ? SK_EUNSUPPORTED : SK_EINVAL),
+                         "packed for path %d: status %d", isa, (int)st);
+            }
+            for (size_t i = 0; i < n_dec * d; i++)
+                if (out[i] != 3.f) { ck_fail("bad packed weight: out written"); break; }
+            for (size_t i = 0; i < 2 * n_enc * d; i++)
+                if (kv[i] != 3.f) { ck_fail("bad packed weight: kv written"); break; }
+            ck_buf_check(pq, "packed w_q"); ck_buf_check(pk, "packed w_k");
+            ck_buf_check(pv, "packed w_v"); ck_buf_check(po, "packed w_o");
+            ck_buf_check(out, "out"); ck_buf_check(ref, "ref"); ck_buf_check(w, "weights");
+            ck_buf_check(kv, "kv"); ck_buf_check(os, "step out");
+            ck_buf_free(pq); ck_buf_free(pk); ck_buf_free(pv); ck_buf_free(po);
+            ck_buf_free((float *)forged); ck_buf_free(out); ck_buf_free(ref); ck_buf_free(w);
+            ck_buf_free(kv); ck_buf_free(os); ck_buf_free(wq); ck_buf_free(wk); ck_buf_free(wv);
+            ck_buf_free(wo); ck_buf_free(dec); ck_buf_free(enc);
+            for (int i = 0; i < 4; i++) ck_buf_free(bias[i]);
+            free(mask); free(od); free(wd); free(kvd);
+        }
+}
+
 /* Bad input: SK_EINVAL and nothing written. */
 static int untouched(const float *p, size_t n)
 {
@@ -972,5 +1148,6 @@ void ck_test_attention(void)
     test_mha_decoder();
     test_mhca();
     test_mhca_bias();
+    test_mhca_packed();
     test_bad_input();
 }

@@ -7,7 +7,8 @@
  * A case (native byte order): 8 uint64 isa, d_model, d_enc, n_heads, n_dec, n_enc, flags, mode;
  * then floats w_q (d_model x d_model), w_k and w_v (d_enc x d_model), w_o, the biases that flags
  * name (d_model each), dec (n_dec x d_model), enc (n_enc x d_enc); then n_enc mask bytes when flags
- * has MASK. Weights are x @ W (already transposed from PyTorch's layout). mode 0: sk_mhca_forward;
+ * has MASK. Weights are x @ W (already transposed from PyTorch's layout); flags PACKED: the layer
+ * also holds the four weights packed by sk_sgemm_pack_b (w_*_packed). mode 0: sk_mhca_forward;
  * mode 1: sk_mhca_project_kv, then sk_mhca_forward_kv one decoder row at a time.
  * The answer: int64 status, then (status 0) out (n_dec x d_model floats) and, with flags WEIGHTS,
  * the weights (n_heads x n_dec x n_enc floats). Exits 0 after the last case, 2 on malformed
@@ -18,7 +19,7 @@
 #include <string.h>
 #include "simdkern.h"
 
-enum { F_BQ = 1, F_BK = 2, F_BV = 4, F_BO = 8, F_MASK = 16, F_WEIGHTS = 32 };
+enum { F_BQ = 1, F_BK = 2, F_BV = 4, F_BO = 8, F_MASK = 16, F_WEIGHTS = 32, F_PACKED = 64 };
 #define LIMIT ((uint64_t)1 << 26) /* floats per array: far above any test case */
 
 static float *read_floats(uint64_t n, int *bad)
@@ -30,6 +31,23 @@ static float *read_floats(uint64_t n, int *bad)
     float *p = malloc((size_t)(n ? n : 1) * sizeof(float));
     if (!p || fread(p, sizeof(float), (size_t)n, stdin) != n) *bad = 1;
     return p;
+}
+
+/* L's four weights packed once into pk[0..3] (the caller frees them) and set in L. */
+static int64_t pack_weights(sk_mhca *L, void *pk[4])
+{
+    const float *w[4] = { L->w_q, L->w_k, L->w_v, L->w_o };
+    const void **dst[4] = { &L->w_q_packed, &L->w_k_packed, &L->w_v_packed, &L->w_o_packed };
+    for (int i = 0; i < 4; i++) {
+        const size_t rows = i == 1 || i == 2 ? L->d_enc : L->d_model;
+        const size_t bytes = sk_sgemm_pack_b_size(rows, L->d_model);
+        if (!(pk[i] = malloc(bytes))) return SK_ENOMEM;
+        const sk_status st = sk_sgemm_pack_b(SK_NOTRANS, rows, L->d_model, w[i], L->d_model, pk[i],
+                                             bytes);
+        if (st != SK_OK) return st;
+        *dst[i] = pk[i];
+    }
+    return SK_OK;
 }
 
 static int run_case(const uint64_t h[8])
@@ -55,8 +73,11 @@ static int run_case(const uint64_t h[8])
     if (!bad && out && (w || !(fl & F_WEIGHTS))) {
         sk_mhca L = { .d_model = d, .n_heads = H, .w_q = wq, .w_k = wk, .w_v = wv, .w_o = wo,
                       .d_enc = de, .b_q = b[0], .b_k = b[1], .b_v = b[2], .b_o = b[3] };
+        void *pk[4] = { NULL, NULL, NULL, NULL };
         if (sk_isa_select((sk_isa)h[0]) != SK_OK) {
             st = SK_EUNSUPPORTED;
+        } else if ((fl & F_PACKED) && (st = pack_weights(&L, pk)) != SK_OK) {
+            /* st: the pack's status */
         } else if (mode == 0) {
             st = sk_mhca_forward(&L, n_dec, dec, n_enc, enc, mask, out, w, NULL);
         } else {
@@ -71,6 +92,7 @@ static int run_case(const uint64_t h[8])
             free(kv);
             free(ws);
         }
+        for (int i = 0; i < 4; i++) free(pk[i]);
     }
     fwrite(&st, sizeof st, 1, stdout);
     if (st == SK_OK) {

@@ -8,7 +8,8 @@ batch_first=True) with random weights and biases, copies them into the driver's 
 applies x @ W^T: transposed), and compares on every ISA path the CPU runs: the output (relative
 Frobenius error <= 1e-5) and the per-head weights (average_attn_weights=False; absolute error
 <= 1e-6), through sk_mhca_forward with and without weights and through the decoder-step API
-(sk_mhca_project_kv, then sk_mhca_forward_kv one row at a time), against the module run in
+(sk_mhca_project_kv, then sk_mhca_forward_kv one row at a time), with the weights read in place
+and packed once (sk_mhca.w_*_packed, sk_sgemm_pack_b), against the module run in
 float64 (those tolerances) and in float32 (twice them: PyTorch's own rounding adds to the
 difference). Cases: with and without biases
 (all four; Whisper's q, v, o), d_enc == d_model and not, key_padding_mask (PyTorch True = padding,
@@ -29,7 +30,7 @@ except Exception as e:  # any import failure is a skip, not a failure
     print(f"skip: torch/numpy not importable ({e})")
     sys.exit(77)
 
-F_BQ, F_BK, F_BV, F_BO, F_MASK, F_WEIGHTS = 1, 2, 4, 8, 16, 32
+F_BQ, F_BK, F_BV, F_BO, F_MASK, F_WEIGHTS, F_PACKED = 1, 2, 4, 8, 16, 32, 64
 OUT_TOL, W_TOL = 1e-5, 1e-6
 
 
@@ -78,8 +79,9 @@ def torch_ref(case, dtype):
     return out[0].numpy().astype(np.float64), w[0].numpy().astype(np.float64)
 
 
-def encode(case, isa, mode, weights):
+def encode(case, isa, mode, weights, packed):
     fl = (F_MASK if case["mask"] is not None else 0) | (F_WEIGHTS if weights else 0)
+    fl |= F_PACKED if packed else 0
     for i, b in enumerate(case["b"]):
         if b is not None:
             fl |= 1 << i
@@ -132,22 +134,25 @@ def main():
     cases = [make_case(rng, *s) for s in shapes]
     refs = [torch_ref(c, torch.float64) for c in cases]
     refs32 = [torch_ref(c, torch.float32) for c in cases]
-    variants = [(0, True), (0, False), (1, True), (1, False)]  # (mode, weights)
+    # (mode, weights, packed)
+    variants = [(0, True, 0), (0, False, 0), (1, True, 0), (1, False, 0), (0, False, 1),
+                (1, True, 1)]
     failures = checked = 0
     worst_out, worst_w = {}, {}
     for isa, name in isas:
-        stream = b"".join(encode(c, int(isa), mode, wt) for c in cases for mode, wt in variants)
+        stream = b"".join(encode(c, int(isa), mode, wt, pk) for c in cases
+                          for mode, wt, pk in variants)
         res = subprocess.run([driver], input=stream, capture_output=True)
         if res.returncode != 0:
             print(f"FAIL [{name}] driver exited {res.returncode}: {res.stderr.decode()}")
             return 1
         pos = 0
         for c, (ro, rw), (ro32, rw32), s in zip(cases, refs, refs32, shapes):
-            for mode, wt in variants:
+            for mode, wt, pk in variants:
                 st, out, w, pos = decode(res.stdout, pos, c, wt)
                 what = (f"[{name}] d {c['d']} heads {c['heads']} d_enc {c['d_enc']} n_dec "
                         f"{c['n_dec']} n_enc {c['n_enc']} biases {s[5]} mask {s[6]} "
-                        f"{'steps' if mode else 'forward'} weights {int(wt)}")
+                        f"{'steps' if mode else 'forward'} weights {int(wt)} packed {pk}")
                 checked += 1
                 if st != 0:
                     print(f"FAIL {what}: status {st}")
