@@ -4,8 +4,8 @@
 // its weights packed once at creation), "<isa>-packed" (sk_sgemm_packed, B packed once before the
 // loop), single thread; and "peak-avx2" / "peak-avx512": an FMA loop of 12 independent chains of
 // that width doing the same number of flops (the FMA peak of the core, so that avx2 / peak-avx2 is
-// the fraction of peak); "read" for m = 1: a plain read of B's bytes,
-// the bound of the matrix-vector product. alpha = 1, beta = 0, random inputs, dense ld.
+// the fraction of peak); "read" for m <= 4: a plain read of B's bytes, the bound of the
+// matrix-vector product and of 4 rows from L3. alpha = 1, beta = 0, random inputs, dense ld.
 // Counter "GFLOP/s" = 2 m n k per second.
 #include <cmath>
 #include <string>
@@ -167,8 +167,10 @@ void run_onednn(benchmark::State &st, bool nt, Shape s)
 }
 #endif
 
-// m = 1: a plain read of B's bytes, the bound of the matrix-vector product (GFLOP/s: the product's
-// flops at the read's speed, so that it pairs with the GEMM of the same shape).
+// m <= 4: a plain read of B's bytes, the bound of a product that reads B once at 2 m flops per
+// float of B (the matrix-vector product; 4 rows: 2 flops per byte, below the FMA peak from L3)
+// (GFLOP/s: the product's flops at the read's speed, so that it pairs with the GEMM of the same
+// shape).
 void run_read(benchmark::State &st, Shape s)
 {
     const size_t n = s.k * s.n;
@@ -292,7 +294,7 @@ void sk_register_gemm_benchmarks()
             benchmark::RegisterBenchmark(("sgemm/xnnpack/" + var + "/" + shape).c_str(),
                                          run_xnnpack, nt != 0, s);
 #endif
-            if (s.m == 1)
+            if (s.m <= 4)
                 benchmark::RegisterBenchmark(("sgemm/read/" + var + "/" + shape).c_str(), run_read,
                                              s);
 #if defined(__x86_64__)

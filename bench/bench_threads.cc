@@ -6,6 +6,7 @@
 // each case from 1 to 2 threads.
 //
 //   sgemm/<isa|openblas|onednn>/NN@tT/MxNxK           the GEMM targets of the thread axis
+//   sgemm/<isa>-packed/NN@tT/MxNxK                    sk_sgemm_packed_tp, B packed once
 //   sgemm/peak-<isa>/NN@tT/MxNxK                      the FMA peak (bench/fma_peak.h) doing the
 //                                                     shape's flops split over T tasks (the
 //                                                     compute-bound shapes): what T cores can
@@ -82,14 +83,24 @@ struct GemmShape {
     size_t m, n, k;
 };
 
-void bm_sgemm(benchmark::State &st, sk_isa isa, size_t t, GemmShape s)
+// packed: B packed once before the loop (sk_sgemm_pack_b), sk_sgemm_packed_tp.
+void bm_sgemm(benchmark::State &st, sk_isa isa, size_t t, GemmShape s, bool packed)
 {
     skb::IsaScope scope(isa);
     const sk_threadpool tp = pool_of(t);
     skb::Buf a(s.m * s.k, -1.f, 1.f, 1), b(s.k * s.n, -1.f, 1.f, 2), c(s.m * s.n, -1.f, 1.f, 3);
+    const size_t bytes = packed ? sk_sgemm_pack_b_size(s.k, s.n) : 0;
+    skb::Buf pb(bytes / sizeof(float) + 1, 0.f, 0.f);
+    if (packed && sk_sgemm_pack_b(SK_NOTRANS, s.k, s.n, b.p, s.n, pb.p, bytes) != SK_OK) {
+        st.SkipWithError("pack failed");
+        return;
+    }
     for (auto _ : st) {
-        sk_sgemm_tp(&tp, SK_NOTRANS, SK_NOTRANS, s.m, s.n, s.k, 1.f, a.p, s.k, b.p, s.n, 0.f, c.p,
-                    s.n);
+        if (packed)
+            sk_sgemm_packed_tp(&tp, SK_NOTRANS, s.m, s.n, s.k, 1.f, a.p, s.k, pb.p, 0.f, c.p, s.n);
+        else
+            sk_sgemm_tp(&tp, SK_NOTRANS, SK_NOTRANS, s.m, s.n, s.k, 1.f, a.p, s.k, b.p, s.n, 0.f,
+                        c.p, s.n);
         benchmark::DoNotOptimize(c.p);
         benchmark::ClobberMemory();
     }
@@ -415,7 +426,9 @@ void sk_register_thread_benchmarks()
         for (const GemmShape &s : gemm) {
             const std::string shape = skb::shape3(s.m, s.n, s.k), var = with_threads("NN", t);
             benchmark::RegisterBenchmark(skb::case_name("sgemm", in, var, shape).c_str(), bm_sgemm,
-                                         isa, t, s);
+                                         isa, t, s, false);
+            const std::string pk = skb::case_name("sgemm", in + "-packed", var, shape);
+            benchmark::RegisterBenchmark(pk.c_str(), bm_sgemm, isa, t, s, true);
 #if defined(__x86_64__)
             /* the compute-bound shapes (a small one's split costs more than its flops) */
             if ((isa == SK_ISA_AVX2 || isa == SK_ISA_AVX512) && s.m * s.n * s.k >= (1u << 25)) {
