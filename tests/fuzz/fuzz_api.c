@@ -373,8 +373,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         const size_t d = pick_size(&in), heads = pick_size(&in);
         const size_t n_dec = pick_size(&in), n_enc = pick_size(&in);
         const int layer_null = fz_u8(&in) % 16 == 0;
-        const uint8_t wnull = fz_u8(&in) % 32; /* bits 0-3: a NULL weight matrix */
-        const uint8_t lb = fz_u8(&in); /* bits 0-3: biases given; bits 4-5 == 0: d_enc given */
+        /* bits 0-3: a NULL weight matrix; bit 4: the weights also packed (w_*_packed) */
+        const uint8_t wnull = fz_u8(&in) % 32;
+        /* bits 0-3: biases given; bits 4-5 == 0: d_enc given; bit 6 (with wnull bit 4): w_o's
+           packed buffer is w_o itself, not a packed buffer (a bad layer) */
+        const uint8_t lb = fz_u8(&in);
         const size_t d_enc = (lb >> 4) % 4 == 0 ? pick_size(&in) : 0, de = d_enc ? d_enc : d;
         const u128 dd = (u128)d * d, ded = (u128)de * d;
         /* a usable layer: heads divide d, its weight matrices (w_q, w_o: d x d; w_k, w_v: d_enc x
@@ -458,6 +461,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         L.b_k = P(&c, 5);
         L.b_v = P(&c, 6);
         L.b_o = P(&c, 7);
+        void *pk[4] = { NULL, NULL, NULL, NULL };
+        if ((wnull & 16) && good && d) { /* the weights exist whole: pack them */
+            for (int i = 0; i < 4; i++) {
+                const size_t rows = i == 1 || i == 2 ? de : d;
+                const size_t bytes = sk_sgemm_pack_b_size(rows, d);
+                pk[i] = bytes ? malloc(bytes) : NULL;
+                if (!pk[i] || sk_sgemm_pack_b(SK_NOTRANS, rows, d, P(&c, i), d, pk[i], bytes))
+                    fz_fail("%s: pack of weight %d (%zu x %zu)", c.fn, i, rows, d);
+            }
+            L.w_q_packed = pk[0];
+            L.w_k_packed = pk[1];
+            L.w_v_packed = pk[2];
+            const int foreign = (lb & 64) && dd >= 16; /* w_o holds a header's 64 bytes */
+            L.w_o_packed = foreign ? (const void *)P(&c, 3) : pk[3];
+            if (foreign) good = 0;
+        }
         sk_status st;
         if (which == 1) {
             st = sk_mhca_project_kv(lp, n_enc, P(&c, 8), P(&c, 9));
@@ -472,6 +491,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         check_all(&c, st, good);
         free_all(&c);
+        for (int i = 0; i < 4; i++) free(pk[i]);
         break;
     }
     }

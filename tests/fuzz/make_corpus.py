@@ -198,9 +198,9 @@ def sz(v):
 def ld_fit(extra=0): return u8(extra)     # cols + extra (extra < 4)
 
 
-def module(which, d, heads, n_dec, n_enc, nulls=0, layer_null=False, wnull=0):
+def module(which, d, heads, n_dec, n_enc, nulls=0, layer_null=False, wnull=0, lb=None):
     return (u8(6 + which) + u8(0) + u8(nulls) + sz(d) + sz(heads) + sz(n_dec) + sz(n_enc) +
-            u8(0 if layer_null else 1) + u8(wnull))
+            u8(0 if layer_null else 1) + u8(wnull) + (b'' if lb is None else u8(lb)))
 
 
 write('api', 'regress-mhca-workspace-size-d2e20-ndec1-nenc2e50', module(0, 2**20, 1, 1, 2**50))
@@ -220,6 +220,13 @@ write('api', 'seed-mhca-forward-small-exact-workspace', module(0, 8, 2, 3, 5, nu
 write('api', 'seed-mhca-forward-kv-small-exact-workspace', module(2, 8, 4, 2, 7, nulls=0x1c))
 write('api', 'seed-mhca-project-kv-small', module(1, 6, 3, 0, 4))
 write('api', 'seed-mhca-bad-heads', module(0, 6, 4, 2, 2))
+# the weights packed (wnull bit 4; lb 0x30: no d_enc, lb bit 6: w_o's own floats as its packed
+# buffer, a bad layer)
+write('api', 'seed-mhca-forward-packed', module(0, 8, 2, 3, 5, nulls=0x1c, wnull=16, lb=0x3f))
+write('api', 'seed-mhca-forward-kv-packed', module(2, 8, 4, 2, 7, nulls=0x1c, wnull=16, lb=0x30))
+write('api', 'seed-mhca-project-kv-packed', module(1, 6, 3, 0, 4, wnull=16, lb=0x30))
+write('api', 'seed-mhca-forward-foreign-packed',
+      module(0, 8, 2, 3, 5, nulls=0x1c, wnull=16, lb=0x70))
 # sk_sgemm: one row of A with lda near SIZE_MAX, a good call with exact buffers
 write('api', 'regress-sgemm-one-row-lda-near-size-max',
       u8(0) + u8(1) + u8(0) + u8(0) + sz(1) + sz(3) + sz(2) + sz(SIZE_MAX - 1) + ld_fit(0) +
