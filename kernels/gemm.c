@@ -941,7 +941,8 @@ void sk_gemm_run_bias_tp(const sk_threadpool *tp, const sk_gemm_dsp *d, sk_trans
  *   one MC block with its rows of A read in place (the plan's rule for A's rows): each r x nr tile
  *       of C is one kernel call over the whole k, panel after panel;
  *   otherwise: k in the table's kc blocks (beta on the first), each MC x kc block of A packed;
- *   m == 1 with a contiguous op(A): the matrix-vector kernel on each panel. */
+ *   m == 1 with a contiguous op(A): the matrix-vector kernel on each panel;
+ *   m <= w_mr, A in place, panels as wide as the wide tile: the wide tile over whole panels. */
 
 size_t sk_gemm_packed_floats(const sk_gemm_dsp *d, size_t k, size_t n)
 {
@@ -965,6 +966,7 @@ void sk_gemm_pack_b(const sk_gemm_dsp *d, sk_trans tb, size_t k, size_t n, const
 typedef struct packed_plan {
     int row;              /* m == 1, op(A) contiguous: gemv_n on each panel */
     int direct;           /* A read in place, whole k per kernel call */
+    int wide;             /* m <= w_mr, panels w_nr wide: the wide tile over whole panels */
     size_t kc;            /* k block */
     row_split rows_full;  /* row blocks of a full MC block */
     row_split rows_last;  /* row blocks of the last MC block */
@@ -978,6 +980,7 @@ static void packed_plan_make(const sk_gemm_dsp *d, sk_trans ta, size_t m, size_t
     const int direct = m <= MC && (umod(lda, d->set_stride) != 0 || (!ta && MR <= d->set_rows));
     p->row = m == 1 && d->gemv_n && (!ta || lda == 1);
     p->direct = direct;
+    p->wide = direct && m <= d->w_mr && d->ukr_w && d->w_nr == d->pack_nr;
     p->kc = direct || k <= d->kc ? k : cdiv(k, cdiv(k, d->kc));
     p->rows_last = split_rows(m <= MC ? m : m - (cdiv(m, MC) - 1) * MC, MR);
     p->rows_full = m > MC ? split_rows(MC, MR) : none;
@@ -1006,6 +1009,19 @@ static void run_packed(const sk_gemm_dsp *d, const packed_plan *p, float *abuf, 
     const int in_place = p->direct || !abuf;
     const size_t rsa = !in_place ? 1 : ta ? 1 : lda, csa = !in_place ? MR : ta ? lda : 1;
     SK_ALIGN(64) float tile[TILE_MAX];
+    if (p->wide) { /* m <= w_mr rows of A in place: one wide tile per panel, over the whole k */
+        const float be = bias ? 1.f : beta;
+        for (size_t j = 0; j < n; j += PW, pb += k * PW) {
+            if (bias) put_bias(m, n - j < PW ? n - j : PW, bias + j, c + j, ldc);
+            if (SK_LIKELY(n - j >= PW)) {
+                d->ukr_w(m, k, a, rsa, csa, pb, PW, c + j, ldc, alpha, be, NULL);
+            } else {
+                d->ukr_w(m, k, a, rsa, csa, pb, PW, tile, PW, alpha, 0.f, NULL);
+                merge_tile(m, n - j, tile, PW, be, c + j, ldc);
+            }
+        }
+        return;
+    }
     const float *ar[RB_MAX];
     /* NC blocks of whole panels: each MC block reuses the kc x nc block of B from L2 / L3, where
        the whole of a large B would come from memory again for every MC block */

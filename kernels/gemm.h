@@ -79,7 +79,9 @@ typedef struct sk_gemm_dsp {
     unsigned pack_nr;                   /* a packed B's panel width (sk_gemm_pack_b), a multiple of
                                            nr: the tile reads its nr-wide parts; m == 1 runs
                                            gemv_n on one panel at a time, whose accumulators nr
-                                           columns alone may leave too few (AVX2: 2 for 16) */
+                                           columns alone may leave too few (AVX2: 2 for 16);
+                                           pack_nr == w_nr: m <= w_mr rows run ukr_w over whole
+                                           panels */
     unsigned mc, kc, nc;                /* cache blocks: A block mc x kc (L2), B block kc x nc (L3),
                                            B micro-panel kc x nr (L1) */
     unsigned ukr_t_m, ukr_t_n;          /* ukr_t: at most C rows (lanes) x C columns per call */

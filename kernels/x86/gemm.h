@@ -229,7 +229,11 @@ static inline void sk_gemm_dsp_init_x86(sk_gemm_dsp *d, sk_isa isa, uint64_t fea
     /* planner: as the AVX2 tier */
     d->mr = SK_GEMM_AVX512_MR;
     d->nr = SK_GEMM_AVX512_NR;
-    d->pack_nr = SK_GEMM_AVX512_NR;
+    /* a packed B in panels of the wide tile's width: up to 4 rows run the 4x64 tile (16
+       accumulators) over whole panels, more rows the 8x32 tile over their halves. Against 32-column
+       panels, AMD Zen 5, two A/B runs: 4x512x512 1.14-1.15x, 4x1024x1024 1.05-1.07x, 1x512x512
+       1.03-1.07x, m >= 16 0.98-1.01x (1024^3 0.98-0.99x) */
+    d->pack_nr = SK_GEMM_AVX512_W_NR;
     /* few rows: 4 rows of the 8x32 tile are 8 accumulators, just the FMA latency x two ports;
        the 4x64 tile has 16 and reads 4 lines of each in-place B row */
     d->ukr_w = sk_gemm_ukr_w_avx512;

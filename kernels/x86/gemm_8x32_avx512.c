@@ -626,6 +626,22 @@ void sk_gemv_n_avx512(size_t n, size_t k, float alpha, const float *a, const flo
         for (int v = 0; v < 8; v++)
             _mm512_storeu_ps(c + j + 16 * v, finish(s[v], alpha, beta, 0xffff, c + j + 16 * v));
     }
+    if (j + 64 <= n) { /* 64 columns: one pass over the rows (a packed B's panel) */
+        __m512 s[4];
+#pragma GCC unroll 4
+        for (int v = 0; v < 4; v++) s[v] = _mm512_setzero_ps();
+        const float *bp = b + j;
+        for (size_t p = 0; p < k; p++, bp += ldb) {
+            const __m512 ap = _mm512_set1_ps(a[p]);
+#pragma GCC unroll 4
+            for (int v = 0; v < 4; v++)
+                s[v] = _mm512_fmadd_ps(ap, _mm512_loadu_ps(bp + 16 * v), s[v]);
+        }
+#pragma GCC unroll 4
+        for (int v = 0; v < 4; v++)
+            _mm512_storeu_ps(c + j + 16 * v, finish(s[v], alpha, beta, 0xffff, c + j + 16 * v));
+        j += 64;
+    }
     for (; j + 32 <= n; j += 32) gemv_n32(1, k, alpha, a, b + j, ldb, beta, 0xffff, 0xffff, c + j);
     if (j < n) {
         const size_t w = n - j;
