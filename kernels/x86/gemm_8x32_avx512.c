@@ -600,6 +600,24 @@ static inline __attribute__((always_inline)) void gemv_n32(const int full, size_
     _mm512_mask_storeu_ps(c + 16, m1, finish(s1, alpha, beta, m1, c + 16));
 }
 
+/* c[0..16 V) of gemv_n: V accumulators, one row of B at a time. */
+static inline __attribute__((always_inline)) void gemv_n_cols(const int V, size_t k, float alpha,
+                                                              const float *a, const float *b,
+                                                              size_t ldb, float beta, float *c)
+{
+    __m512 s[8];
+#pragma GCC unroll 8
+    for (int v = 0; v < V; v++) s[v] = _mm512_setzero_ps();
+    for (size_t p = 0; p < k; p++, b += ldb) {
+        const __m512 ap = _mm512_set1_ps(a[p]);
+#pragma GCC unroll 8
+        for (int v = 0; v < V; v++) s[v] = _mm512_fmadd_ps(ap, _mm512_loadu_ps(b + 16 * v), s[v]);
+    }
+#pragma GCC unroll 8
+    for (int v = 0; v < V; v++)
+        _mm512_storeu_ps(c + 16 * v, finish(s[v], alpha, beta, 0xffff, c + 16 * v));
+}
+
 /* c[j] = alpha sum_p a[p] b[p*ldb + j] + beta c[j]: B's rows streamed whole (above), or below
    GEMV_ROWS_MIN columns 128 columns (8 accumulators) at a time, then 32 at a time (the last
    block masked). */
@@ -611,37 +629,9 @@ void sk_gemv_n_avx512(size_t n, size_t k, float alpha, const float *a, const flo
         return;
     }
     size_t j = 0;
-    for (; j + 128 <= n; j += 128) {
-        __m512 s[8];
-#pragma GCC unroll 8
-        for (int v = 0; v < 8; v++) s[v] = _mm512_setzero_ps();
-        const float *bp = b + j;
-        for (size_t p = 0; p < k; p++, bp += ldb) {
-            const __m512 ap = _mm512_set1_ps(a[p]);
-#pragma GCC unroll 8
-            for (int v = 0; v < 8; v++)
-                s[v] = _mm512_fmadd_ps(ap, _mm512_loadu_ps(bp + 16 * v), s[v]);
-        }
-#pragma GCC unroll 8
-        for (int v = 0; v < 8; v++)
-            _mm512_storeu_ps(c + j + 16 * v, finish(s[v], alpha, beta, 0xffff, c + j + 16 * v));
-    }
-    if (j + 64 <= n) { /* 64 columns: one pass over the rows (a packed B's panel) */
-        __m512 s[4];
-#pragma GCC unroll 4
-        for (int v = 0; v < 4; v++) s[v] = _mm512_setzero_ps();
-        const float *bp = b + j;
-        for (size_t p = 0; p < k; p++, bp += ldb) {
-            const __m512 ap = _mm512_set1_ps(a[p]);
-#pragma GCC unroll 4
-            for (int v = 0; v < 4; v++)
-                s[v] = _mm512_fmadd_ps(ap, _mm512_loadu_ps(bp + 16 * v), s[v]);
-        }
-#pragma GCC unroll 4
-        for (int v = 0; v < 4; v++)
-            _mm512_storeu_ps(c + j + 16 * v, finish(s[v], alpha, beta, 0xffff, c + j + 16 * v));
-        j += 64;
-    }
+    for (; j + 128 <= n; j += 128) gemv_n_cols(8, k, alpha, a, b + j, ldb, beta, c + j);
+    if (j + 64 <= n) /* 64 columns: one pass over the rows (a packed B's panel) */
+        gemv_n_cols(4, k, alpha, a, b + j, ldb, beta, c + j), j += 64;
     for (; j + 32 <= n; j += 32) gemv_n32(1, k, alpha, a, b + j, ldb, beta, 0xffff, 0xffff, c + j);
     if (j < n) {
         const size_t w = n - j;
