@@ -186,12 +186,13 @@ typedef struct sk_mhca {
     /* NULL, or the weight of the same name packed once (sk_sgemm_pack_b(SK_NOTRANS, rows, d_model,
        W, d_model, buf, sk_sgemm_pack_b_size(rows, d_model)); rows = d_model for w_q and w_o, d_enc
        for w_k and w_v): that projection then reads the packed copy, on the path it was packed for,
-       as sk_sgemm_packed does (a decoder step's 1 x d_model x d_model projections read W at about
-       1.3x the speed: docs/bench/gemm-tuning.md). The weights themselves stay required (the
-       few-query-rows path of sk_mhca_forward reads w_k and w_v per head). A compute call with a
-       packed weight of another shape or not made by sk_sgemm_pack_b returns SK_EINVAL, one packed
-       for a path this CPU lacks SK_EUNSUPPORTED, nothing written; the size queries ignore these
-       fields. Results: within the same bounds as with the weights, not bit for bit the same. */
+       as sk_sgemm_packed does (a decoder step with its weights in cache ran 1.0-1.14x faster on
+       AMD Zen 5; from DRAM both read at a plain read's speed: docs/bench/gemm-tuning.md). The
+       weights themselves stay required (the few-query-rows path of sk_mhca_forward reads w_k and
+       w_v per head). A compute call with a packed weight of another shape or not made by
+       sk_sgemm_pack_b returns SK_EINVAL, one packed for a path this CPU lacks SK_EUNSUPPORTED,
+       nothing written; the size queries ignore these fields. Results: within the same bounds as
+       with the weights, not bit for bit the same. */
     const void *w_q_packed, *w_k_packed, *w_v_packed, *w_o_packed;
 } sk_mhca;
 /* Versus PyTorch nn.MultiheadAttention(d_model, n_heads, bias=, kdim=d_enc, vdim=d_enc,
