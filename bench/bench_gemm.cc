@@ -143,6 +143,22 @@ void run_sk_packed(benchmark::State &st, sk_isa isa, bool nt, Shape s)
     });
 }
 
+// sk_sgemm_plan_run on a plan made once before the loop (as libxsmm's kernel is dispatched once),
+// checked against sk_sgemm like a peer: contender "<isa>-plan".
+void run_sk_plan(benchmark::State &st, sk_isa isa, bool nt, Shape s)
+{
+    skb::IsaScope scope(isa);
+    Operands o(s);
+    sk_sgemm_plan plan;
+    if (sk_sgemm_plan_init(&plan, SK_NOTRANS, nt ? SK_TRANS : SK_NOTRANS, s.m, s.n, s.k, 1.f, s.k,
+                           nt ? s.k : s.n, 0.f, s.n) != SK_OK) {
+        st.SkipWithError("sk_sgemm_plan_init failed");
+        return;
+    }
+    time_peer(st, "sk_sgemm_plan_run", o, nt, s,
+              [&](float *c) { sk_sgemm_plan_run(&plan, o.a.p, o.b.p, c); });
+}
+
 #ifdef SK_BENCH_HAVE_OPENBLAS
 void run_openblas(benchmark::State &st, bool nt, Shape s)
 {
@@ -276,6 +292,11 @@ void sk_register_gemm_benchmarks()
                                                   "-packed/" + var + "/" + shape)
                                                      .c_str(),
                                                  run_sk_packed, isa, nt != 0, s);
+                if (isa != SK_ISA_SCALAR)
+                    benchmark::RegisterBenchmark(("sgemm/" + std::string(sk_isa_name(isa)) +
+                                                  "-plan/" + var + "/" + shape)
+                                                     .c_str(),
+                                                 run_sk_plan, isa, nt != 0, s);
             }
 #ifdef SK_BENCH_HAVE_OPENBLAS
             benchmark::RegisterBenchmark(("sgemm/openblas/" + var + "/" + shape).c_str(),

@@ -41,15 +41,20 @@ static inline int sk_add_ok(size_t a, size_t b, size_t *r)
    type the API takes (float: 4 bytes). */
 #define SK_ELEMS_MAX ((size_t)PTRDIFF_MAX / sizeof(float))
 
-/* 1 when a rows x cols matrix with row stride ld at p is acceptable: empty, or p != NULL,
-   ld >= cols and its extent (rows - 1) * ld + cols elements fits SK_ELEMS_MAX (no object is
-   larger: a bigger extent is a wrong size, never a real matrix). */
-static inline int sk_mat_ok(const void *p, size_t rows, size_t cols, size_t ld)
+/* 1 when a rows x cols matrix with row stride ld is possible: empty, or ld >= cols and its
+   extent (rows - 1) * ld + cols elements fits SK_ELEMS_MAX (no object is larger: a bigger extent
+   is a wrong size, never a real matrix). */
+static inline int sk_extent_ok(size_t rows, size_t cols, size_t ld)
 {
     if (rows == 0 || cols == 0) return 1;
     size_t ext;
-    if (!p || ld < cols || !sk_mul_ok(rows - 1, ld, &ext) || !sk_add_ok(ext, cols, &ext)) return 0;
+    if (ld < cols || !sk_mul_ok(rows - 1, ld, &ext) || !sk_add_ok(ext, cols, &ext)) return 0;
     return ext <= SK_ELEMS_MAX;
+}
+/* 1 when such a matrix at p is acceptable: possible, and p != NULL unless it is empty. */
+static inline int sk_mat_ok(const void *p, size_t rows, size_t cols, size_t ld)
+{
+    return (p || rows == 0 || cols == 0) && sk_extent_ok(rows, cols, ld);
 }
 
 /* The row stride to use for a validated rows x cols operand: ld, or cols when there is one row or

@@ -94,65 +94,7 @@ static void pack_b(const sk_gemm_dsp *d, sk_trans tb, size_t nr, size_t kc, cons
             for (size_t j = nr; j < NR; j++) dst[p * NR + j] = 0.f;
 }
 
-/* --- the plan --------------------------------------------------------------------------------
- * Everything the loop nests decide, made from the shape (ta, tb, m, n, k, lda, ldb) and the
- * table's fields only, before any of them runs. */
-
-/* The code path of a problem (m, n, k >= 1, alpha != 0). */
-enum gemm_path {
-    PATH_REF,     /* the table's reference: no micro-kernel */
-    PATH_ROW,     /* m == 1: the matrix-vector kernels */
-    PATH_DOT,     /* NT, op(A) = A, m <= dot_rows: dot products of the rows of A and B */
-    PATH_NT_ROWS, /* NT, m <= ukr_t_max: C^T = B op(A)^T by transposed tiles, B's rows in place */
-    PATH_BLOCKED, /* the blocked loop nest */
-    PATH_WIDE     /* NN, m <= w_mr, ldb >= w_ldb_min: the blocked loop nest on the wide tile */
-};
-
-/* Where the blocked path's kernels read op(B) from, per kc x nc block of B. */
-enum gemm_b_source {
-    B_IN_PLACE,     /* NN, one MC block: the full panels read in place (the kernels prefetch B's
-                       rows), the last, partial panel packed right before use */
-    B_PANEL,        /* NT, one MC block: each panel packed right before use */
-    B_BLOCK_ROWS,   /* NN, B at a stride the table keeps from its kernels (b_alias), a B that
-                       spans more than the TLB reaches (b_span_min), or a large block over
-                       several MC blocks (b_rows_min): the whole block packed up front, row by
-                       row (B streams in order) */
-    B_BLOCK_PANELS, /* NT over several MC blocks: the whole block packed up front */
-    B_BLOCK_FUSED   /* NN over several MC blocks otherwise: the whole block packed by the first
-                       MC block's first row block, whose kernels store each full panel as they
-                       read it in place (partial panels: packed right before use) */
-};
-
-/* The row blocks of an MC block: `count` blocks, the first `first` of them `hi` rows tall, the
-   others `lo`. */
-typedef struct row_split {
-    size_t count, first, hi, lo;
-} row_split;
-
-typedef struct gemm_plan {
-    enum gemm_path path;
-    size_t kc;             /* k block: k cut into equal blocks of at most the table's kc */
-    size_t buf_floats;     /* packing buffer */
-    /* PATH_NT_ROWS */
-    size_t t_rows;         /* rows of B per transposed tile */
-    size_t t_lanes;        /* lanes of packed op(A)^T (plan_t_lanes) */
-    int t_pair;            /* the table's ukr_tp instead of ukr_t (one group of lanes) */
-    /* PATH_BLOCKED, PATH_WIDE */
-    sk_gemm_ukr_fn ukr;    /* the register tile: ukr, mr x nr */
-    size_t mr, nr;
-    enum gemm_b_source b;
-    int copy_b;            /* B_IN_PLACE: the first row block's kernel stores each full panel it
-                              reads, and the other row blocks read that copy (from L1) */
-    int direct_a;          /* A read in place (its rows, or op(A) = A^T by columns), not packed */
-    int direct;            /* one block of every kind (m <= mc, n <= nc, k <= kc), the rows of A
-                              read in place, B's panels full (n a multiple of nr) and read in
-                              place without a copy, or (NT) each packed right before use:
-                              run_direct */
-    size_t rsa, csa;       /* the kernels' A(i,p) = a[i*rsa + p*csa] */
-    size_t a_floats;       /* the A block's part of the buffer (B's follows) */
-    row_split rows_full;   /* row blocks of a full MC block */
-    row_split rows_last;   /* row blocks of the last MC block (the only one when m <= mc) */
-} gemm_plan;
+/* --- the plan (its types: gemm.h) ----------------------------------------------------------- */
 
 /* a / b and a % b (b > 0) as a shift and a mask when b is a power of two, as most table values
    are (tiles, strides, blocks): the planner's divisions were about 6% of a 32 x 32 x 32 call. */
@@ -689,18 +631,16 @@ static void run_row(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t n, si
         row_chunks_nomem(d, ta, n, k, nk, kr, alpha, a, lda, b, ldb, beta, c);
 }
 
-/* Runs a problem (m, n, k >= 1, alpha != 0) on `path`: makes its plan, then runs it. Without a
-   packing buffer the transposed tiles fall back to the blocked path, the blocked path to the
-   reference. */
-static void gemm_run_path(const sk_gemm_dsp *d, enum gemm_path path, sk_trans ta, sk_trans tb,
+/* Runs a problem (m, n, k >= 1, alpha != 0) by its plan pl. Without a packing buffer the
+   transposed tiles fall back to the blocked path, the blocked path to the reference. */
+static void gemm_run_plan(const sk_gemm_dsp *d, const gemm_plan *p, sk_trans ta, sk_trans tb,
                           size_t m, size_t n, size_t k, float alpha, const float *a, size_t lda,
                           const float *b, size_t ldb, float beta, const float *bias, float *c,
                           size_t ldc)
 {
-    gemm_plan p;
-    plan_make(d, path, ta, tb, m, n, k, lda, ldb, &p);
+    gemm_plan blocked; /* the transposed tiles' fallback */
     float *buf = NULL;
-    switch (p.path) {
+    switch (p->path) {
     case PATH_ROW:
         run_row(d, ta, tb, n, k, alpha, a, lda, b, ldb, beta, bias, c);
         return;
@@ -709,19 +649,20 @@ static void gemm_run_path(const sk_gemm_dsp *d, enum gemm_path path, sk_trans ta
         d->dot(m, n, k, alpha, a, lda, b, ldb, bias ? 1.f : beta, c, ldc);
         return;
     case PATH_NT_ROWS:
-        if ((buf = sk_tbuf_get(SK_TBUF_GEMM, p.buf_floats))) {
-            run_nt_rows(d, &p, buf, ta, m, n, k, alpha, a, lda, b, ldb, beta, bias, c, ldc);
+        if ((buf = sk_tbuf_get(SK_TBUF_GEMM, p->buf_floats))) {
+            run_nt_rows(d, p, buf, ta, m, n, k, alpha, a, lda, b, ldb, beta, bias, c, ldc);
             return;
         }
-        plan_make(d, PATH_BLOCKED, ta, tb, m, n, k, lda, ldb, &p);
+        plan_make(d, PATH_BLOCKED, ta, tb, m, n, k, lda, ldb, &blocked);
+        p = &blocked;
         /* fall through */
     case PATH_BLOCKED:
     case PATH_WIDE:
-        if ((p.direct && !tb) || (buf = sk_tbuf_get(SK_TBUF_GEMM, p.buf_floats))) {
-            if (p.direct)
-                run_direct(d, &p, buf, tb, n, k, alpha, a, lda, b, ldb, beta, bias, c, ldc);
+        if ((p->direct && !tb) || (buf = sk_tbuf_get(SK_TBUF_GEMM, p->buf_floats))) {
+            if (p->direct)
+                run_direct(d, p, buf, tb, n, k, alpha, a, lda, b, ldb, beta, bias, c, ldc);
             else
-                run_blocked(d, &p, buf, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, bias, c,
+                run_blocked(d, p, buf, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, bias, c,
                             ldc);
             return;
         }
@@ -734,6 +675,17 @@ static void gemm_run_path(const sk_gemm_dsp *d, enum gemm_path path, sk_trans ta
         d->sgemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, bias ? 1.f : beta, c, ldc);
         return;
     }
+}
+
+/* Runs a problem (m, n, k >= 1, alpha != 0) on `path`: makes its plan, then runs it. */
+static void gemm_run_path(const sk_gemm_dsp *d, enum gemm_path path, sk_trans ta, sk_trans tb,
+                          size_t m, size_t n, size_t k, float alpha, const float *a, size_t lda,
+                          const float *b, size_t ldb, float beta, const float *bias, float *c,
+                          size_t ldc)
+{
+    gemm_plan p;
+    plan_make(d, path, ta, tb, m, n, k, lda, ldb, &p);
+    gemm_run_plan(d, &p, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, bias, c, ldc);
 }
 
 /* --- table and entry points ------------------------------------------------------------------- */
@@ -781,6 +733,35 @@ void sk_gemm_run(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t m, size_
                  float *c, size_t ldc)
 {
     sk_gemm_run_bias(d, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, NULL, c, ldc);
+}
+
+void sk_gemm_prepare(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t m, size_t n, size_t k,
+                     float alpha, size_t lda, size_t ldb, float beta, size_t ldc,
+                     sk_gemm_prepared *g)
+{
+    GEMM_LD1();
+    g->d = d;
+    g->ta = ta, g->tb = tb;
+    g->m = m, g->n = n, g->k = k;
+    g->lda = lda, g->ldb = ldb, g->ldc = ldc;
+    g->alpha = alpha, g->beta = beta;
+    g->work = m == 0 || n == 0 ? SK_GEMM_NOTHING
+            : k == 0 || alpha == 0.f ? SK_GEMM_SCALE_C : SK_GEMM_PRODUCT;
+    if (g->work == SK_GEMM_PRODUCT)
+        plan_make(d, plan_path(d, ta, tb, m, n, k, ldb), ta, tb, m, n, k, lda, ldb, &g->plan);
+}
+
+void sk_gemm_run_prepared_tp(const sk_threadpool *tp, const sk_gemm_prepared *g, const float *a,
+                             const float *b, float *c)
+{
+    if (g->work == SK_GEMM_PRODUCT && sk_tp_threads(tp) == 1)
+        gemm_run_plan(g->d, &g->plan, g->ta, g->tb, g->m, g->n, g->k, g->alpha, a, g->lda, b,
+                      g->ldb, g->beta, NULL, c, g->ldc);
+    else if (g->work == SK_GEMM_PRODUCT)
+        sk_gemm_run_bias_tp(tp, g->d, g->ta, g->tb, g->m, g->n, g->k, g->alpha, a, g->lda, b,
+                            g->ldb, g->beta, NULL, c, g->ldc);
+    else if (g->work == SK_GEMM_SCALE_C)
+        scale_c(g->m, g->n, g->beta, c, g->ldc);
 }
 
 /* --- partition over the caller's thread pool ----------------------------------------------------

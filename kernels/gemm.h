@@ -177,6 +177,66 @@ void sk_gemm_ukr_ref(size_t r, size_t k, const float *a, size_t rsa, size_t csa,
 /* The portable transposing pack (see sk_gemm_pack_fn). */
 void sk_gemm_pack_t_ref(size_t w, size_t kc, const float *src, size_t lds, float *dst, size_t ld);
 
+/* ---- the plan of a call (gemm.c) ----
+ * Everything the loop nests decide, made from the shape (ta, tb, m, n, k, lda, ldb) and the
+ * table's fields only, before any of them runs. */
+
+/* The code path of a problem (m, n, k >= 1, alpha != 0). */
+enum gemm_path {
+    PATH_REF,     /* the table's reference: no micro-kernel */
+    PATH_ROW,     /* m == 1: the matrix-vector kernels */
+    PATH_DOT,     /* NT, op(A) = A, m <= dot_rows: dot products of the rows of A and B */
+    PATH_NT_ROWS, /* NT, m <= ukr_t_max: C^T = B op(A)^T by transposed tiles, B's rows in place */
+    PATH_BLOCKED, /* the blocked loop nest */
+    PATH_WIDE     /* NN, m <= w_mr, ldb >= w_ldb_min: the blocked loop nest on the wide tile */
+};
+
+/* Where the blocked path's kernels read op(B) from, per kc x nc block of B. */
+enum gemm_b_source {
+    B_IN_PLACE,     /* NN, one MC block: the full panels read in place (the kernels prefetch B's
+                       rows), the last, partial panel packed right before use */
+    B_PANEL,        /* NT, one MC block: each panel packed right before use */
+    B_BLOCK_ROWS,   /* NN, B at a stride the table keeps from its kernels (b_alias), a B that
+                       spans more than the TLB reaches (b_span_min), or a large block over
+                       several MC blocks (b_rows_min): the whole block packed up front, row by
+                       row (B streams in order) */
+    B_BLOCK_PANELS, /* NT over several MC blocks: the whole block packed up front */
+    B_BLOCK_FUSED   /* NN over several MC blocks otherwise: the whole block packed by the first
+                       MC block's first row block, whose kernels store each full panel as they
+                       read it in place (partial panels: packed right before use) */
+};
+
+/* The row blocks of an MC block: `count` blocks, the first `first` of them `hi` rows tall, the
+   others `lo`. */
+typedef struct row_split {
+    size_t count, first, hi, lo;
+} row_split;
+
+typedef struct gemm_plan {
+    enum gemm_path path;
+    size_t kc;             /* k block: k cut into equal blocks of at most the table's kc */
+    size_t buf_floats;     /* packing buffer */
+    /* PATH_NT_ROWS */
+    size_t t_rows;         /* rows of B per transposed tile */
+    size_t t_lanes;        /* lanes of packed op(A)^T (plan_t_lanes) */
+    int t_pair;            /* the table's ukr_tp instead of ukr_t (one group of lanes) */
+    /* PATH_BLOCKED, PATH_WIDE */
+    sk_gemm_ukr_fn ukr;    /* the register tile: ukr, mr x nr */
+    size_t mr, nr;
+    enum gemm_b_source b;
+    int copy_b;            /* B_IN_PLACE: the first row block's kernel stores each full panel it
+                              reads, and the other row blocks read that copy (from L1) */
+    int direct_a;          /* A read in place (its rows, or op(A) = A^T by columns), not packed */
+    int direct;            /* one block of every kind (m <= mc, n <= nc, k <= kc), the rows of A
+                              read in place, B's panels full (n a multiple of nr) and read in
+                              place without a copy, or (NT) each packed right before use:
+                              run_direct */
+    size_t rsa, csa;       /* the kernels' A(i,p) = a[i*rsa + p*csa] */
+    size_t a_floats;       /* the A block's part of the buffer (B's follows) */
+    row_split rows_full;   /* row blocks of a full MC block */
+    row_split rows_last;   /* row blocks of the last MC block (the only one when m <= mc) */
+} gemm_plan;
+
 /* Unchecked GEMM through table d (same semantics as sk_sgemm); for other families (attention).
  * Any sizes (m, n or k may be 0); never allocates on small shapes after a thread's first call. */
 void sk_gemm_run(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t m, size_t n, size_t k,
@@ -194,6 +254,26 @@ void sk_gemm_run_bias_tp(const sk_threadpool *tp, const sk_gemm_dsp *d, sk_trans
                          size_t m, size_t n, size_t k, float alpha, const float *a, size_t lda,
                          const float *b, size_t ldb, float beta, const float *bias, float *c,
                          size_t ldc);
+
+/* A call of one shape planned once (sk_sgemm_plan): its arguments but the operands, what it does
+ * (beta C alone when k == 0 or alpha == 0, as sk_gemm_run) and the plan it runs. Made by
+ * sk_gemm_prepare (any sizes, strides as sk_gemm_run takes them); sk_gemm_run_prepared_tp then
+ * runs it on a, b and c, bitwise identical to sk_gemm_run_tp with the same arguments (without a
+ * pool: the same kernels on the same blocks, the planning skipped). */
+enum sk_gemm_work { SK_GEMM_NOTHING, SK_GEMM_SCALE_C, SK_GEMM_PRODUCT };
+typedef struct sk_gemm_prepared {
+    const sk_gemm_dsp *d;
+    sk_trans ta, tb;
+    enum sk_gemm_work work;
+    size_t m, n, k, lda, ldb, ldc;
+    float alpha, beta;
+    gemm_plan plan; /* work == SK_GEMM_PRODUCT */
+} sk_gemm_prepared;
+void sk_gemm_prepare(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t m, size_t n, size_t k,
+                     float alpha, size_t lda, size_t ldb, float beta, size_t ldc,
+                     sk_gemm_prepared *g);
+void sk_gemm_run_prepared_tp(const sk_threadpool *tp, const sk_gemm_prepared *g, const float *a,
+                             const float *b, float *c);
 
 /* op(B) packed once (sk_sgemm_pack_b): panels of the table's pack_nr (PW) columns, panel q
  * holding columns [q PW, q PW + PW) of op(B) as k rows of PW floats, pb[q k PW + p PW + j] =

@@ -37,6 +37,53 @@ sk_status sk_sgemm(sk_trans ta, sk_trans tb, size_t m, size_t n, size_t k,
     return sk_sgemm_tp(NULL, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
+/* ---- GEMM planned once ----
+ * The caller's sk_sgemm_plan holds a plan_state: a tag, which operands must not be NULL, and
+ * the prepared call (gemm.h). */
+#define PLAN_MAGIC 0x4e4c5053504b53ull /* "SKPSPLN" */
+typedef struct plan_state {
+    uint64_t magic;
+    unsigned need_a, need_b, need_c; /* the operand is not empty: NULL refused */
+    sk_gemm_prepared g;
+} plan_state;
+_Static_assert(sizeof(plan_state) <= sizeof(sk_sgemm_plan), "sk_sgemm_plan too small");
+_Static_assert(_Alignof(plan_state) <= _Alignof(sk_sgemm_plan), "sk_sgemm_plan misaligned");
+
+sk_status sk_sgemm_plan_init(sk_sgemm_plan *plan, sk_trans ta, sk_trans tb, size_t m, size_t n,
+                             size_t k, float alpha, size_t lda, size_t ldb, float beta,
+                             size_t ldc)
+{
+    if (!plan || (unsigned)ta > SK_TRANS || (unsigned)tb > SK_TRANS) return SK_EINVAL;
+    if (!sk_extent_ok(ta ? k : m, ta ? m : k, lda) || !sk_extent_ok(tb ? n : k, tb ? k : n, ldb) ||
+        !sk_extent_ok(m, n, ldc))
+        return SK_EINVAL;
+    plan_state s;
+    memset(&s, 0, sizeof s);
+    s.magic = PLAN_MAGIC;
+    s.need_a = m && k, s.need_b = k && n, s.need_c = m && n;
+    sk_gemm_prepare(&sk_dsp_get()->gemm, ta, tb, m, n, k, alpha, lda, ldb, beta, ldc, &s.g);
+    memset(plan, 0, sizeof *plan);
+    memcpy(plan, &s, sizeof s);
+    return SK_OK;
+}
+
+sk_status sk_sgemm_plan_run_tp(const sk_threadpool *tp, const sk_sgemm_plan *plan, const float *a,
+                               const float *b, float *c)
+{
+    if (!plan || !sk_tp_ok(tp)) return SK_EINVAL;
+    /* the storage is written only as a plan_state (init, or a copy of it) */
+    const plan_state *s = (const plan_state *)(const void *)plan;
+    if (s->magic != PLAN_MAGIC || (s->need_a && !a) || (s->need_b && !b) || (s->need_c && !c))
+        return SK_EINVAL;
+    sk_gemm_run_prepared_tp(tp, &s->g, a, b, c);
+    return SK_OK;
+}
+
+sk_status sk_sgemm_plan_run(const sk_sgemm_plan *plan, const float *a, const float *b, float *c)
+{
+    return sk_sgemm_plan_run_tp(NULL, plan, a, b, c);
+}
+
 /* ---- GEMM with op(B) packed once ----
  * The packed buffer: a header (PACKED_HDR bytes) then sk_gemm_packed_floats(k, n) floats in the
  * panels of the table of `isa`. */

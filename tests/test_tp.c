@@ -270,6 +270,12 @@ static void gemm_case(sk_trans ta, sk_trans tb, size_t m, size_t n, size_t k, fl
     st_ok(sk_sgemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c0, ldc),
           sk_sgemm_tp(g_tp, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c1, ldc));
     same(c0, c1, m * ldc * sizeof(float), "C");
+    /* the same product planned once, run on the pool */
+    sk_sgemm_plan plan;
+    memcpy(c1, p0, m * ldc * sizeof(float)); /* C as it was (p0: not yet written) */
+    const sk_status si = sk_sgemm_plan_init(&plan, ta, tb, m, n, k, alpha, lda, ldb, beta, ldc);
+    st_ok(si, si == SK_OK ? sk_sgemm_plan_run_tp(g_tp, &plan, a, b, c1) : si);
+    same(c0, c1, m * ldc * sizeof(float), "C planned once");
     if (!pk) {
         fail("malloc");
     } else {

@@ -56,6 +56,7 @@ int ck_same_nan(float a, float b);                /* both NaN, or both not */
 /* families */
 void ck_test_gemm(void);
 void ck_test_gemm_packed(void); /* run by ck_test_gemm */
+void ck_test_gemm_plan(void);   /* run by ck_test_gemm */
 void ck_test_exp(void);
 void ck_test_softmax(void);
 void ck_test_attention(void);

@@ -967,4 +967,5 @@ void ck_test_gemm(void)
     bias_cases();
     threads();
     ck_test_gemm_packed();
+    ck_test_gemm_plan();
 }
