@@ -1,5 +1,6 @@
-/* Fuzz target: sk_sgemm, and sk_sgemm_packed from B packed once (a packed buffer of exactly its
- * size, at a PROT_NONE page), on every available ISA against the exact product (double; each
+/* Fuzz target: sk_sgemm, sk_sgemm_packed from B packed once (a packed buffer of exactly its
+ * size, at a PROT_NONE page) and sk_sgemm_plan_run (a plan made for the call; its result must be
+ * sk_sgemm's bit for bit), on every available ISA against the exact product (double; each
  * product of two floats is exact in double and the sums of at most ~600 terms add < 2^-43
  * relative).
  *
@@ -141,9 +142,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const sk_isa before = sk_isa_active();
     fz_buf_snap(&ba);
     fz_buf_snap(&bb);
-    for (int ii = 0; ii < 2 * nisa; ii++) {
-        const int packed = ii % 2; /* sk_sgemm, then sk_sgemm_packed from B packed once */
-        sk_isa_select(isas[ii / 2]);
+    float *cs = malloc((ec ? ec : 1) * sizeof(float)); /* sk_sgemm's C on this ISA */
+    if (!cs) fz_fail("malloc");
+    for (int ii = 0; ii < 3 * nisa; ii++) {
+        /* sk_sgemm, sk_sgemm_packed from B packed once, sk_sgemm_plan_run */
+        const int packed = ii % 3 == 1, planned = ii % 3 == 2;
+        const char *what = packed ? "packed: " : planned ? "plan: " : "";
+        sk_isa_select(isas[ii / 3]);
         memcpy(C, c0, ec * sizeof(float));
         fz_buf_snap(&bc0);
         sk_status s;
@@ -155,14 +160,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             if (s != SK_OK) fz_fail("pack: status %s on a valid call", sk_status_str(s));
             s = sk_sgemm_packed(ta, m, n, k, alpha, A, lda, bp.p, beta, C, ldc);
             fz_buf_free(&bp);
+        } else if (planned) {
+            sk_sgemm_plan plan;
+            s = sk_sgemm_plan_init(&plan, ta, tb, m, n, k, alpha, lda, ldb, beta, ldc);
+            if (s == SK_OK) s = sk_sgemm_plan_run(&plan, A, B, C);
         } else {
             s = sk_sgemm(ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         }
-        if (s != SK_OK) fz_fail("%s: status %s on a valid call", packed ? "packed" : "sgemm",
-                                sk_status_str(s));
+        if (s != SK_OK)
+            fz_fail("%s: status %s on a valid call",
+                    packed ? "packed" : planned ? "plan" : "sgemm", sk_status_str(s));
         if (!fz_buf_check(&bc0, m, n, ldc, sizeof(float))) fz_fail("wrote outside the m x n of C");
         if (!fz_buf_check(&ba, 0, 0, 0, 1) || !fz_buf_check(&bb, 0, 0, 0, 1))
             fz_fail("wrote into A or B");
+        if (ii % 3 == 0) memcpy(cs, C, ec * sizeof(float));
+        for (size_t i = 0; planned && i < m; i++)
+            if (memcmp(C + i * ldc, cs + i * ldc, n * sizeof(float)))
+                fz_fail("plan: row %zu of C is not sk_sgemm's bit for bit", i);
         for (size_t i = 0; i < m; i++)
             for (size_t j = 0; j < n; j++) {
                 const float got = C[i * ldc + j];
@@ -171,19 +185,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 if (sp == 2) continue;
                 if (sp == 1 && !fz_isfinite(e)) {
                     if (fz_isnan(e) ? got == got : got != e)
-                        fz_fail("%sC[%zu,%zu] = %a, exact %a", packed ? "packed: " : "", i, j, got,
-                                e);
+                        fz_fail("%sC[%zu,%zu] = %a, exact %a", what, i, j, got, e);
                     continue;
                 }
                 const double tol = (double)(2 * k + 4) *
                                    (0x1p-24 * mag[i * n + j] + 0x1p-149 * amax1);
                 if (!(fabs(got - e) <= tol))
                     fz_fail("%sC[%zu,%zu] = %.9g, exact %.9g, |err| %.3g > bound %.3g (%.3g x)",
-                            packed ? "packed: " : "", i, j, got, e, fabs(got - e), tol,
-                            fabs(got - e) / tol);
+                            what, i, j, got, e, fabs(got - e), tol, fabs(got - e) / tol);
             }
     }
     sk_isa_select(before);
+    free(cs);
     fz_buf_free(&ba);
     fz_buf_free(&bb);
     fz_buf_free(&bc0);
