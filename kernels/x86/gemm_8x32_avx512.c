@@ -65,11 +65,17 @@ ukr_body(const int R, const int NV, const int ROWS, const int CP, const int RB, 
     for (int i = 0; i < R; i++)
 #pragma GCC unroll 4
         for (int v = 0; v < NV; v++) acc[i][v] = _mm512_setzero_ps();
+    /* C's rows into L1 for the tiles over packed A (big shapes: C from L2 or L3, read at the
+       end). The tiles reading A's rows in place (one MC block: small shapes, C mostly in L1)
+       skip it, as the AVX2 tile does: on Zen 5, sk_bench alternated, two builds in turn, 32x32x32
+       1.03-1.04x, 16x64x64, 64x64x64, 16x512x64 and 64x512x64 1.01-1.03x (plain, packed B and
+       planned alike), 16x1024x1024 and 64x1024x1024 level. */
+    if (!ROWS)
 #pragma GCC unroll 16
-    for (int i = 0; i < R; i++)
+        for (int i = 0; i < R; i++)
 #pragma GCC unroll 4
-        for (int v = 0; v < NV; v++)
-            _mm_prefetch((const char *)(c + i * ldc + 16 * v), _MM_HINT_T0);
+            for (int v = 0; v < NV; v++)
+                _mm_prefetch((const char *)(c + i * ldc + 16 * v), _MM_HINT_T0);
 #define LOOP(CSA, RSB, K, PF, INPL)                                                                \
     _Pragma("GCC unroll 2") for (size_t p = 0; p < (K); p++) {                                     \
         __m512 bv[W_NR / 16];                                                                      \
