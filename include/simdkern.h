@@ -307,6 +307,7 @@ sk_status sk_mhca_forward_kv(const sk_mhca *layer, size_t n_dec, const float *de
      sk_sgemm_packed_tp   tiles of C: columns at multiples of the packed panels' width, rows at
                           multiples of the row cache block (MC); k is never split. (Packing,
                           sk_sgemm_pack_b, is a copy done once: it has no _tp variant.)
+     sk_sgemm_plan_run_tp as sk_sgemm_tp with the plan's arguments (its result: sk_sgemm's).
      sk_exp_tp            contiguous ranges at multiples of 1024 elements.
      sk_softmax_tp,
      sk_scale_mask_softmax_tp  rows, at multiples of 8.
