@@ -1,5 +1,7 @@
 /* Fuzz target: the argument contract of every public function, on a fuzzer-chosen ISA (sk_sgemm's
- * input with bit 4 of its transpose byte set: sk_sgemm_pack_b then sk_sgemm_packed).
+ * input with bit 4 of its transpose byte set: sk_sgemm_pack_b then sk_sgemm_packed; with bit 6:
+ * sk_sgemm_plan_init, which checks everything but the pointers and writes nothing when it refuses,
+ * then sk_sgemm_plan_run on the operands, which checks the pointers).
  *
  * Sizes come from small values and from the edges of size_t / ptrdiff_t (2^20, 2^32, 2^50, 2^60,
  * SIZE_MAX / 4 + 1, PTRDIFF_MAX, SIZE_MAX, ...), leading dimensions from "fits", "too small" and
@@ -269,6 +271,31 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         add(&c, tb1 ? n : k, tb1 ? k : n, ldb, 4, 0, NUL(1));
         add(&c, m, n, ldc, 4, 1, NUL(2));
         const int good = (unsigned)ta <= 1 && (unsigned)tb <= 1 && !any_bad(&c);
+        if (tt & 64) { /* planned once: the sizes checked by init, the pointers by the run */
+            int sizes_bad = 0;
+            for (int i = 0; i < c.n; i++) {
+                opnd o = c.op[i];
+                o.null = 0;
+                sizes_bad |= bad(&o);
+            }
+            const int init_good = (unsigned)ta <= 1 && (unsigned)tb <= 1 && !sizes_bad;
+            snprintf(fz_case, sizeof fz_case, "sk_sgemm_plan ta=%d tb=%d m=%zu n=%zu k=%zu "
+                     "lda=%zu ldb=%zu ldc=%zu nulls=%#x", (int)ta, (int)tb, m, n, k, lda, ldb, ldc,
+                     nulls & 7);
+            sk_sgemm_plan plan, keep;
+            memset(&plan, 0x3c, sizeof plan);
+            keep = plan;
+            const sk_status si =
+                sk_sgemm_plan_init(&plan, ta, tb, m, n, k, alpha, lda, ldb, beta, ldc);
+            if (si != (init_good ? SK_OK : SK_EINVAL))
+                fz_fail("sk_sgemm_plan_init returned %s", sk_status_str(si));
+            if (!init_good && memcmp(&plan, &keep, sizeof plan))
+                fz_fail("sk_sgemm_plan_init wrote a plan it refused");
+            c.fn = "sk_sgemm_plan_run";
+            if (init_good)
+                RUN(&c, good, at_start, sk_sgemm_plan_run(&plan, P(&c, 0), P(&c, 1), P(&c, 2)));
+            break;
+        }
         snprintf(fz_case, sizeof fz_case, "sk_sgemm ta=%d tb=%d m=%zu n=%zu k=%zu lda=%zu ldb=%zu "
                  "ldc=%zu nulls=%#x", (int)ta, (int)tb, m, n, k, lda, ldb, ldc, nulls & 7);
         RUN(&c, good, at_start, sk_sgemm(ta, tb, m, n, k, alpha, P(&c, 0), lda, P(&c, 1), ldb, beta,

@@ -235,6 +235,14 @@ write('api', 'seed-sgemm-small', u8(0) + u8(2) + u8(0) + u8(3) + sz(5) + sz(7) +
       ld_fit(1) + ld_fit(2) + ld_fit(3) + u8(1) + u8(1))
 write('api', 'seed-sgemm-extent-overflow', u8(0) + u8(0) + u8(0) + u8(0) + sz(2**32 + 1) +
       sz(2) + sz(2**32) + ld_fit(0) + ld_fit(0) + ld_fit(0) + u8(0) + u8(0))
+# sk_sgemm_plan_init then sk_sgemm_plan_run (bit 6): good, a NULL c (the run refuses), a size
+# that overflows (init refuses)
+write('api', 'seed-sgemm-plan-small', u8(0) + u8(2) + u8(0) + u8(64 | 3) + sz(5) + sz(7) + sz(3) +
+      ld_fit(1) + ld_fit(2) + ld_fit(3) + u8(1) + u8(1))
+write('api', 'seed-sgemm-plan-null-c', u8(0) + u8(1) + u8(4) + u8(64) + sz(4) + sz(6) + sz(5) +
+      ld_fit(0) + ld_fit(1) + ld_fit(0) + u8(0) + u8(2))
+write('api', 'seed-sgemm-plan-extent-overflow', u8(0) + u8(0) + u8(0) + u8(64) + sz(2**32 + 1) +
+      sz(2) + sz(2**32) + ld_fit(0) + ld_fit(0) + ld_fit(0) + u8(0) + u8(0))
 write('api', 'seed-exp', u8(1) + u8(1) + u8(0) + sz(7))
 write('api', 'seed-softmax', u8(2) + u8(1) + u8(0) + sz(3) + sz(5) + ld_fit(1) + ld_fit(0))
 for kind in range(6):
