@@ -1,5 +1,6 @@
 /* A program outside the project that builds against an installed simdkern (pkg-config or CMake)
- * and checks that the library works: a hand-computed GEMM, a softmax and one attention head. */
+ * and checks that the library works: a hand-computed GEMM (called, and planned once), a softmax
+ * and one attention head. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -14,6 +15,11 @@ int main(void)
     float c[4];
     fail |= sk_sgemm(SK_NOTRANS, SK_NOTRANS, 2, 2, 2, 1.f, a, 2, b, 2, 0.f, c, 2) != SK_OK;
     fail |= c[0] != 19 || c[1] != 22 || c[2] != 43 || c[3] != 50;
+    /* the same product planned once: C = 2 A B + C */
+    sk_sgemm_plan plan;
+    fail |= sk_sgemm_plan_init(&plan, SK_NOTRANS, SK_NOTRANS, 2, 2, 2, 2.f, 2, 2, 1.f, 2) != SK_OK;
+    fail |= sk_sgemm_plan_run(&plan, a, b, c) != SK_OK;
+    fail |= c[0] != 57 || c[1] != 66 || c[2] != 129 || c[3] != 150;
     /* softmax([0, ln 2, ln 3]) = [1/6, 1/3, 1/2] */
     const float x[3] = { 0.f, logf(2.f), logf(3.f) };
     float y[3];
