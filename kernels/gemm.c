@@ -631,7 +631,7 @@ static void run_row(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t n, si
         row_chunks_nomem(d, ta, n, k, nk, kr, alpha, a, lda, b, ldb, beta, c);
 }
 
-/* Runs a problem (m, n, k >= 1, alpha != 0) by its plan pl. Without a packing buffer the
+/* Runs a problem (m, n, k >= 1, alpha != 0) by its plan p. Without a packing buffer the
    transposed tiles fall back to the blocked path, the blocked path to the reference. */
 static void gemm_run_plan(const sk_gemm_dsp *d, const gemm_plan *p, sk_trans ta, sk_trans tb,
                           size_t m, size_t n, size_t k, float alpha, const float *a, size_t lda,
@@ -754,14 +754,21 @@ void sk_gemm_prepare(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t m, s
 void sk_gemm_run_prepared_tp(const sk_threadpool *tp, const sk_gemm_prepared *g, const float *a,
                              const float *b, float *c)
 {
-    if (g->work == SK_GEMM_PRODUCT && sk_tp_threads(tp) == 1)
-        gemm_run_plan(g->d, &g->plan, g->ta, g->tb, g->m, g->n, g->k, g->alpha, a, g->lda, b,
-                      g->ldb, g->beta, NULL, c, g->ldc);
-    else if (g->work == SK_GEMM_PRODUCT)
-        sk_gemm_run_bias_tp(tp, g->d, g->ta, g->tb, g->m, g->n, g->k, g->alpha, a, g->lda, b,
-                            g->ldb, g->beta, NULL, c, g->ldc);
-    else if (g->work == SK_GEMM_SCALE_C)
+    switch (g->work) {
+    case SK_GEMM_NOTHING:
+        return;
+    case SK_GEMM_SCALE_C:
         scale_c(g->m, g->n, g->beta, c, g->ldc);
+        return;
+    case SK_GEMM_PRODUCT:
+        if (sk_tp_threads(tp) == 1) /* the pool's partition plans each tile of C itself */
+            gemm_run_plan(g->d, &g->plan, g->ta, g->tb, g->m, g->n, g->k, g->alpha, a, g->lda,
+                          b, g->ldb, g->beta, NULL, c, g->ldc);
+        else
+            sk_gemm_run_bias_tp(tp, g->d, g->ta, g->tb, g->m, g->n, g->k, g->alpha, a, g->lda,
+                                b, g->ldb, g->beta, NULL, c, g->ldc);
+        return;
+    }
 }
 
 /* --- partition over the caller's thread pool ----------------------------------------------------

@@ -1,4 +1,4 @@
-/* checkasm: the GEMM tests' matrices (tests/checkasm/gemm.c, gemm_packed.c) and their
+/* checkasm: the GEMM tests' matrices (tests/checkasm/gemm.c, gemm_packed.c, gemm_plan.c) and their
  * double-precision reference with the contract's bound. */
 #ifndef CK_GEMM_MAT_H
 #define CK_GEMM_MAT_H
@@ -49,6 +49,22 @@ static inline double mat_exact(const mat *A, const mat *B, const mat *C0, sk_tra
     const double c0 = beta == 0.f ? 0. : C0->p[i * C0->ld + j];
     *bound = (2. * (double)k + 4.) * 0x1p-24 * (fabs(alpha) * sa + fabs(beta) * fabs(c0));
     return alpha * s + beta * c0;
+}
+
+/* Every element of C (C0 before the call) within mat_exact's bound; the first miss reported. */
+static inline int mat_within_bound(const mat *A, const mat *B, const mat *C0, const mat *C,
+                                   sk_trans ta, sk_trans tb, size_t k, float alpha, float beta)
+{
+    int ok = 1;
+    for (size_t i = 0; i < C->rows && ok; i++)
+        for (size_t j = 0; j < C->cols && ok; j++) {
+            double bound;
+            const double exact = mat_exact(A, B, C0, ta, tb, i, j, k, alpha, beta, &bound);
+            const float v = C->p[i * C->ld + j];
+            ok &= ck_check(fabs(v - exact) <= bound, "C(%zu,%zu) = %.9g, exact %.9g, bound %.3g",
+                           i, j, v, exact, bound);
+        }
+    return ok;
 }
 
 #endif
