@@ -225,10 +225,10 @@ static void plan_make(const sk_gemm_dsp *d, enum gemm_path path, sk_trans ta, sk
     p->rows_last = last;
     if (!one_ic) p->rows_full = split_rows(MC, MR);
     /* an in-place panel is copied when enough row blocks reuse it (fewer at set_stride
-       multiples) and it would not stay in L1 (B over cp_min floats, or rows at a multiple of
-       cp_stride: a few L1 sets) */
+       multiples), its rows are far enough apart (cp_ldb_min) and it would not stay in L1 (B over
+       cp_min floats, or rows at a multiple of cp_stride: a few L1 sets) */
     const size_t cp_blocks = umod(ldb, d->set_stride) == 0 ? d->cp_blocks_set : d->cp_blocks;
-    const int copy_b = b == B_IN_PLACE && last.count >= cp_blocks &&
+    const int copy_b = b == B_IN_PLACE && last.count >= cp_blocks && ldb >= d->cp_ldb_min &&
                        (k * n > d->cp_min || umod(ldb, d->cp_stride) == 0);
     /* A in place when its packing would not pay (m is one block, or few NR strips reuse each A
        block) and the rows the kernel walks do not pile up in one L1 set (a row stride that is a

@@ -126,6 +126,7 @@ typedef struct sk_gemm_dsp {
        cp_min, cp_stride, cp_blocks  an in-place B panel is copied by the first row block's
                    kernel for the others when at least cp_blocks row blocks read it and k x n
                    exceeds cp_min or ldb is a multiple of cp_stride
+       cp_ldb_min  and only when ldb is at least this (0: any stride)
        cp_blocks_set  the same from this many row blocks on when ldb is a multiple of set_stride
                    (each row block reading the panel in place again would find it in L2 at best)
        direct_a_strips  over several MC blocks, A is read in place (not packed) when n spans at
@@ -137,7 +138,7 @@ typedef struct sk_gemm_dsp {
        a_prefetch  1: over several MC blocks, the next A block is prefetched into L2 line by line,
                    a slice per B panel, while the current one runs (0: left to the hardware) */
     unsigned set_stride, set_rows, b_alias, b_span_min, b_rows_min, cp_min, cp_stride, cp_blocks;
-    unsigned cp_blocks_set, direct_a_strips, copy_packs_a, line_floats, a_prefetch;
+    unsigned cp_blocks_set, cp_ldb_min, direct_a_strips, copy_packs_a, line_floats, a_prefetch;
     /* the partition over a thread pool:
        gemv_group  columns per unit of the m == 1 and dot paths (a multiple of the matrix-vector
                    and dot kernels' column groups; at most SK_GEMV_GROUP_MAX)

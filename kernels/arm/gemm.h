@@ -58,6 +58,7 @@ static inline void sk_gemm_dsp_init_arm(sk_gemm_dsp *d, sk_isa isa)
     d->cp_stride = 512;
     d->cp_blocks = 3;
     d->cp_blocks_set = 3;
+    d->cp_ldb_min = 0;
     d->direct_a_strips = 4;
     d->copy_packs_a = 0;
     d->nr = SK_GEMM_NEON_NR;

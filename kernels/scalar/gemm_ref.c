@@ -78,13 +78,15 @@ void sk_gemm_dsp_init_ref(sk_gemm_dsp *d)
         .pack_nr = 2 * SK_GEMM_REF_NR,
         /* planner: as the vector tables (rows at 4 KiB strides share an L1 set, 8 such rows
            stay in L1; an in-place panel copied past 16 KiB of B or at 2 KiB strides, for at least
-           two more row blocks, one more at 4 KiB strides (both counts within reach of tests);
+           two more row blocks, one more at 4 KiB strides (both counts within reach of tests),
+           from a row stride of 20 floats on (the AVX-512 Zen 5 table's 1024, within reach);
            A packed over several MC blocks unless n spans at most 4 strips, and at 4 KiB strides
            when B's panel is copied (the AVX-512 Zen 5 table's choice; the other tables read it
            in place); a B of 16384 floats or more (one MC block) and a B block of 8192 floats or
            more (several) packed up front: both B paths of each within reach of small tests) */
         .set_stride = 1024, .set_rows = 8, .b_alias = 0, .b_span_min = 16384, .b_rows_min = 8192,
         .cp_min = 4096, .cp_stride = 512, .cp_blocks = 3, .cp_blocks_set = 2,
+        .cp_ldb_min = 20,
         .direct_a_strips = 4, .copy_packs_a = 1,
         .line_floats = 16 /* 64-byte lines */, .a_prefetch = 1,
         /* pool: 256 columns per matrix-vector unit; 0.5 MFLOP per task (5 us at 100 GFLOP/s,

@@ -132,6 +132,7 @@ static inline void sk_gemm_dsp_init_x86(sk_gemm_dsp *d, sk_isa isa, uint64_t fea
     d->cp_stride = 512;
     d->cp_blocks = 3;
     d->cp_blocks_set = 3;
+    d->cp_ldb_min = 0;
     d->direct_a_strips = 4;
     d->copy_packs_a = 0;
     d->mr = SK_GEMM_AVX2_MR;
@@ -248,6 +249,14 @@ static inline void sk_gemm_dsp_init_x86(sk_gemm_dsp *d, sk_isa isa, uint64_t fea
         /* two row blocks reading an in-place B at a 4 KiB-multiple stride: the second from the
            first one's copy, 1.2-1.3x (9, 12 and 16 x 1024 x 1024, 16x2048x512, 16x1024x256) */
         d->cp_blocks_set = 2;
+        /* and no copy below a row stride of 4 KiB: the row blocks reading the panel in place
+           from L2 (its rows prefetched) ran faster than from the first one's copy (the 48 KiB L1
+           holding the copy, A's rows and C), in-process A/B, fastest of 15: 24x512x512 1.035x,
+           32x512x512 1.02x, 48x512x512 1.02x, 64x512x512 1.01x, 32x768x768 1.025x, 64x896x512
+           1.05x, 64x256x256 1.02x, 64x512x256 1.03x, 24x1280x1280 1.03x; 64x960x512 0.99x; from
+           4 KiB on the copy wins (64x1088x512 1.04x, 64x1152x512 1.05x, 64x1536x512 1.04x).
+           The AVX2 tile wants the copy at every stride (0.93-1.01x without) */
+        d->cp_ldb_min = 1024;
         /* and A at a 4 KiB-multiple stride packed then, not read in place: the copy's 32 KiB
            fill 8 of the 12 ways of every L1 set, the 8 rows of A would share one of them;
            16x1024x1024 1.06x, 16x4096x1024 1.07x, 16x1024x4096 1.07x, 32x1024x1024 1.03x,

@@ -4,14 +4,14 @@
  * over sizes around every tile edge (MR, NR), cache block (MC, KC, NC) and planner threshold
  * (dot_rows, ukr_t_m, ukr_t_min, ukr_t_n, ukr_t_lane, ukr_t_span, ukr_t_max, ukr_t_k_rows,
  * ukr_t_fill, ukr_tp_n, ukr_tp_k, w_ldb_min, set_stride, set_rows, b_alias, b_span_min,
- * b_rows_min, cp_min, cp_stride, cp_blocks, cp_blocks_set, direct_a_strips, copy_packs_a) of the
- * table under test, each read from it, B strides that are multiples of 4 KiB; each slot of the
- * table (micro-kernel in every A layout, copying B or not; transposed tile; matrix-vector
- * kernels; dot kernel; transposing pack) called directly, also those the ISA's table picks on other
- * microarchitectures; all four transposes, padded leading dimensions (poisoned padding must stay
- * untouched), alpha in {1, -0.5, 0}, beta in {0, 1, 0.25} (beta == 0 with C full of NaN: must not
- * propagate), guard bands, concurrent calls from several threads, bad arguments, and a
- * hand-computed 2x2 case. */
+ * b_rows_min, cp_min, cp_stride, cp_blocks, cp_blocks_set, cp_ldb_min, direct_a_strips,
+ * copy_packs_a) of the table under test, each read from it, B strides that are multiples of
+ * 4 KiB; each slot of the table (micro-kernel in every A layout, copying B or not; transposed
+ * tile; matrix-vector kernels; dot kernel; transposing pack) called directly, also those the
+ * ISA's table picks on other microarchitectures; all four transposes, padded leading dimensions
+ * (poisoned padding must stay untouched), alpha in {1, -0.5, 0}, beta in {0, 1, 0.25} (beta ==
+ * 0 with C full of NaN: must not propagate), guard bands, concurrent calls from several threads,
+ * bad arguments, and a hand-computed 2x2 case. */
 #define _DEFAULT_SOURCE /* MAP_ANONYMOUS */
 #include <math.h>
 #include <pthread.h>
@@ -806,6 +806,16 @@ static void planner_edge_tests(void)
                 ld_case(SK_NOTRANS, SK_NOTRANS, cm[im], cn + (size_t)s, cks[ik], ik & 1 ? SS : 0,
                         mult);
             }
+    /* B's row stride just under and at cp_ldb_min (read in place by every row block, then
+       copied by the first one), with enough row blocks and k x n past cp_min */
+    for (size_t ldb = d->cp_ldb_min - 1; d->cp_ldb_min && ldb <= d->cp_ldb_min; ldb++)
+        for (int c = 0; c < 4; c++) {
+            const size_t m = d->cp_blocks * MR + (c & 1 ? MR - 1 : 0);
+            const size_t n = c & 2 ? ldb : ldb - NR + 1, k = d->cp_min / n + 1 + ck_rand_u32(KC);
+            if (m > MC) continue;
+            run_case(SK_NOTRANS, SK_NOTRANS, m, n, k, g_alpha[ck_rand_u32(3)],
+                     g_beta[ck_rand_u32(3)], rand_pad(), ldb - n, rand_pad());
+        }
 }
 
 void ck_test_gemm(void)
