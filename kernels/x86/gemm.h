@@ -172,6 +172,10 @@ static inline void sk_gemm_dsp_init_x86(sk_gemm_dsp *d, sk_isa isa, uint64_t fea
     if (features & SK_CPU_X86_ZEN5) {
         d->b_rows_min = 0;
         d->a_prefetch = 0;
+        /* A read in place over several MC blocks up to 512 columns (32 strips), not packed:
+           in-process A/B on Zen 5, fastest of 15, 512x512x64 1.016x, 256x256x256 1.017x,
+           256x512x512 1.008x, 512x512x512 1.007x, 384^3 level (the AVX-512 tile gains more) */
+        d->direct_a_strips = 32;
     }
 
     if (!sk_x86_tier(isa, SK_ISA_AVX512)) return;
@@ -257,6 +261,12 @@ static inline void sk_gemm_dsp_init_x86(sk_gemm_dsp *d, sk_isa isa, uint64_t fea
            4 KiB on the copy wins (64x1088x512 1.04x, 64x1152x512 1.05x, 64x1536x512 1.04x).
            The AVX2 tile wants the copy at every stride (0.93-1.01x without) */
         d->cp_ldb_min = 1024;
+        /* A read in place over several MC blocks up to 512 columns (16 strips): in-process A/B,
+           both orders, fastest of 15: 512x512x64 1.02-1.03x, 4096x512x64 1.02-1.03x, 256x256x256
+           1.03-1.04x, 384^3 1.01x, 256x512x512 1.01x, 512x512x512 1.00-1.01x, 512x512x1536
+           1.02-1.03x, 2048x512x512 0.99-1.02x; wider it loses where A's rows are read by many
+           panels: 1024x1024x512 0.98x, 1024x2048x1024 0.92x, 2048^3 0.92x */
+        d->direct_a_strips = 16;
         /* and A at a 4 KiB-multiple stride packed then, not read in place: the copy's 32 KiB
            fill 8 of the 12 ways of every L1 set, the 8 rows of A would share one of them;
            16x1024x1024 1.06x, 16x4096x1024 1.07x, 16x1024x4096 1.07x, 32x1024x1024 1.03x,
