@@ -431,15 +431,21 @@ static void run_direct(const sk_gemm_dsp *d, const gemm_plan *p, float *panel, s
     for (size_t j = 0; j < n; j += NR) {
         const float *bj = b + j;
         size_t rsb = ldb;
+        /* op(B) = B^T: the first row block transposes the panel as it goes (ukr_tcp), or it is
+           packed first */
+        const int tcp = tb && d->ukr_tcp;
         if (tb) {
-            pack_b(d, tb, NR, k, b + j * ldb, ldb, panel, NR);
+            if (!tcp) pack_b(d, tb, NR, k, b + j * ldb, ldb, panel, NR);
             bj = panel, rsb = NR;
         }
         for (size_t q = 0, r0 = 0; q < rs->count; q++) {
             const size_t r = q < rs->first ? rs->hi : rs->lo;
             float *cq = c + r0 * ldc + j;
             if (bias) put_bias(r, NR, bias + j, cq, ldc);
-            p->ukr(r, k, a + r0 * lda, lda, 1, bj, rsb, cq, ldc, alpha, be, NULL);
+            if (tcp && q == 0)
+                d->ukr_tcp(r, k, a, lda, 1, b + j * ldb, ldb, cq, ldc, alpha, be, panel);
+            else
+                p->ukr(r, k, a + r0 * lda, lda, 1, bj, rsb, cq, ldc, alpha, be, NULL);
             r0 += r;
         }
     }

@@ -71,6 +71,11 @@ typedef struct sk_gemm_dsp {
                                            and fewer loads per FMA); NULL: none */
     sk_gemv_fn gemv_n, gemv_t;          /* m == 1; NULL: the blocked path */
     sk_gemm_dot_fn dot;                 /* NT, op(A) = A, 2 <= m <= dot_rows; NULL: none */
+    sk_gemm_ukr_fn ukr_tcp;             /* ukr's mr x nr tile over op(B) = B^T read in place,
+                                           B(p,j) = b[j*rsb + p], storing it to the packed panel
+                                           bp[p*nr + j] as it goes (bp required): the
+                                           transposition beside the FMAs; NULL: the panel packed by
+                                           pack_t first */
     sk_gemm_pack_fn pack_t;             /* the transposing pack */
     unsigned mr, nr;                    /* register tile */
     unsigned w_mr, w_nr;                /* the wide tile (w_nr <= 64) */

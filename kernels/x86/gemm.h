@@ -52,6 +52,9 @@ void sk_gemm_ukr_avx512(size_t r, size_t k, const float *a, size_t rsa, size_t c
 void sk_gemm_ukr_w_avx512(size_t r, size_t k, const float *a, size_t rsa, size_t csa,
                           const float *b, size_t rsb, float *c, size_t ldc, float alpha,
                           float beta, float *bp);
+void sk_gemm_ukr_tcp_avx512(size_t r, size_t k, const float *a, size_t rsa, size_t csa,
+                            const float *b, size_t rsb, float *c, size_t ldc, float alpha,
+                            float beta, float *bp);
 /* the same two with A broadcast to a register once per row over a packed B too (AMD Zen 5) */
 void sk_gemm_ukr_rb_avx512(size_t r, size_t k, const float *a, size_t rsa, size_t csa,
                            const float *b, size_t rsb, float *c, size_t ldc, float alpha,
@@ -215,6 +218,9 @@ static inline void sk_gemm_dsp_init_x86(sk_gemm_dsp *d, sk_isa isa, uint64_t fea
        16x4096x1024 1.18x, 16x2048x2048 1.17x, 16x1024x4096 1.17x, 12 and 9 x 1024x1024 1.17x,
        16x768x768 1.13x, 16x512x512 1.10x, 14x512x512 1.10x, 16x512x128 1.03x; k = 64 0.95-0.98x,
        k = 17 0.52x (its 16 x 16 transposition stores 8 rows) (docs/bench/gemm-tuning.md) */
+    /* NT on the blocked path's direct case (one MC block, one k block, whole panels): the first
+       row block transposes each panel beside its FMAs (docs/bench/gemm-tuning.md) */
+    d->ukr_tcp = sk_gemm_ukr_tcp_avx512;
     d->ukr_tp = sk_gemm_ukr_tp_avx512;
     d->ukr_tp_n = 8;
     d->ukr_tp_k = 128;

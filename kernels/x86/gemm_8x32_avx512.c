@@ -49,6 +49,30 @@ static inline __m512 fma_bcast(const float *x, __m512 b, __m512 c)
     return c;
 }
 
+/* C = alpha acc + beta C over R rows of 16 NV columns (beta == 0: C not read). */
+static inline __attribute__((always_inline)) void store_tile(const int R, const int NV,
+                                                             __m512 acc[][W_NR / 16], float *c,
+                                                             size_t ldc, float alpha, float beta)
+{
+    const __m512 va = _mm512_set1_ps(alpha), vb = _mm512_set1_ps(beta);
+    const int plain = alpha == 1.f && (beta == 0.f || beta == 1.f); /* the common cases */
+#pragma GCC unroll 16
+    for (int i = 0; i < R; i++) {
+        float *ci = c + i * ldc;
+#pragma GCC unroll 4
+        for (int v = 0; v < NV; v++) {
+            __m512 o = acc[i][v];
+            if (plain) {
+                if (beta != 0.f) o = _mm512_add_ps(_mm512_loadu_ps(ci + 16 * v), o);
+            } else {
+                o = _mm512_mul_ps(va, o);
+                if (beta != 0.f) o = _mm512_fmadd_ps(vb, _mm512_loadu_ps(ci + 16 * v), o);
+            }
+            _mm512_storeu_ps(ci + 16 * v, o);
+        }
+    }
+}
+
 /* r x 16 NV tile (NV = NR / 16: the 8x32 tile; NV = W_NR / 16: the wide tile), TNR = 16 NV
    columns: A(i,p) = a[p*csa + i] (ROWS: a[i*csa + p]), B(p, 0..TNR-1) = b[p*rsb + 0..TNR-1]. CP:
    B read in place is also copied to the packed panel bp[p*TNR + ...] (the stores ride along with
@@ -147,23 +171,98 @@ ukr_body(const int R, const int NV, const int ROWS, const int CP, const int RB, 
         LOOP_PF(csa, rsb, k, 0)
     }
 #undef LOOP
-    const __m512 va = _mm512_set1_ps(alpha), vb = _mm512_set1_ps(beta);
-    const int plain = alpha == 1.f && (beta == 0.f || beta == 1.f); /* the common cases */
-#pragma GCC unroll 16
-    for (int i = 0; i < R; i++) {
-        float *ci = c + i * ldc;
+    store_tile(R, NV, acc, c, ldc, alpha, beta);
+}
+
+/* Up to 16 k steps (kk of them; FULL: 16) of 8 rows of B in place (b[q*rsb + p], q < 8) stored
+   transposed into 8 columns of a packed panel: dst[p*NR + q] = b[q*rsb + p], p < kk. Two stages
+   of in-lane shuffles (each 128-bit lane then holds 4 rows at one k step), stored 16 bytes at a
+   time: on Zen 5, 16 in-lane shuffles issue beside 16 FMAs in the FMAs' 8 cycles, where 8
+   cross-lane ones (vshuff32x4, vpermt2ps) add 2 cycles (docs/bench/gemm-tuning.md). */
+static inline __attribute__((always_inline)) void tpose8(const int FULL, size_t kk, const float *b,
+                                                         size_t rsb, float *dst)
+{
+    const __mmask16 m = FULL ? 0xffff : sk_tail16_avx512(kk);
+    __m512 r[8];
+#pragma GCC unroll 8
+    for (int q = 0; q < 8; q++) r[q] = _mm512_maskz_loadu_ps(m, b + q * rsb);
+    __m512 t[8], x[8]; /* x[e]: rows 0-3 at k step 4 L + e in lane L; x[4 + e]: rows 4-7 */
 #pragma GCC unroll 4
-        for (int v = 0; v < NV; v++) {
-            __m512 o = acc[i][v];
-            if (plain) {
-                if (beta != 0.f) o = _mm512_add_ps(_mm512_loadu_ps(ci + 16 * v), o);
-            } else {
-                o = _mm512_mul_ps(va, o);
-                if (beta != 0.f) o = _mm512_fmadd_ps(vb, _mm512_loadu_ps(ci + 16 * v), o);
-            }
-            _mm512_storeu_ps(ci + 16 * v, o);
+    for (int h = 0; h < 8; h += 2) {
+        t[h] = _mm512_unpacklo_ps(r[h], r[h + 1]);
+        t[h + 1] = _mm512_unpackhi_ps(r[h], r[h + 1]);
+    }
+#pragma GCC unroll 2
+    for (int g = 0; g < 8; g += 4) {
+        x[g] = _mm512_shuffle_ps(t[g], t[g + 2], 0x44);
+        x[g + 1] = _mm512_shuffle_ps(t[g], t[g + 2], 0xee);
+        x[g + 2] = _mm512_shuffle_ps(t[g + 1], t[g + 3], 0x44);
+        x[g + 3] = _mm512_shuffle_ps(t[g + 1], t[g + 3], 0xee);
+    }
+#define TPOSE_LANE(L)                                                                              \
+    _Pragma("GCC unroll 4") for (int e = 0; e < 4; e++) {                                          \
+        if (FULL || 4 * (L) + (size_t)e < kk) {                                                    \
+            float *d = dst + (4 * (L) + e) * NR;                                                   \
+            _mm_storeu_ps(d, _mm512_extractf32x4_ps(x[e], L));                                     \
+            _mm_storeu_ps(d + 4, _mm512_extractf32x4_ps(x[4 + e], L));                             \
+        }                                                                                          \
+    }
+    TPOSE_LANE(0)
+    TPOSE_LANE(1)
+    TPOSE_LANE(2)
+    TPOSE_LANE(3)
+#undef TPOSE_LANE
+}
+
+/* The r x NR tile of ukr_body (A broadcast to a register once per row) over op(B) = B^T read in
+   place, B(p, j) = b[j*rsb + p], j < NR, which it also stores to the packed panel bp[p*NR + j]
+   for the row blocks after it (sk_gemm_ukr_fn's bp, transposed): where the blocked path packs the
+   panel first (its transposition alone, then the tiles), the transposition here runs beside the
+   FMAs, 16 k steps ahead of them: the FMAs of steps p0..p0+15 read the panel rows that were
+   stored while the previous 16 steps ran (one 8-row group every 4 steps), so that no load waits
+   on the 16-byte stores it would read. ROWS: A(i,p) = a[i*csa + p], else a[p*csa + i]. */
+static inline __attribute__((always_inline)) void
+tcp_body(const int R, const int ROWS, size_t k, const float *a, size_t csa, const float *b,
+         size_t rsb, float *c, size_t ldc, float alpha, float beta, float *bp)
+{
+    __m512 acc[SK_GEMM_MR_MAX][W_NR / 16];
+#pragma GCC unroll 16
+    for (int i = 0; i < R; i++) acc[i][0] = acc[i][1] = _mm512_setzero_ps();
+#define TCP_STEP(P)                                                                                \
+    {                                                                                              \
+        const float *bq = bp + (P) * NR;                                                           \
+        const __m512 b0 = _mm512_loadu_ps(bq), b1 = _mm512_loadu_ps(bq + 16);                      \
+        _Pragma("GCC unroll 16") for (int i = 0; i < R; i++) {                                     \
+            const __m512 av = _mm512_set1_ps(ROWS ? a[i * csa + (P)] : a[(P) * csa + i]);          \
+            acc[i][0] = _mm512_fmadd_ps(av, b0, acc[i][0]);                                        \
+            acc[i][1] = _mm512_fmadd_ps(av, b1, acc[i][1]);                                        \
+        }                                                                                          \
+    }
+    if (k >= 16) { /* the first 16 steps transposed up front */
+#pragma GCC unroll 4
+        for (int g = 0; g < 4; g++) tpose8(1, 16, b + 8 * g * rsb, rsb, bp + 8 * g);
+    } else {
+#pragma GCC unroll 4
+        for (int g = 0; g < 4; g++) tpose8(0, k, b + 8 * g * rsb, rsb, bp + 8 * g);
+    }
+    size_t p0 = 0;
+    for (; p0 + 16 <= k; p0 += 16) { /* these 16 steps, and the next ones' transposition */
+        const size_t p1 = p0 + 16, kn = k - p1 < 16 ? k - p1 : 16;
+        const float *bn = b + p1;
+        float *dn = bp + p1 * NR;
+#pragma GCC unroll 4
+        for (int g = 0; g < 4; g++) {
+#pragma GCC unroll 4
+            for (int e = 0; e < 4; e++) TCP_STEP(p0 + 4 * (size_t)g + (size_t)e)
+            if (kn == 16)
+                tpose8(1, 16, bn + 8 * g * rsb, rsb, dn + 8 * g);
+            else if (kn)
+                tpose8(0, kn, bn + 8 * g * rsb, rsb, dn + 8 * g);
         }
     }
+    for (; p0 < k; p0++) TCP_STEP(p0)
+#undef TCP_STEP
+    store_tile(R, 2, acc, c, ldc, alpha, beta);
 }
 
 /* Columns j < w of the 16 accumulator rows x[q] (row q = column q of C, lanes = rows of C)
@@ -375,6 +474,19 @@ UKRT(1) UKRT(2) UKRT(3) UKRT(4) UKRT(5) UKRT(6) UKRT(7) UKRT(8) UKRT(9) UKRT(10)
 UKRT(13) UKRT(14) UKRT(15) UKRT(16)
 UKRT32(1) UKRT32(2) UKRT32(3) UKRT32(4) UKRT32(5) UKRT32(6) UKRT32(7) UKRT32(8)
 UKRTP(1) UKRTP(2) UKRTP(3) UKRTP(4) UKRTP(5) UKRTP(6) UKRTP(7) UKRTP(8)
+/* the transposing-copy tile: A by columns (packed) or A's rows in place */
+#define UKRTCP(R)                                                                                  \
+    static void tcp_cols_##R(size_t k, const float *a, size_t s, const float *b, size_t rsb,       \
+                             float *c, size_t ldc, float alpha, float beta, float *bp)             \
+    {                                                                                              \
+        tcp_body(R, 0, k, a, s, b, rsb, c, ldc, alpha, beta, bp);                                  \
+    }                                                                                              \
+    static void tcp_rows_##R(size_t k, const float *a, size_t s, const float *b, size_t rsb,       \
+                             float *c, size_t ldc, float alpha, float beta, float *bp)             \
+    {                                                                                              \
+        tcp_body(R, 1, k, a, s, b, rsb, c, ldc, alpha, beta, bp);                                  \
+    }
+UKRTCP(1) UKRTCP(2) UKRTCP(3) UKRTCP(4) UKRTCP(5) UKRTCP(6) UKRTCP(7) UKRTCP(8)
 
 /* The r-row kernels, r <= MR (the rest are never referenced, hence not compiled). */
 #define ROWS16(V, M)                                                                               \
@@ -404,6 +516,15 @@ UKR_ENTRY(sk_gemm_ukr_avx512, ROWS16, SK_GEMM_MR_MAX, MR, tile_cols, tile_rows, 
 /* The same with A broadcast to a register once per row over a packed B too */
 UKR_ENTRY(sk_gemm_ukr_rb_avx512, ROWS16, SK_GEMM_MR_MAX, MR, tile_cols_rb, tile_rows_rb,
           tile_cols_copy_rb, tile_rows_copy_rb)
+/* The tile over op(B) = B^T in place, storing it transposed to bp (see sk_gemm_dsp's ukr_tcp) */
+void sk_gemm_ukr_tcp_avx512(size_t r, size_t k, const float *a, size_t rsa, size_t csa,
+                            const float *b, size_t rsb, float *c, size_t ldc, float alpha,
+                            float beta, float *bp)
+{
+    static const tile_fn tab[2][8] = { ROWS8(tcp_cols, MR), ROWS8(tcp_rows, MR) };
+    const int rows = csa == 1; /* rows of A in place: their stride is rsa */
+    tab[rows][r - 1](k, a, rows ? rsa : csa, b, rsb, c, ldc, alpha, beta, bp);
+}
 /* The wide micro-kernel for few rows: the same on an r x W_NR tile, r <= W_MR */
 UKR_ENTRY(sk_gemm_ukr_w_avx512, ROWS8, 8, W_MR, wide_cols, wide_rows, wide_cols_copy,
           wide_rows_copy)

@@ -362,6 +362,48 @@ static void slot_ukr_case(const sk_gemm_dsp *d, int wide, size_t r, int lay, int
     if (bp) ck_buf_free(bp);
 }
 
+/* ukr_tcp: the r x nr tile (r = 1..mr) in each A layout over op(B) = B^T read in place (B's rows
+   k + 3 floats apart, or 1024), against the double sum; the panel it stores is op(B) exactly,
+   k x nr floats and nothing past them. */
+static void slot_ukr_tcp_case(const sk_gemm_dsp *d, size_t r, int lay, size_t k, float alpha,
+                              float beta)
+{
+    const size_t MR = d->mr, NR = d->nr;
+    ck_func("gemm ukr_tcp r=%zu layout=%d k=%zu alpha=%g beta=%g", r, lay, k, alpha, beta);
+    const size_t lda = lay == 1 ? k + 3 : r + 5;
+    const size_t rsa = lay == 0 ? 1 : lay == 1 ? lda : 1, csa = lay == 0 ? MR : lay == 1 ? 1 : lda;
+    const size_t a_n = lay == 0 ? k * MR : lay == 1 ? r * lda : k * lda;
+    const size_t rsb = k % 2 ? 1024 : k + 3, ldc = NR + 3, b_n = (NR - 1) * rsb + k;
+    float *a = ck_buf_alloc(a_n), *b = ck_buf_alloc(b_n), *bp = ck_buf_alloc(k * NR);
+    float *c = ck_buf_alloc(r * ldc), *c0 = ck_buf_alloc(r * ldc);
+    ck_fill(a, a_n, -1.f, 1.f);
+    ck_fill(b, b_n, -1.f, 1.f);
+    ck_fill(c0, r * ldc, -1.f, 1.f);
+    if (beta == 0.f)
+        for (size_t i = 0; i < r * ldc; i++) c0[i] = NAN;
+    ck_mat_poison_pad(c0, r, NR, ldc);
+    memcpy(c, c0, r * ldc * sizeof(float));
+    d->ukr_tcp(r, k, a, rsa, csa, b, rsb, c, ldc, alpha, beta, bp);
+    int ok = ck_buf_check(a, "A") && ck_buf_check(b, "B") && ck_buf_check(bp, "bp") &&
+             ck_buf_check(c, "C") && ck_mat_pad_check(c, r, NR, ldc, "C");
+    for (size_t i = 0; i < r && ok; i++)
+        for (size_t j = 0; j < NR && ok; j++) {
+            double s = 0., sa = 0.;
+            for (size_t p = 0; p < k; p++) {
+                const double x = a[i * rsa + p * csa], y = b[j * rsb + p];
+                s += x * y;
+                sa += fabs(x * y);
+            }
+            ok &= ck_check(near_sum(c[i * ldc + j], s, sa, alpha, beta, c0[i * ldc + j], k),
+                           "C(%zu,%zu) = %.9g, sum %.9g", i, j, c[i * ldc + j], s);
+        }
+    for (size_t p = 0; p < k && ok; p++)
+        for (size_t j = 0; j < NR && ok; j++)
+            ok &= ck_check(bp[p * NR + j] == b[j * rsb + p], "panel (%zu,%zu) = %g, B^T %g", p, j,
+                           bp[p * NR + j], b[j * rsb + p]);
+    ck_buf_free(a); ck_buf_free(b); ck_buf_free(bp); ck_buf_free(c); ck_buf_free(c0);
+}
+
 /* ukr_t (ukr_tp): r rows of B (1..ukr_t_n, 1..ukr_tp_n), w columns of packed op(A)^T (1..ukr_t_m,
    1..ukr_t_lane); room = r (exact stores). */
 static void slot_ukr_t_case(const sk_gemm_dsp *d, int tp, size_t r, size_t w, size_t k,
@@ -520,6 +562,13 @@ static void slot_tests_of(const sk_gemm_dsp *d, int ukr_only)
                                       al[ck_rand_u32(3)], be[ck_rand_u32(4)]);
     }
     if (ukr_only) return;
+    if (d->ukr_tcp) { /* k around its 16-step chunks too */
+        const size_t tk[] = { 1, 2, 7, 15, 16, 17, 31, 32, 33, 47, 48, 49, d->kc - 1, d->kc };
+        for (size_t r = 1; r <= d->mr; r++)
+            for (int lay = 0; lay < 3; lay++)
+                for (size_t ik = 0; ik < sizeof tk / sizeof *tk; ik += ck_quick() ? 3 : 1)
+                    slot_ukr_tcp_case(d, r, lay, tk[ik], al[ck_rand_u32(3)], be[ck_rand_u32(4)]);
+    }
     if (d->ukr_t) {
         const size_t ws[] = { 1, 2, 3, d->ukr_t_m / 2, d->ukr_t_m - 1, d->ukr_t_m };
         for (size_t r = 1; r <= d->ukr_t_n; r++)
