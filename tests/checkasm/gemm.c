@@ -6,12 +6,12 @@
  * ukr_t_fill, ukr_tp_n, ukr_tp_k, w_ldb_min, set_stride, set_rows, b_alias, b_span_min,
  * b_rows_min, cp_min, cp_stride, cp_blocks, cp_blocks_set, cp_ldb_min, direct_a_strips,
  * copy_packs_a) of the table under test, each read from it, B strides that are multiples of
- * 4 KiB; each slot of the table (micro-kernel in every A layout, copying B or not; transposed
- * tile; matrix-vector kernels; dot kernel; transposing pack) called directly, also those the
- * ISA's table picks on other microarchitectures; all four transposes, padded leading dimensions
- * (poisoned padding must stay untouched), alpha in {1, -0.5, 0}, beta in {0, 1, 0.25} (beta ==
- * 0 with C full of NaN: must not propagate), guard bands, concurrent calls from several threads,
- * bad arguments, and a hand-computed 2x2 case. */
+ * 4 KiB; each slot of the table (micro-kernel in every A layout, copying B or not; the tile
+ * transposing B into its panel; transposed tile; matrix-vector kernels; dot kernel; transposing
+ * pack) called directly, also those the ISA's table picks on other microarchitectures; all four
+ * transposes, padded leading dimensions (poisoned padding must stay untouched), alpha in {1,
+ * -0.5, 0}, beta in {0, 1, 0.25} (beta == 0 with C full of NaN: must not propagate), guard bands,
+ * concurrent calls from several threads, bad arguments, and a hand-computed 2x2 case. */
 #define _DEFAULT_SOURCE /* MAP_ANONYMOUS */
 #include <math.h>
 #include <pthread.h>
