@@ -313,6 +313,27 @@ static int near_sum(float got, double s, double sa, float alpha, float beta, dou
     return fabs((double)got - exact) <= bound;
 }
 
+/* Each of the r x nr tile's C(i,j) (c, c0 before, ldc apart) within the bound of the double sum
+   over p < k of A(i,p) = a[i*rsa + p*csa] times B(p,j) = b[p*rsb + j*csb]. */
+static int tile_within_bound(size_t r, size_t nr, size_t k, const float *a, size_t rsa, size_t csa,
+                             const float *b, size_t rsb, size_t csb, const float *c,
+                             const float *c0, size_t ldc, float alpha, float beta)
+{
+    int ok = 1;
+    for (size_t i = 0; i < r && ok; i++)
+        for (size_t j = 0; j < nr && ok; j++) {
+            double s = 0., sa = 0.;
+            for (size_t p = 0; p < k; p++) {
+                const double x = a[i * rsa + p * csa], y = b[p * rsb + j * csb];
+                s += x * y;
+                sa += fabs(x * y);
+            }
+            ok &= ck_check(near_sum(c[i * ldc + j], s, sa, alpha, beta, c0[i * ldc + j], k),
+                           "C(%zu,%zu) = %.9g, sum %.9g", i, j, c[i * ldc + j], s);
+        }
+    return ok;
+}
+
 /* ukr (wide = 0: the mr x nr tile) or ukr_w (wide = 1: the w_mr x w_nr tile): r rows (1..MR) in
    each A layout (packed, rows in place, A^T in place), B packed or in place (a row stride that is
    a multiple of 4 KiB among them), copying B or not. */
@@ -340,18 +361,8 @@ static void slot_ukr_case(const sk_gemm_dsp *d, int wide, size_t r, int lay, int
     memcpy(c, c0, r * ldc * sizeof(float));
     ukr(r, k, a, rsa, csa, b, rsb, c, ldc, alpha, beta, bp);
     int ok = ck_buf_check(a, "A") && ck_buf_check(b, "B") && ck_buf_check(c, "C") &&
-             ck_mat_pad_check(c, r, NR, ldc, "C");
-    for (size_t i = 0; i < r && ok; i++)
-        for (size_t j = 0; j < NR && ok; j++) {
-            double s = 0., sa = 0.;
-            for (size_t p = 0; p < k; p++) {
-                const double x = a[i * rsa + p * csa], y = b[p * rsb + j];
-                s += x * y;
-                sa += fabs(x * y);
-            }
-            ok &= ck_check(near_sum(c[i * ldc + j], s, sa, alpha, beta, c0[i * ldc + j], k),
-                           "C(%zu,%zu) = %.9g, sum %.9g", i, j, c[i * ldc + j], s);
-        }
+             ck_mat_pad_check(c, r, NR, ldc, "C") &&
+             tile_within_bound(r, NR, k, a, rsa, csa, b, rsb, 1, c, c0, ldc, alpha, beta);
     if (cp && ok) {
         ok &= ck_buf_check(bp, "bp");
         for (size_t p = 0; p < k && ok; p++)
@@ -385,18 +396,8 @@ static void slot_ukr_tcp_case(const sk_gemm_dsp *d, size_t r, int lay, size_t k,
     memcpy(c, c0, r * ldc * sizeof(float));
     d->ukr_tcp(r, k, a, rsa, csa, b, rsb, c, ldc, alpha, beta, bp);
     int ok = ck_buf_check(a, "A") && ck_buf_check(b, "B") && ck_buf_check(bp, "bp") &&
-             ck_buf_check(c, "C") && ck_mat_pad_check(c, r, NR, ldc, "C");
-    for (size_t i = 0; i < r && ok; i++)
-        for (size_t j = 0; j < NR && ok; j++) {
-            double s = 0., sa = 0.;
-            for (size_t p = 0; p < k; p++) {
-                const double x = a[i * rsa + p * csa], y = b[j * rsb + p];
-                s += x * y;
-                sa += fabs(x * y);
-            }
-            ok &= ck_check(near_sum(c[i * ldc + j], s, sa, alpha, beta, c0[i * ldc + j], k),
-                           "C(%zu,%zu) = %.9g, sum %.9g", i, j, c[i * ldc + j], s);
-        }
+             ck_buf_check(c, "C") && ck_mat_pad_check(c, r, NR, ldc, "C") &&
+             tile_within_bound(r, NR, k, a, rsa, csa, b, 1, rsb, c, c0, ldc, alpha, beta);
     for (size_t p = 0; p < k && ok; p++)
         for (size_t j = 0; j < NR && ok; j++)
             ok &= ck_check(bp[p * NR + j] == b[j * rsb + p], "panel (%zu,%zu) = %g, B^T %g", p, j,
