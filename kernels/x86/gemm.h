@@ -218,9 +218,6 @@ static inline void sk_gemm_dsp_init_x86(sk_gemm_dsp *d, sk_isa isa, uint64_t fea
        16x4096x1024 1.18x, 16x2048x2048 1.17x, 16x1024x4096 1.17x, 12 and 9 x 1024x1024 1.17x,
        16x768x768 1.13x, 16x512x512 1.10x, 14x512x512 1.10x, 16x512x128 1.03x; k = 64 0.95-0.98x,
        k = 17 0.52x (its 16 x 16 transposition stores 8 rows) (docs/bench/gemm-tuning.md) */
-    /* NT on the blocked path's direct case (one MC block, one k block, whole panels): the first
-       row block transposes each panel beside its FMAs (docs/bench/gemm-tuning.md) */
-    d->ukr_tcp = sk_gemm_ukr_tcp_avx512;
     d->ukr_tp = sk_gemm_ukr_tp_avx512;
     d->ukr_tp_n = 8;
     d->ukr_tp_k = 128;
@@ -259,13 +256,20 @@ static inline void sk_gemm_dsp_init_x86(sk_gemm_dsp *d, sk_isa isa, uint64_t fea
         /* two row blocks reading an in-place B at a 4 KiB-multiple stride: the second from the
            first one's copy, 1.2-1.3x (9, 12 and 16 x 1024 x 1024, 16x2048x512, 16x1024x256) */
         d->cp_blocks_set = 2;
+        /* NT on the blocked path's direct case (one MC block, one k block, whole panels): the
+           first row block transposes each panel beside its FMAs, where Zen 5 issues the in-lane
+           shuffles on pipes of their own (an Intel core with two 512-bit FMA ports shares one
+           with them; not measured there): NT 32x32x32 1.06x, 64x64x64 1.02x, 64x512x64 1.03x
+           (docs/bench/gemm-tuning.md) */
+        d->ukr_tcp = sk_gemm_ukr_tcp_avx512;
         /* and no copy below a row stride of 4 KiB: the row blocks reading the panel in place
            from L2 (its rows prefetched) ran faster than from the first one's copy (the 48 KiB L1
            holding the copy, A's rows and C), in-process A/B, fastest of 15: 24x512x512 1.035x,
            32x512x512 1.02x, 48x512x512 1.02x, 64x512x512 1.01x, 32x768x768 1.025x, 64x896x512
-           1.05x, 64x256x256 1.02x, 64x512x256 1.03x, 24x1280x1280 1.03x; 64x960x512 0.99x; from
-           4 KiB on the copy wins (64x1088x512 1.04x, 64x1152x512 1.05x, 64x1536x512 1.04x).
-           The AVX2 tile wants the copy at every stride (0.93-1.01x without) */
+           1.05x, 64x256x256 1.02x, 64x512x256 1.03x; 64x960x512 0.99x; from 4 KiB on the copy
+           mostly wins (64x1088x512 1.04x, 64x1152x512 1.05x, 64x1536x512 1.04x, 64x1280x256
+           1.03x; 24x1280x1280 0.97x). The AVX2 tile wants the copy at every stride (0.93-1.01x
+           without) */
         d->cp_ldb_min = 1024;
         /* A read in place over several MC blocks up to 512 columns (16 strips): in-process A/B,
            both orders, fastest of 15: 512x512x64 1.02-1.03x, 4096x512x64 1.02-1.03x, 256x256x256

@@ -562,7 +562,6 @@ static void slot_tests_of(const sk_gemm_dsp *d, int ukr_only)
                         slot_ukr_case(d, wide, r, lay, v >> 1 || v & 1, v & 1, ks[ik],
                                       al[ck_rand_u32(3)], be[ck_rand_u32(4)]);
     }
-    if (ukr_only) return;
     if (d->ukr_tcp) { /* k around its 16-step chunks too */
         const size_t tk[] = { 1, 2, 7, 15, 16, 17, 31, 32, 33, 47, 48, 49, d->kc - 1, d->kc };
         for (size_t r = 1; r <= d->mr; r++)
@@ -570,6 +569,7 @@ static void slot_tests_of(const sk_gemm_dsp *d, int ukr_only)
                 for (size_t ik = 0; ik < sizeof tk / sizeof *tk; ik += ck_quick() ? 3 : 1)
                     slot_ukr_tcp_case(d, r, lay, tk[ik], al[ck_rand_u32(3)], be[ck_rand_u32(4)]);
     }
+    if (ukr_only) return;
     if (d->ukr_t) {
         const size_t ws[] = { 1, 2, 3, d->ukr_t_m / 2, d->ukr_t_m - 1, d->ukr_t_m };
         for (size_t r = 1; r <= d->ukr_t_n; r++)
@@ -625,7 +625,8 @@ static void slot_tests(void)
     for (size_t u = 0; u < sizeof uarch / sizeof *uarch; u++) {
         sk_gemm_dsp alt;
         sk_gemm_dsp_init(&alt, ck_isa(), sk_cpu_features() ^ uarch[u]);
-        if (alt.ukr != d->ukr || alt.ukr_w != d->ukr_w) slot_tests_of(&alt, 1);
+        if (alt.ukr != d->ukr || alt.ukr_w != d->ukr_w || alt.ukr_tcp != d->ukr_tcp)
+            slot_tests_of(&alt, 1);
     }
 }
 
