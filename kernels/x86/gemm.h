@@ -212,7 +212,7 @@ static inline void sk_gemm_dsp_init_x86(sk_gemm_dsp *d, sk_isa isa, uint64_t fea
        0.86-0.91x (docs/bench/gemm-tuning.md) */
     d->ukr_t_span = 64 * 1024;
     /* up to 16 rows of op(A) (one group of 16 lanes) with k >= 128: two k steps at a time, 8 rows
-       of B per call (16 accumulators, 12 loads and permutes per 16 FMAs where the 16-wide tile
+       of B per call (16 accumulators, 10 loads and 2 unpacks per 16 FMAs where the 16-wide tile
        issues 17 loads; at a 4 KiB-multiple stride that tile walks 8 rows of B: 8 accumulators).
        AMD Zen 5, against ukr_t (two builds alternated, fastest of 9): 16x1024x1024 1.17x,
        16x4096x1024 1.18x, 16x2048x2048 1.17x, 16x1024x4096 1.17x, 12 and 9 x 1024x1024 1.17x,
