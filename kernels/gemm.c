@@ -165,12 +165,12 @@ static row_split split_rows(size_t mc, size_t MR)
     return (row_split){ count, mc - q * count, q + 1, q };
 }
 
-/* Rows of B per transposed tile: the kernel walks them side by side, at most set_rows when they
-   share an L1 set (ukr_tp: its own). */
+/* Rows of B per transposed tile (ukr_t_n, or ukr_tp_n on ukr_tp): the kernel walks them side by
+   side, at most set_rows when they share an L1 set. */
 static size_t plan_t_rows(const sk_gemm_dsp *d, size_t m, size_t k, size_t ldb)
 {
-    if (plan_t_pair(d, m, k)) return d->ukr_tp_n;
-    return umod(ldb, d->set_stride) == 0 && d->ukr_t_n > d->set_rows ? d->set_rows : d->ukr_t_n;
+    const size_t rows = plan_t_pair(d, m, k) ? d->ukr_tp_n : d->ukr_t_n;
+    return umod(ldb, d->set_stride) == 0 && rows > d->set_rows ? d->set_rows : rows;
 }
 
 /* The plan of a problem run on `path` (the path of the whole problem, of which this may be a tile

@@ -27,6 +27,7 @@
 #define SK_GEMM_AVX512_T_M      32
 #define SK_GEMM_AVX512_T_N      16
 #define SK_GEMM_AVX512_DOT_ROWS 4
+#define SK_GEMM_AVX512_TP_N     12 /* ukr_tp's rows of B at most */
 #define SK_GEMM_AVX512_W_MR     4 /* the wide tile for few rows */
 #define SK_GEMM_AVX512_W_NR     64
 
@@ -262,6 +263,13 @@ static inline void sk_gemm_dsp_init_x86(sk_gemm_dsp *d, sk_isa isa, uint64_t fea
            with them; not measured there): NT 32x32x32 1.06x, 64x64x64 1.02x, 64x512x64 1.03x
            (docs/bench/gemm-tuning.md) */
         d->ukr_tcp = sk_gemm_ukr_tcp_avx512;
+        /* 12 rows of B per transposed tile two k steps at a time (24 accumulators: fewer
+           transpositions of C per FMA), from k = 64 on: in-process A/B, fastest of 15, against 8
+           rows from k = 128 and the 16-wide tile below: 16x512x64 1.03x, 14x256x64 1.03x,
+           16x512x96 1.06x, 16x128x64 1.03x, 16x512x128 1.02x, 16x64x64 level; at a 4 KiB-multiple
+           stride 8 rows still (set_rows: 16x1024x1024 0.995x with 12) */
+        d->ukr_tp_n = SK_GEMM_AVX512_TP_N;
+        d->ukr_tp_k = 64;
         /* and no copy below a row stride of 4 KiB: the row blocks reading the panel in place
            from L2 (its rows prefetched) ran faster than from the first one's copy (the 48 KiB L1
            holding the copy, A's rows and C), in-process A/B, fastest of 15: 24x512x512 1.035x,

@@ -18,6 +18,7 @@
 #include "x86/avx512_util.h"
 
 #define MR SK_GEMM_AVX512_MR
+#define TP_N SK_GEMM_AVX512_TP_N
 #define NR SK_GEMM_AVX512_NR
 #define W_MR SK_GEMM_AVX512_W_MR
 #define W_NR SK_GEMM_AVX512_W_NR
@@ -388,22 +389,22 @@ static inline __attribute__((always_inline)) void
 ukr_tp_body(const int R, size_t k, const float *a, size_t rsa, const float *b, size_t rsb,
             size_t w, float *c, size_t ldc, float alpha, float beta)
 {
-    __m512 x[16], y[8];
+    __m512 x[16], y[TP_N];
 #pragma GCC unroll 16
     for (int i = 0; i < 16; i++) x[i] = _mm512_setzero_ps();
-#pragma GCC unroll 8
-    for (int i = 0; i < 8; i++) y[i] = _mm512_setzero_ps();
+#pragma GCC unroll 12
+    for (int i = 0; i < TP_N; i++) y[i] = _mm512_setzero_ps();
     const size_t r3 = 3 * rsa, r5 = 5 * rsa, r6 = 6 * rsa;
     const float *a7 = a + (R > 7 ? 7 * rsa : 0);
-#define ROWP(q)                                                                                    \
-    ((q) == 7 ? a7                                                                                 \
-     : a + ((q) == 0 ? 0 : (q) == 1 ? rsa : (q) == 2 ? 2 * rsa : (q) == 3 ? r3                     \
-            : (q) == 4 ? 4 * rsa : (q) == 5 ? r5 : r6))
+#define ROWO(e)                                                                                    \
+    ((e) == 0 ? 0 : (e) == 1 ? rsa : (e) == 2 ? 2 * rsa : (e) == 3 ? r3 : (e) == 4 ? 4 * rsa       \
+     : (e) == 5 ? r5 : r6)
+#define ROWP(q) ((q) < 7 ? a + ROWO(q) : a7 + ROWO((q) - 7))
 #pragma GCC unroll 2
     for (size_t q2 = k >> 1; q2; q2--) {
         const __m512 e = _mm512_loadu_ps(b), o = _mm512_loadu_ps(b + rsb);
         const __m512 b0 = _mm512_unpacklo_ps(e, o), b1 = _mm512_unpackhi_ps(e, o);
-#pragma GCC unroll 8
+#pragma GCC unroll 12
         for (int q = 0; q < R; q++) {
             double d2; /* B(q, p) and B(q, p + 1) */
             memcpy(&d2, ROWP(q), sizeof d2);
@@ -418,7 +419,7 @@ ukr_tp_body(const int R, size_t k, const float *a, size_t rsa, const float *b, s
     if (k & 1) {
         const __m512 e = _mm512_loadu_ps(b);
         const __m512 b0 = _mm512_unpacklo_ps(e, e), b1 = _mm512_unpackhi_ps(e, e);
-#pragma GCC unroll 8
+#pragma GCC unroll 12
         for (int q = 0; q < R; q++) {
             const __m512 av = _mm512_set1_ps(*ROWP(q));
             x[q] = _mm512_mask3_fmadd_ps(av, b0, x[q], 0x5555);
@@ -426,12 +427,13 @@ ukr_tp_body(const int R, size_t k, const float *a, size_t rsa, const float *b, s
         }
     }
 #undef ROWP
+#undef ROWO
     /* column 4L + h at lane 4L + 2h (+ 1: odd k) of x, column 4L + 2 + h of y */
     const __m512i even = _mm512_setr_epi32(0, 2, 16, 18, 4, 6, 20, 22, 8, 10, 24, 26, 12, 14, 28,
                                            30);
     const __m512i odd = _mm512_setr_epi32(1, 3, 17, 19, 5, 7, 21, 23, 9, 11, 25, 27, 13, 15, 29,
                                           31);
-#pragma GCC unroll 8
+#pragma GCC unroll 12
     for (int q = 0; q < R; q++)
         x[q] = _mm512_add_ps(_mm512_permutex2var_ps(x[q], even, y[q]),
                              _mm512_permutex2var_ps(x[q], odd, y[q]));
@@ -474,7 +476,8 @@ WIDE(1) WIDE(2) WIDE(3) WIDE(4) WIDE(5) WIDE(6) WIDE(7) WIDE(8)
 UKRT(1) UKRT(2) UKRT(3) UKRT(4) UKRT(5) UKRT(6) UKRT(7) UKRT(8) UKRT(9) UKRT(10) UKRT(11) UKRT(12)
 UKRT(13) UKRT(14) UKRT(15) UKRT(16)
 UKRT32(1) UKRT32(2) UKRT32(3) UKRT32(4) UKRT32(5) UKRT32(6) UKRT32(7) UKRT32(8)
-UKRTP(1) UKRTP(2) UKRTP(3) UKRTP(4) UKRTP(5) UKRTP(6) UKRTP(7) UKRTP(8)
+UKRTP(1) UKRTP(2) UKRTP(3) UKRTP(4) UKRTP(5) UKRTP(6) UKRTP(7) UKRTP(8) UKRTP(9) UKRTP(10)
+UKRTP(11) UKRTP(12)
 /* the transposing-copy tile: A by columns (packed) or A's rows in place */
 #define UKRTCP(R)                                                                                  \
     static void tcp_cols_##R(size_t k, const float *a, size_t s, const float *b, size_t rsb,       \
@@ -566,8 +569,9 @@ void sk_gemm_ukr_tp_avx512(size_t r, size_t k, const float *a, size_t rsa, const
                            size_t rsb, size_t w, float *c, size_t ldc, size_t room, float alpha,
                            float beta)
 {
-    static const tile_t_fn tab[8] = { ukr_tp_1, ukr_tp_2, ukr_tp_3, ukr_tp_4,
-                                      ukr_tp_5, ukr_tp_6, ukr_tp_7, ukr_tp_8 };
+    static const tile_t_fn tab[TP_N] = { ukr_tp_1, ukr_tp_2, ukr_tp_3,  ukr_tp_4,
+                                         ukr_tp_5, ukr_tp_6, ukr_tp_7,  ukr_tp_8,
+                                         ukr_tp_9, ukr_tp_10, ukr_tp_11, ukr_tp_12 };
     tab[r - 1](k, a, rsa, b, rsb, w, c, ldc, room, alpha, beta);
 }
 

@@ -547,9 +547,24 @@ static void slot_pack_case(const sk_gemm_dsp *d, size_t w, size_t kc, size_t ld,
 }
 
 /* The slots of table d; ukr_only: its micro-kernels alone. */
+/* alpha and beta of the slot cases, drawn at random */
+static const float al[3] = { 1.f, -0.5f, 1.7f }, be[4] = { 0.f, 1.f, 0.25f, -1.f };
+
+/* ukr_tp: r up to the table's ukr_tp_n, k around the planner's ukr_tp_k too, odd and even */
+static void slot_tp_tests(const sk_gemm_dsp *d)
+{
+    const size_t L = d->ukr_t_lane, K = d->ukr_tp_k;
+    const size_t ws[] = { 1, 2, 3, L / 2, L - 1, L };
+    const size_t tks[] = { 1, 2, 3, 4, 5, 16, 17, K - 1, K, K + 1, d->kc + 1 };
+    for (size_t r = 1; r <= d->ukr_tp_n; r++)
+        for (size_t iw = 0; iw < sizeof ws / sizeof *ws; iw++)
+            for (size_t ik = 0; ik < sizeof tks / sizeof *tks; ik += ck_quick() ? 3 : 1)
+                slot_ukr_t_case(d, 1, r, ws[iw], tks[ik], al[ck_rand_u32(3)], be[ck_rand_u32(4)]);
+    slot_ukr_tp_inf(d);
+}
+
 static void slot_tests_of(const sk_gemm_dsp *d, int ukr_only)
 {
-    static const float al[3] = { 1.f, -0.5f, 1.7f }, be[4] = { 0.f, 1.f, 0.25f, -1.f };
     /* k around the kernels' unroll steps and the table's kc */
     const size_t ks[] = { 1, 2, 3, 4, 5, 7, 8, 9, 16, 17, d->kc - 1, d->kc, d->kc + 1 };
     const size_t nks = sizeof ks / sizeof *ks;
@@ -578,17 +593,7 @@ static void slot_tests_of(const sk_gemm_dsp *d, int ukr_only)
                     slot_ukr_t_case(d, 0, r, ws[iw], ks[ik], al[ck_rand_u32(3)],
                                     be[ck_rand_u32(4)]);
     }
-    if (d->ukr_tp) { /* k around the planner's ukr_tp_k too, odd and even */
-        const size_t L = d->ukr_t_lane, K = d->ukr_tp_k;
-        const size_t ws[] = { 1, 2, 3, L / 2, L - 1, L };
-        const size_t tks[] = { 1, 2, 3, 4, 5, 16, 17, K - 1, K, K + 1, d->kc + 1 };
-        for (size_t r = 1; r <= d->ukr_tp_n; r++)
-            for (size_t iw = 0; iw < sizeof ws / sizeof *ws; iw++)
-                for (size_t ik = 0; ik < sizeof tks / sizeof *tks; ik += ck_quick() ? 3 : 1)
-                    slot_ukr_t_case(d, 1, r, ws[iw], tks[ik], al[ck_rand_u32(3)],
-                                    be[ck_rand_u32(4)]);
-        slot_ukr_tp_inf(d);
-    }
+    if (d->ukr_tp) slot_tp_tests(d);
     if (d->gemv_n && d->gemv_t) {
         static const size_t vn[] = { 1,   7,   8,   15,   16,   17,   31,   32,  33,
                                      127, 128, 129, 255, 256, 257, 1024, 1025, 1031 };
@@ -627,6 +632,8 @@ static void slot_tests(void)
         sk_gemm_dsp_init(&alt, ck_isa(), sk_cpu_features() ^ uarch[u]);
         if (alt.ukr != d->ukr || alt.ukr_w != d->ukr_w || alt.ukr_tcp != d->ukr_tcp)
             slot_tests_of(&alt, 1);
+        if (alt.ukr_tp && alt.ukr_tp_n > d->ukr_tp_n) /* more rows of B per call there */
+            slot_tp_tests(&alt);
     }
 }
 
