@@ -374,17 +374,18 @@ ukr_t32_body(const int R, size_t k, const float *a, size_t rsa, const float *b, 
     store_t16(R, y, w - 16, c + 16 * ldc, ldc, alpha, beta);
 }
 
-/* Transposed r x 16 tile (ukr_t's contract), r <= 8, two k steps at a time: the rows p and p + 1
-   of packed op(A)^T interleaved in registers by in-lane unpacks (in 128-bit lane L, lane 2h + e
-   of the first vector: column 4L + h at k step p + e, h < 2; the second vector: columns 4L + 2 +
-   h), so that one 64-bit broadcast of a row of B (its two k steps) feeds two FMAs, against one
-   broadcast per FMA in the 16-wide tile (ukr_t_body): 10 loads and 2 unpacks per 16 FMAs instead
-   of 17 loads, and 16 accumulators for 8 rows of B where ukr_t_body has 8. The even and odd k
-   steps are summed apart, then added, the columns put in order by the same permutes. An odd last
-   k step is a 32-bit broadcast into the even lanes only (masked: B's row may end right after it,
-   and an inf there times the other lane would add a NaN). On AMD Zen 5 the unpacks (which issue
-   beside the FMAs) ran 1.02-1.05x faster than a cross-lane permute per vector into columns in
-   order (16x512x128, 16x256x256, 16x1024x256 1.02x, 12x512x512 1.02x, 16x1024x1024 1.05x). */
+/* Transposed r x 16 tile (ukr_t's contract), r <= TP_N, two k steps at a time: the rows p and
+   p + 1 of packed op(A)^T interleaved in registers by in-lane unpacks (in 128-bit lane L, lane
+   2h + e of the first vector: column 4L + h at k step p + e, h < 2; the second vector: columns
+   4L + 2 + h), so that one 64-bit broadcast of a row of B (its two k steps) feeds two FMAs,
+   against one broadcast per FMA in the 16-wide tile (ukr_t_body): 2 loads, 2 unpacks and r
+   broadcasts per 2 r FMAs instead of r + 1 loads per r FMAs (the FP loads, two a cycle, bound
+   the 16-wide tile), and two accumulators per row of B. The even and odd k steps are summed
+   apart, then added. An odd last k step is a 32-bit broadcast into the even lanes only (masked:
+   B's row may end right after it, and an inf there times the other lane would add a NaN). On
+   AMD Zen 5 the unpacks (which issue beside the FMAs) ran 1.02-1.05x faster than a cross-lane
+   permute per vector into columns in order (16x512x128, 16x256x256, 16x1024x256 1.02x,
+   12x512x512 1.02x, 16x1024x1024 1.05x). */
 static inline __attribute__((always_inline)) void
 ukr_tp_body(const int R, size_t k, const float *a, size_t rsa, const float *b, size_t rsb,
             size_t w, float *c, size_t ldc, float alpha, float beta)
@@ -428,15 +429,14 @@ ukr_tp_body(const int R, size_t k, const float *a, size_t rsa, const float *b, s
     }
 #undef ROWP
 #undef ROWO
-    /* column 4L + h at lane 4L + 2h (+ 1: odd k) of x, column 4L + 2 + h of y */
-    const __m512i even = _mm512_setr_epi32(0, 2, 16, 18, 4, 6, 20, 22, 8, 10, 24, 26, 12, 14, 28,
-                                           30);
-    const __m512i odd = _mm512_setr_epi32(1, 3, 17, 19, 5, 7, 21, 23, 9, 11, 25, 27, 13, 15, 29,
-                                          31);
+    /* in 128-bit lane L: x holds columns 4L, 4L + 1 and y columns 4L + 2, 4L + 3, each at k
+       steps p (even lanes) and p + 1 (odd lanes): the even lanes of both in column order plus
+       the odd ones, in-lane (cross-lane permutes into column order ran 1.01-1.04x slower on Zen
+       5: 16x64x64, 16x512x64, 16x128x64, 16x512x128) */
 #pragma GCC unroll 12
     for (int q = 0; q < R; q++)
-        x[q] = _mm512_add_ps(_mm512_permutex2var_ps(x[q], even, y[q]),
-                             _mm512_permutex2var_ps(x[q], odd, y[q]));
+        x[q] = _mm512_add_ps(_mm512_shuffle_ps(x[q], y[q], 0x88),
+                             _mm512_shuffle_ps(x[q], y[q], 0xdd));
     store_t16(R, x, w, c, ldc, alpha, beta);
 }
 
