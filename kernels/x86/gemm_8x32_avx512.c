@@ -379,13 +379,13 @@ ukr_t32_body(const int R, size_t k, const float *a, size_t rsa, const float *b, 
    2h + e of the first vector: column 4L + h at k step p + e, h < 2; the second vector: columns
    4L + 2 + h), so that one 64-bit broadcast of a row of B (its two k steps) feeds two FMAs,
    against one broadcast per FMA in the 16-wide tile (ukr_t_body): 2 loads, 2 unpacks and r
-   broadcasts per 2 r FMAs instead of r + 1 loads per r FMAs (the FP loads, two a cycle, bound
-   the 16-wide tile), and two accumulators per row of B. The even and odd k steps are summed
-   apart, then added. An odd last k step is a 32-bit broadcast into the even lanes only (masked:
-   B's row may end right after it, and an inf there times the other lane would add a NaN). On
-   AMD Zen 5 the unpacks (which issue beside the FMAs) ran 1.02-1.05x faster than a cross-lane
-   permute per vector into columns in order (16x512x128, 16x256x256, 16x1024x256 1.02x,
-   12x512x512 1.02x, 16x1024x1024 1.05x). */
+   broadcasts per 2 r FMAs instead of r + 1 loads per r FMAs (the 16-wide tile took 9.1 cycles
+   for its 8 cycles of FMAs a step on Zen 5), and two accumulators per row of B. The even and
+   odd k steps are summed apart, then added. An odd last k step is a 32-bit broadcast into the
+   even lanes only (masked: B's row may end right after it, and an inf there times the other lane
+   would add a NaN). On AMD Zen 5 the unpacks (which issue beside the FMAs) ran 1.02-1.05x
+   faster than a cross-lane permute per vector into columns in order (16x512x128, 16x256x256,
+   16x1024x256 1.02x, 12x512x512 1.02x, 16x1024x1024 1.05x). */
 static inline __attribute__((always_inline)) void
 ukr_tp_body(const int R, size_t k, const float *a, size_t rsa, const float *b, size_t rsb,
             size_t w, float *c, size_t ldc, float alpha, float beta)
