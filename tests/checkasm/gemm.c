@@ -546,7 +546,6 @@ static void slot_pack_case(const sk_gemm_dsp *d, size_t w, size_t kc, size_t ld,
     ck_buf_free(src); ck_buf_free(dst);
 }
 
-/* The slots of table d; ukr_only: its micro-kernels alone. */
 /* alpha and beta of the slot cases, drawn at random */
 static const float al[3] = { 1.f, -0.5f, 1.7f }, be[4] = { 0.f, 1.f, 0.25f, -1.f };
 
@@ -563,6 +562,7 @@ static void slot_tp_tests(const sk_gemm_dsp *d)
     slot_ukr_tp_inf(d);
 }
 
+/* The slots of table d; ukr_only: its micro-kernels alone. */
 static void slot_tests_of(const sk_gemm_dsp *d, int ukr_only)
 {
     /* k around the kernels' unroll steps and the table's kc */
