@@ -33,6 +33,9 @@
 
 void sk_gemm_ukr_avx2(size_t r, size_t k, const float *a, size_t rsa, size_t csa, const float *b,
                       size_t rsb, float *c, size_t ldc, float alpha, float beta, float *bp);
+void sk_gemm_ukr_pn_avx2(size_t r, size_t k, const float *a, size_t rsa, size_t csa,
+                         const float *b, size_t rsb, float *c, size_t ldc, float alpha, float beta,
+                         float *bp);
 void sk_gemm_ukr_w_avx2(size_t r, size_t k, const float *a, size_t rsa, size_t csa,
                         const float *b, size_t rsb, float *c, size_t ldc, float alpha, float beta,
                         float *bp);
@@ -174,6 +177,9 @@ static inline void sk_gemm_dsp_init_x86(sk_gemm_dsp *d, sk_isa isa, uint64_t fea
        256x1024x1024 1.05x, 512x2048x512 1.03x, 512^3 1.01x; each alone 1.00-1.03x; AVX2 1.00-1.03x
        (docs/bench/gemm-tuning.md). The prefetch loop stalled between the tiles: 2% of 1024^3. */
     if (features & SK_CPU_X86_ZEN5) {
+        /* B's next panel into L2 at 4 KiB strides and more, not its rows into L1: 1.02-1.25x on
+           8-64 x 1024 x 1024, 16x4096x1024, 16x2048x2048 (ukr_body in gemm_6x16_avx2.c) */
+        d->ukr = sk_gemm_ukr_pn_avx2;
         d->b_rows_min = 0;
         d->a_prefetch = 0;
         /* A read in place over several MC blocks up to 512 columns (32 strips), not packed:

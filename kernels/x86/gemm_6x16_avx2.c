@@ -11,24 +11,27 @@
 #define MR SK_GEMM_AVX2_MR
 #define NR SK_GEMM_AVX2_NR
 #define PF_ROWS 8 /* prefetch distance of an in-place B, rows */
-/* K steps of a body's LOOP over an in-place B, prefetching its rows PF_ROWS ahead. The prefetches
-   stop PF_ROWS rows before the last row of B the tile reads: past the end of B they would reach
-   memory the caller may not have mapped or touched, and on AMD Zen a prefetch whose page is not
-   present repeats the page walk each time (a 32 x 32 x 32 GEMM on page-aligned operands ran 5x
-   slower). */
-#define LOOP_PF(CSA, RSB, K)                                                                       \
+#define PN_RSB_MIN 1024 /* the _pn tile prefetches only B's next panel from this stride on */
+/* K steps of a body's LOOP over an in-place B, prefetching its rows PF_ROWS ahead into L1 (PN:
+   instead, the same rows of the next panel into L2). The prefetches stop PF_ROWS rows before the
+   last row of B the tile reads: past the end of B they would reach memory the caller may not have
+   mapped or touched, and on AMD Zen a prefetch whose page is not present repeats the page walk
+   each time (a 32 x 32 x 32 GEMM on page-aligned operands ran 5x slower). */
+#define LOOP_PF(CSA, RSB, K, PN)                                                                   \
     {                                                                                              \
         const size_t kp = (K) > PF_ROWS ? (K) - PF_ROWS : 0;                                       \
-        LOOP(CSA, RSB, kp, 1)                                                                      \
+        LOOP(CSA, RSB, kp, 1 + (PN))                                                               \
         LOOP(CSA, RSB, (K) - kp, 0)                                                                \
     }
 
 /* r x 16 tile: A(i,p) = a[p*csa + i] (ROWS: a[i*csa + p]), B(p, 0..15) = b[p*rsb + 0..15].
    CP: B read in place is also copied to the packed panel bp[p*16 + 0..15] (the stores ride along
-   with the FMAs). */
+   with the FMAs). PN: from a row stride of PN_RSB_MIN on, an in-place B's next panel is
+   prefetched into L2 instead of its rows into L1 (see below). */
 static inline __attribute__((always_inline)) void
-ukr_body(const int R, const int ROWS, const int CP, size_t k, const float *a, size_t csa,
-         const float *b, size_t rsb, float *c, size_t ldc, float alpha, float beta, float *bp)
+ukr_body(const int R, const int ROWS, const int CP, const int PN, size_t k, const float *a,
+         size_t csa, const float *b, size_t rsb, float *c, size_t ldc, float alpha, float beta,
+         float *bp)
 {
     __m256 c0[MR], c1[MR];
 #pragma GCC unroll 6
@@ -46,8 +49,10 @@ ukr_body(const int R, const int ROWS, const int CP, size_t k, const float *a, si
             _mm256_storeu_ps(bp + 8, b1);                                                          \
             bp += NR;                                                                              \
         }                                                                                          \
-        if (PF) /* B in place: its row PF_ROWS ahead into L1 */                                    \
+        if (PF == 1) /* B in place: its row PF_ROWS ahead into L1 */                               \
             _mm_prefetch((const char *)(b + pfd), _MM_HINT_T0);                                    \
+        if (PF == 2) /* this row of the next panel: in B (at worst the start of a later row) */    \
+            _mm_prefetch((const char *)(b + NR), _MM_HINT_T1);                                     \
         _Pragma("GCC unroll 6") for (int i = 0; i < R; i++) {                                      \
             const __m256 ai = _mm256_broadcast_ss(ROWS ? a + i * csa : a + i);                     \
             c0[i] = _mm256_fmadd_ps(ai, b0, c0[i]);                                                \
@@ -61,23 +66,35 @@ ukr_body(const int R, const int ROWS, const int CP, size_t k, const float *a, si
        rows ahead into L1; 8 rows into L1 ran 0-17% faster than 24 rows into L2 on the tile alone
        (docs/bench/gemm-tuning.md) */
     const size_t pfd = PF_ROWS * rsb;
+    /* The _pn tile (the Zen 5 table's) fetches the same rows of the next 16-column panel into L2
+       instead, from a row stride of 4 KiB on (B of 4 MiB or more, from L3, its rows sharing the
+       ways of a few L1 sets), as the AVX-512 _rb tile does: the row blocks after the first read
+       their copy of this panel while the next one is on its way. AMD Zen 5, in-process A/B
+       against the L1 prefetch, fastest of 15: 16x1024x1024 1.17x, 16x4096x1024 1.21x,
+       16x2048x2048 1.23x, 8x1024x1024 1.13x, 32x1024x1024 1.05x, 64x1024x1024 1.02x,
+       16x1536x1536 1.12x, 16x1024x256 1.25x (docs/bench/gemm-tuning.md). */
+    const int pn = PN && rsb >= PN_RSB_MIN;
     if (ROWS && !CP && rsb == NR) { /* A(i,p) = a[i*csa + p], B packed: immediate offsets */
         if (k == 64) /* the attention head size: a constant trip count */
             LOOP(1, NR, 64, 0)
         else
             LOOP(1, NR, k, 0)
+    } else if (ROWS && pn) {
+        LOOP_PF(1, rsb, k, 1)
     } else if (ROWS) {
         if (k == 64)
-            LOOP_PF(1, rsb, 64)
+            LOOP_PF(1, rsb, 64, 0)
         else
-            LOOP_PF(1, rsb, k)
+            LOOP_PF(1, rsb, k, 0)
     } else if (!CP && csa == MR && rsb == NR) {
         /* both packed: constant strides, immediate offsets */
         LOOP(MR, NR, k, 0)
     } else if (rsb == NR) {
         LOOP(csa, NR, k, 0)
+    } else if (pn) {
+        LOOP_PF(csa, rsb, k, 1)
     } else {
-        LOOP_PF(csa, rsb, k)
+        LOOP_PF(csa, rsb, k, 0)
     }
 #undef LOOP
     const __m256 va = _mm256_set1_ps(alpha);
@@ -146,11 +163,11 @@ wide_body(const int R, const int ROWS, const int CP, size_t k, const float *a, s
     if (ROWS && rsb == W_NR) {
         LOOP(1, W_NR, k, 0)
     } else if (ROWS) {
-        LOOP_PF(1, rsb, k)
+        LOOP_PF(1, rsb, k, 0)
     } else if (rsb == W_NR) {
         LOOP(csa, W_NR, k, 0)
     } else {
-        LOOP_PF(csa, rsb, k)
+        LOOP_PF(csa, rsb, k, 0)
     }
 #undef LOOP
     const __m256 va = _mm256_set1_ps(alpha), vb = _mm256_set1_ps(beta);
@@ -308,7 +325,9 @@ typedef void (*tile_fn)(size_t k, const float *a, size_t s, const float *b, size
     {                                                                                              \
         BODY(R, 1, 1, k, a, s, b, rsb, c, ldc, alpha, beta, bp);                                   \
     }
-#define TILE(R) UKR(tile_, ukr_body, R)
+#define TILE_BODY(R, ROWS, CP, ...) ukr_body(R, ROWS, CP, 0, __VA_ARGS__)
+#define TILE_PN_BODY(R, ROWS, CP, ...) ukr_body(R, ROWS, CP, 1, __VA_ARGS__)
+#define TILE(R) UKR(tile_, TILE_BODY, R) UKR(tile_pn_, TILE_PN_BODY, R)
 #define WIDE(R) UKR(wide_, wide_body, R)
 #define UKRT(R)                                                                                    \
     static void ukr_t_##R(size_t k, const float *a, size_t rsa, const float *b, size_t rsb,        \
@@ -325,21 +344,28 @@ TILE(1) TILE(2) TILE(3) TILE(4) TILE(5) TILE(6)
 WIDE(1) WIDE(2) WIDE(3) WIDE(4)
 UKRT(1) UKRT(2) UKRT(3) UKRT(4) UKRT(5) UKRT(6)
 
-/* The micro-kernel (see sk_gemm_ukr_fn): the r-row kernel of the layout, copying B or not. */
-void sk_gemm_ukr_avx2(size_t r, size_t k, const float *a, size_t rsa, size_t csa, const float *b,
-                      size_t rsb, float *c, size_t ldc, float alpha, float beta, float *bp)
-{
-    static const tile_fn tab[4][MR] = {
-        { tile_cols_1, tile_cols_2, tile_cols_3, tile_cols_4, tile_cols_5, tile_cols_6 },
-        { tile_rows_1, tile_rows_2, tile_rows_3, tile_rows_4, tile_rows_5, tile_rows_6 },
-        { tile_cols_copy_1, tile_cols_copy_2, tile_cols_copy_3, tile_cols_copy_4, tile_cols_copy_5,
-          tile_cols_copy_6 },
-        { tile_rows_copy_1, tile_rows_copy_2, tile_rows_copy_3, tile_rows_copy_4, tile_rows_copy_5,
-          tile_rows_copy_6 },
-    };
-    const int rows = csa == 1; /* rows of A in place: their stride is rsa */
-    tab[(bp ? 2 : 0) + rows][r - 1](k, a, rows ? rsa : csa, b, rsb, c, ldc, alpha, beta, bp);
-}
+/* An entry point NAME (see sk_gemm_ukr_fn) of the P_ kernels: the r-row kernel of the layout,
+   copying B or not. */
+#define TILE_ENTRY(NAME, P)                                                                        \
+    void NAME(size_t r, size_t k, const float *a, size_t rsa, size_t csa, const float *b,          \
+              size_t rsb, float *c, size_t ldc, float alpha, float beta, float *bp)                \
+    {                                                                                              \
+        static const tile_fn tab[4][MR] = {                                                        \
+            { P##cols_1, P##cols_2, P##cols_3, P##cols_4, P##cols_5, P##cols_6 },                  \
+            { P##rows_1, P##rows_2, P##rows_3, P##rows_4, P##rows_5, P##rows_6 },                  \
+            { P##cols_copy_1, P##cols_copy_2, P##cols_copy_3, P##cols_copy_4, P##cols_copy_5,      \
+              P##cols_copy_6 },                                                                    \
+            { P##rows_copy_1, P##rows_copy_2, P##rows_copy_3, P##rows_copy_4, P##rows_copy_5,      \
+              P##rows_copy_6 },                                                                    \
+        };                                                                                         \
+        const int rows = csa == 1; /* rows of A in place: their stride is rsa */                   \
+        tab[(bp ? 2 : 0) + rows][r - 1](k, a, rows ? rsa : csa, b, rsb, c, ldc, alpha, beta, bp);  \
+    }
+/* The micro-kernel */
+TILE_ENTRY(sk_gemm_ukr_avx2, tile_)
+/* The same prefetching the next panel of B at 4 KiB strides and more (ukr_body's PN) */
+TILE_ENTRY(sk_gemm_ukr_pn_avx2, tile_pn_)
+#undef TILE_ENTRY
 
 /* The wide micro-kernel for few rows: the same on an r x W_NR tile, r <= W_MR. */
 void sk_gemm_ukr_w_avx2(size_t r, size_t k, const float *a, size_t rsa, size_t csa,

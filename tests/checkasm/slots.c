@@ -506,7 +506,8 @@ static int gemm_slot_changed(const sk_gemm_dsp *d, const sk_gemm_dsp *b, int slo
 }
 
 /* The operand layout of slot for a rows x cols x k call; lay picks the ukr's A layout (0 packed,
-   1 rows in place, 2 A^T in place) and B (bit 2: in place at an odd stride, copied to bp). */
+   1 rows in place, 2 A^T in place) and B (bit 2: in place at an odd stride, copied to bp; bit 3
+   as well: at a 4 KiB stride instead, where the tiles prefetch differently). */
 static gemm_arg gemm_shape(const sk_gemm_dsp *d, int slot, size_t rows, size_t cols, size_t k,
                            int lay)
 {
@@ -518,7 +519,7 @@ static gemm_arg gemm_shape(const sk_gemm_dsp *d, int slot, size_t rows, size_t c
     case G_UKR_W:
         g.rsa = (lay & 3) == 0 ? 1 : (lay & 3) == 1 ? k + 3 : 1;
         g.csa = (lay & 3) == 0 ? mr : (lay & 3) == 1 ? 1 : rows + 5;
-        g.rsb = lay & 4 ? nr + 7 : nr;
+        g.rsb = lay & 8 ? 1024 : lay & 4 ? nr + 7 : nr;
         break;
     case G_UKR_T:
     case G_UKR_TP: g.rsa = k + 1, g.rsb = d->ukr_t_m; break;
@@ -640,7 +641,7 @@ static void check_gemm(const sk_gemm_dsp *d, const sk_gemm_dsp *ref, const sk_ge
                           : slot == G_DOT ? d->dot_rows * 5 : slot == G_PACK ? d->nr : n_gv;
         for (size_t s = 0; s < nrow; s++)
             for (size_t ik = 0; ik < 3; ik++)
-                for (int lay = 0; lay < (tile ? 6 : 1); lay++)
+                for (int lay = 0; lay < (tile ? 9 : 1); lay++)
                     for (int v = 0; v < (slot == G_PACK ? 1 : 2); v++) {
                         const size_t k = ks[ik];
                         const size_t t_w[3] = { 1, (d->ukr_t_m + 1) / 2, d->ukr_t_m };
@@ -653,8 +654,10 @@ static void check_gemm(const sk_gemm_dsp *d, const sk_gemm_dsp *ref, const sk_ge
                         if (slot == G_UKR_TP) rows = tp_w[s % 3], cols = s / 3 + 1;
                         if (slot == G_DOT) rows = s / 5 + 1;
                         if (slot == G_PACK) rows = 1, cols = s + 1;
-                        /* lay 0..2: A layouts with B packed, 3..5: B in place and copied */
-                        gemm_arg g = gemm_shape(d, slot, rows, cols, k, lay < 3 ? lay : lay + 1);
+                        /* lay 0..2: A layouts with B packed, 3..5: B in place and copied,
+                           6..8: the same at a 4 KiB stride */
+                        const int code = lay < 3 ? lay : lay < 6 ? lay + 1 : (lay - 6) | 12;
+                        gemm_arg g = gemm_shape(d, slot, rows, cols, k, code);
                         g.alpha = ab[v][0], g.beta = ab[v][1];
                         ck_func("slot %s rows=%zu cols=%zu k=%zu layout=%d alpha=%g beta=%g",
                                 gemm_names[slot], rows, cols, k, lay, g.alpha, g.beta);
