@@ -178,7 +178,8 @@ static inline void sk_gemm_dsp_init_x86(sk_gemm_dsp *d, sk_isa isa, uint64_t fea
        (docs/bench/gemm-tuning.md). The prefetch loop stalled between the tiles: 2% of 1024^3. */
     if (features & SK_CPU_X86_ZEN5) {
         /* B's next panel into L2 at 4 KiB strides and more, not its rows into L1: 1.02-1.25x on
-           8-64 x 1024 x 1024, 16x4096x1024, 16x2048x2048 (ukr_body in gemm_6x16_avx2.c) */
+           8-64 x 1024 x 1024, 16x4096x1024, 16x2048x2048; at 2 KiB none (ukr_body in
+           gemm_6x16_avx2.c) */
         d->ukr = sk_gemm_ukr_pn_avx2;
         d->b_rows_min = 0;
         d->a_prefetch = 0;

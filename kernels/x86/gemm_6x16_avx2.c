@@ -12,6 +12,7 @@
 #define NR SK_GEMM_AVX2_NR
 #define PF_ROWS 8 /* prefetch distance of an in-place B, rows */
 #define PN_RSB_MIN 1024 /* the _pn tile prefetches only B's next panel from this stride on */
+#define HW_RSB 512      /* ... and does not prefetch B at this stride */
 /* K steps of a body's LOOP over an in-place B, prefetching its rows PF_ROWS ahead into L1 (PN:
    instead, the same rows of the next panel into L2). The prefetches stop PF_ROWS rows before the
    last row of B the tile reads: past the end of B they would reach memory the caller may not have
@@ -27,7 +28,7 @@
 /* r x 16 tile: A(i,p) = a[p*csa + i] (ROWS: a[i*csa + p]), B(p, 0..15) = b[p*rsb + 0..15].
    CP: B read in place is also copied to the packed panel bp[p*16 + 0..15] (the stores ride along
    with the FMAs). PN: from a row stride of PN_RSB_MIN on, an in-place B's next panel is
-   prefetched into L2 instead of its rows into L1 (see below). */
+   prefetched into L2 instead of its rows into L1, and at HW_RSB below that none (see below). */
 static inline __attribute__((always_inline)) void
 ukr_body(const int R, const int ROWS, const int CP, const int PN, size_t k, const float *a,
          size_t csa, const float *b, size_t rsb, float *c, size_t ldc, float alpha, float beta,
@@ -72,8 +73,11 @@ ukr_body(const int R, const int ROWS, const int CP, const int PN, size_t k, cons
        their copy of this panel while the next one is on its way. AMD Zen 5, in-process A/B
        against the L1 prefetch, fastest of 15: 16x1024x1024 1.17x, 16x4096x1024 1.21x,
        16x2048x2048 1.23x, 8x1024x1024 1.13x, 32x1024x1024 1.05x, 64x1024x1024 1.02x,
-       16x1536x1536 1.12x, 16x1024x256 1.25x (docs/bench/gemm-tuning.md). */
+       16x1536x1536 1.12x, 16x1024x256 1.25x (docs/bench/gemm-tuning.md). At a 2 KiB stride it
+       leaves B to the hardware prefetchers, as the _rb tile does: 8x512x512 1.06-1.10x,
+       16x512x64 1.03x, 48x512x512 1.02-1.03x, 64x512x512 1.01-1.03x, 16x512x512 0.98-1.07x. */
     const int pn = PN && rsb >= PN_RSB_MIN;
+    const int hw = PN && rsb == HW_RSB;
     if (ROWS && !CP && rsb == NR) { /* A(i,p) = a[i*csa + p], B packed: immediate offsets */
         if (k == 64) /* the attention head size: a constant trip count */
             LOOP(1, NR, 64, 0)
@@ -81,6 +85,8 @@ ukr_body(const int R, const int ROWS, const int CP, const int PN, size_t k, cons
             LOOP(1, NR, k, 0)
     } else if (ROWS && pn) {
         LOOP_PF(1, rsb, k, 1)
+    } else if (ROWS && hw) {
+        LOOP(1, rsb, k, 0)
     } else if (ROWS) {
         if (k == 64)
             LOOP_PF(1, rsb, 64, 0)
@@ -93,6 +99,8 @@ ukr_body(const int R, const int ROWS, const int CP, const int PN, size_t k, cons
         LOOP(csa, NR, k, 0)
     } else if (pn) {
         LOOP_PF(csa, rsb, k, 1)
+    } else if (hw) {
+        LOOP(csa, rsb, k, 0)
     } else {
         LOOP_PF(csa, rsb, k, 0)
     }

@@ -507,7 +507,8 @@ static int gemm_slot_changed(const sk_gemm_dsp *d, const sk_gemm_dsp *b, int slo
 
 /* The operand layout of slot for a rows x cols x k call; lay picks the ukr's A layout (0 packed,
    1 rows in place, 2 A^T in place) and B (bit 2: in place at an odd stride, copied to bp; bit 3
-   as well: at a 4 KiB stride instead, where the tiles prefetch differently). */
+   as well: at a 4 KiB stride instead, 2 KiB for an even k, where the tiles prefetch
+   differently). */
 static gemm_arg gemm_shape(const sk_gemm_dsp *d, int slot, size_t rows, size_t cols, size_t k,
                            int lay)
 {
@@ -519,7 +520,7 @@ static gemm_arg gemm_shape(const sk_gemm_dsp *d, int slot, size_t rows, size_t c
     case G_UKR_W:
         g.rsa = (lay & 3) == 0 ? 1 : (lay & 3) == 1 ? k + 3 : 1;
         g.csa = (lay & 3) == 0 ? mr : (lay & 3) == 1 ? 1 : rows + 5;
-        g.rsb = lay & 8 ? 1024 : lay & 4 ? nr + 7 : nr;
+        g.rsb = lay & 8 ? (k & 1 ? 1024 : 512) : lay & 4 ? nr + 7 : nr;
         break;
     case G_UKR_T:
     case G_UKR_TP: g.rsa = k + 1, g.rsb = d->ukr_t_m; break;
@@ -655,7 +656,7 @@ static void check_gemm(const sk_gemm_dsp *d, const sk_gemm_dsp *ref, const sk_ge
                         if (slot == G_DOT) rows = s / 5 + 1;
                         if (slot == G_PACK) rows = 1, cols = s + 1;
                         /* lay 0..2: A layouts with B packed, 3..5: B in place and copied,
-                           6..8: the same at a 4 KiB stride */
+                           6..8: the same at a 4 or 2 KiB stride */
                         const int code = lay < 3 ? lay : lay < 6 ? lay + 1 : (lay - 6) | 12;
                         gemm_arg g = gemm_shape(d, slot, rows, cols, k, code);
                         g.alpha = ab[v][0], g.beta = ab[v][1];
