@@ -143,12 +143,28 @@ static int t_tiles_fit(const sk_gemm_dsp *d, size_t m, size_t n, size_t k)
 
 /* The path of a whole problem, from ta, tb, m, B's row stride and the table's kernels and their
    limits. */
+/* NN with 2..rows_max rows on rows_n: B's rows streamed whole where the wide tile would walk B
+   down its w_nr-column panels at B's row stride. Not for a B past rows_span_max / (m - 2) floats
+   (k x ldb; two rows: any), from DRAM, where the wide tile's column walk keeps up; otherwise for
+   partial wide panels (n not a multiple of w_nr: the tile's edge goes through a stack tile), for
+   a B of at least (m - 1) rows_span floats (past L2 the tile's column walk waits on B), and at
+   set_stride multiples from rows_span floats on (its rows share the ways of one L1 set). */
+static int plan_rows(const sk_gemm_dsp *d, sk_trans tb, size_t m, size_t n, size_t k, size_t ldb)
+{
+    if (tb || m < 2 || m > d->rows_max || !d->rows_n) return 0;
+    const double span = (double)k * (double)ldb;
+    if (m > 2 && span > (double)d->rows_span_max / (double)(m - 2)) return 0;
+    return umod(n, d->w_nr) != 0 || span >= (double)(m - 1) * d->rows_span ||
+           (umod(ldb, d->set_stride) == 0 && span >= d->rows_span);
+}
+
 static enum gemm_path plan_path(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t m,
                                 size_t n, size_t k, size_t ldb)
 {
     if (!d->ukr) return PATH_REF;
     if (m == 1 && d->gemv_n) return PATH_ROW;
     if (tb && !ta && m <= d->dot_rows && d->dot) return PATH_DOT;
+    if (plan_rows(d, tb, m, n, k, ldb)) return PATH_ROWS;
     if (tb && t_tiles_fit(d, m, n, k)) return PATH_NT_ROWS;
     if (!tb && m <= d->w_mr && d->ukr_w && ldb >= d->w_ldb_min) return PATH_WIDE;
     return PATH_BLOCKED;
@@ -650,6 +666,11 @@ static void gemm_run_plan(const sk_gemm_dsp *d, const gemm_plan *p, sk_trans ta,
     case PATH_ROW:
         run_row(d, ta, tb, n, k, alpha, a, lda, b, ldb, beta, bias, c);
         return;
+    case PATH_ROWS: /* C starts as the bias, the products are added */
+        if (bias) put_bias(m, n, bias, c, ldc);
+        d->rows_n(m, n, k, alpha, a, ta ? 1 : lda, ta ? lda : 1, b, ldb, bias ? 1.f : beta, c,
+                  ldc);
+        return;
     case PATH_DOT: /* C starts as the bias, the products are added */
         if (bias) put_bias(m, n, bias, c, ldc);
         d->dot(m, n, k, alpha, a, lda, b, ldb, bias ? 1.f : beta, c, ldc);
@@ -870,7 +891,7 @@ void sk_gemm_run_bias_tp(const sk_threadpool *tp, const sk_gemm_dsp *d, sk_trans
                    .lda = lda, .ldb = ldb, .ldc = ldc, .ru = 1, .rn = 1, .cu = 1, .cn = 1,
                    .upb = 0 };
     const double flops = 2.0 * (double)m * (double)n * (double)k;
-    const int rowlike = j.path == PATH_ROW || j.path == PATH_DOT; /* memory-bound */
+    const int rowlike = j.path == PATH_ROW || j.path == PATH_DOT || j.path == PATH_ROWS;
     size_t tasks = sk_tp_tasks(tp, flops, rowlike ? d->tp_min_flops_row : d->tp_min_flops);
     size_t kr, nk;
     if (j.path == PATH_ROW && (nk = row_chunks(d, tb, n, k, ldb, &kr)) > 1) {
@@ -886,6 +907,7 @@ void sk_gemm_run_bias_tp(const sk_threadpool *tp, const sk_gemm_dsp *d, sk_trans
         break;
     case PATH_ROW:
     case PATH_DOT:
+    case PATH_ROWS:
         j.cu = d->gemv_group, j.cn = n / d->gemv_group;
         break;
     case PATH_NT_ROWS:

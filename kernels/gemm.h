@@ -36,6 +36,13 @@ typedef void (*sk_gemm_ukr_fn)(size_t r, size_t k, const float *a, size_t rsa, s
 typedef void (*sk_gemv_fn)(size_t n, size_t k, float alpha, const float *a, const float *b,
                            size_t ldb, float beta, float *c);
 
+/* NN with a few rows (1 <= m <= rows_max), op(A)(i,p) = a[i*rsa + p*csa]:
+ *   C[i*ldc + j] = alpha * sum_p op(A)(i,p) b[p*ldb + j] + beta * C[i*ldc + j]
+ * for i < m, j < n (beta == 0: C not read). n, k >= 1. */
+typedef void (*sk_gemm_rows_fn)(size_t m, size_t n, size_t k, float alpha, const float *a,
+                                size_t rsa, size_t csa, const float *b, size_t ldb, float beta,
+                                float *c, size_t ldc);
+
 /* NT with a few rows of A in place (m <= dot_rows): dot products of contiguous rows,
  *   C[i*ldc + j] = alpha * sum_p a[i*lda + p] b[j*ldb + p] + beta * C[i*ldc + j]
  * for i < m, j < n (beta == 0: C not read). m, n, k >= 1. */
@@ -71,6 +78,8 @@ typedef struct sk_gemm_dsp {
                                            and fewer loads per FMA); NULL: none */
     sk_gemv_fn gemv_n, gemv_t;          /* m == 1; NULL: the blocked path */
     sk_gemm_dot_fn dot;                 /* NT, op(A) = A, 2 <= m <= dot_rows; NULL: none */
+    sk_gemm_rows_fn rows_n;             /* NN, 2 <= m <= rows_max, B streamed by rows into C's
+                                           rows held in L1 (the planner's rows_span); NULL: none */
     sk_gemm_ukr_fn ukr_tcp;             /* ukr's mr x nr tile over op(B) = B^T read in place,
                                            B(p,j) = b[j*rsb + p], storing it to the packed panel
                                            bp[p*nr + j] as it goes (bp required): the
@@ -113,6 +122,9 @@ typedef struct sk_gemm_dsp {
                                            transposed tiles too when k >= ukr_tp_min_k (the
                                            span rule of ukr_t_span still applies) */
     unsigned dot_rows;                  /* rows of dot */
+    unsigned rows_max;                  /* rows of rows_n */
+    unsigned rows_span, rows_span_max;  /* rows_n's planner thresholds, floats of B (k x ldb):
+                                           gemm.c, plan_rows */
     /* the planner's thresholds (floats, rows, blocks):
        set_stride  row strides that are multiples of this map every row to one L1 set
        set_rows    rows at such a stride, walked side by side, that stay in L1: A read in place
@@ -192,6 +204,7 @@ enum gemm_path {
     PATH_REF,     /* the table's reference: no micro-kernel */
     PATH_ROW,     /* m == 1: the matrix-vector kernels */
     PATH_DOT,     /* NT, op(A) = A, m <= dot_rows: dot products of the rows of A and B */
+    PATH_ROWS,    /* NN, m <= rows_max, a large B: B streamed by rows into C's rows in L1 */
     PATH_NT_ROWS, /* NT, m <= ukr_t_max: C^T = B op(A)^T by transposed tiles, B's rows in place */
     PATH_BLOCKED, /* the blocked loop nest */
     PATH_WIDE     /* NN, m <= w_mr, ldb >= w_ldb_min: the blocked loop nest on the wide tile */

@@ -28,7 +28,7 @@
 /* r x 16 tile: A(i,p) = a[p*csa + i] (ROWS: a[i*csa + p]), B(p, 0..15) = b[p*rsb + 0..15].
    CP: B read in place is also copied to the packed panel bp[p*16 + 0..15] (the stores ride along
    with the FMAs). PN: from a row stride of PN_RSB_MIN on, an in-place B's next panel is
-   prefetched into L2 instead of its rows into L1, and at HW_RSB below that none (see below). */
+   prefetched into L2 instead of its rows into L1, and at a stride of HW_RSB none (see below). */
 static inline __attribute__((always_inline)) void
 ukr_body(const int R, const int ROWS, const int CP, const int PN, size_t k, const float *a,
          size_t csa, const float *b, size_t rsb, float *c, size_t ldc, float alpha, float beta,

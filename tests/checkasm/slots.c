@@ -402,15 +402,15 @@ static void check_dec_tiles(const sk_dsp *t, const sk_dsp *ref, const sk_dsp *be
  *   |C - exact| <= (2 k + 4) 2^-24 (|alpha| sum |a b| + |beta| |c0|);
  * pack_t: exact copies. --bench also times sk_sgemm_ref (the scalar table's sgemm) on the same
  * shape as "scalar" (pack_t: the scalar table's pack_t). */
-enum { G_UKR, G_UKR_W, G_UKR_T, G_UKR_TP, G_GEMV_N, G_GEMV_T, G_DOT, G_PACK };
+enum { G_UKR, G_UKR_W, G_UKR_T, G_UKR_TP, G_GEMV_N, G_GEMV_T, G_DOT, G_ROWS_N, G_PACK };
 static const char *const gemm_names[] = { "gemm.ukr",    "gemm.ukr_w",  "gemm.ukr_t",
                                           "gemm.ukr_tp", "gemm.gemv_n", "gemm.gemv_t",
-                                          "gemm.dot",    "gemm.pack_t" };
+                                          "gemm.dot",    "gemm.rows_n", "gemm.pack_t" };
 
 /* One call: C is rows x cols at ldc. ukr (ukr_w): rows = r, cols = nr (w_nr),
    A(i,p) = a[i*rsa + p*csa], B(p,j) = b[p*rsb + j]; ukr_t: rows = w, cols = r (room = r),
    a[j*rsa + p], b[p*rsb + i]; gemv_n / gemv_t: rows = 1, a[p], b[p*rsb + j] / b[j*rsb + p];
-   dot: a[i*rsa + p], b[j*rsb + p];
+   dot: a[i*rsa + p], b[j*rsb + p]; rows_n: as ukr, any cols;
    pack_t: w = cols, kc = k, src = a at lds = rsa, dst = c at ld = ldc. */
 typedef struct gemm_arg {
     const sk_gemm_dsp *d;
@@ -430,6 +430,7 @@ static void gemm_call(void *p)
         switch (g->slot) {
         case G_UKR: /* rsa == 1: A^T in place at lda = csa (packed: lda = mr) */
         case G_UKR_W:
+        case G_ROWS_N:
             sk_sgemm_ref(g->rsa == 1 ? T : N, N, g->rows, g->cols, g->k, g->alpha, g->a,
                          g->rsa == 1 ? g->csa : g->rsa, g->b, g->rsb, g->beta, g->c, g->ldc);
             break;
@@ -472,6 +473,10 @@ static void gemm_call(void *p)
         d->dot(g->rows, g->cols, g->k, g->alpha, g->a, g->rsa, g->b, g->rsb, g->beta, g->c,
                g->ldc);
         break;
+    case G_ROWS_N:
+        d->rows_n(g->rows, g->cols, g->k, g->alpha, g->a, g->rsa, g->csa, g->b, g->rsb, g->beta,
+                  g->c, g->ldc);
+        break;
     default: d->pack_t(g->cols, g->k, g->a, g->rsa, g->c, g->ldc); break;
     }
 }
@@ -481,7 +486,8 @@ static void gemm_operands(const gemm_arg *g, size_t i, size_t j, size_t p, doubl
 {
     switch (g->slot) {
     case G_UKR:
-    case G_UKR_W: *x = g->a[i * g->rsa + p * g->csa], *y = g->b[p * g->rsb + j]; break;
+    case G_UKR_W:
+    case G_ROWS_N: *x = g->a[i * g->rsa + p * g->csa], *y = g->b[p * g->rsb + j]; break;
     case G_UKR_T:
     case G_UKR_TP: *x = g->a[j * g->rsa + p], *y = g->b[p * g->rsb + i]; break;
     case G_GEMV_N: *x = g->a[p], *y = g->b[p * g->rsb + j]; break;
@@ -501,6 +507,7 @@ static int gemm_slot_changed(const sk_gemm_dsp *d, const sk_gemm_dsp *b, int slo
     case G_GEMV_N: return d->gemv_n && d->gemv_n != b->gemv_n;
     case G_GEMV_T: return d->gemv_t && d->gemv_t != b->gemv_t;
     case G_DOT: return d->dot && d->dot != b->dot;
+    case G_ROWS_N: return d->rows_n && d->rows_n != b->rows_n;
     default: return d->pack_t && d->pack_t != b->pack_t;
     }
 }
@@ -524,6 +531,11 @@ static gemm_arg gemm_shape(const sk_gemm_dsp *d, int slot, size_t rows, size_t c
         break;
     case G_UKR_T:
     case G_UKR_TP: g.rsa = k + 1, g.rsb = d->ukr_t_m; break;
+    case G_ROWS_N: /* lay bit 0: A^T in place (else A's rows); bit 3: B at a 4 KiB stride */
+        g.rsa = lay & 1 ? 1 : k + 3;
+        g.csa = lay & 1 ? rows + 5 : 1;
+        g.rsb = lay & 8 ? (cols / 1024 + 1) * 1024 : cols + 5;
+        break;
     case G_GEMV_N: g.rsb = cols + 5, g.ldc = cols; break;
     case G_GEMV_T: g.rsb = k + 5, g.ldc = cols; break;
     case G_DOT: g.rsa = k + 1, g.rsb = k + 3; break;
@@ -542,6 +554,7 @@ static size_t gemm_a_len(const gemm_arg *g)
     case G_UKR_TP: return (g->cols - 1) * g->rsa + g->k;
     case G_GEMV_N: case G_GEMV_T: return g->k;
     case G_DOT: return (g->rows - 1) * g->rsa + g->k;
+    case G_ROWS_N: return (g->rows - 1) * g->rsa + (g->k - 1) * g->csa + 1;
     default: return (g->cols - 1) * g->rsa + g->k;
     }
 }
@@ -553,7 +566,8 @@ static size_t gemm_b_len(const gemm_arg *g)
     case G_UKR_W: return (g->k - 1) * g->rsb + g->d->w_nr;
     case G_UKR_T:
     case G_UKR_TP: return g->k * g->rsb;
-    case G_GEMV_N: return (g->k - 1) * g->rsb + g->cols;
+    case G_GEMV_N:
+    case G_ROWS_N: return (g->k - 1) * g->rsb + g->cols;
     case G_GEMV_T: case G_DOT: return (g->cols - 1) * g->rsb + g->k;
     default: return 1;
     }
@@ -628,6 +642,11 @@ static void check_gemm(const sk_gemm_dsp *d, const sk_gemm_dsp *ref, const sk_ge
                                     65,  95,  96,  97,  100, 127, 128, 129,  159,  160,  161, 192,
                                     200, 255, 256, 257, 263, 1023, 1024, 1025, 2049 };
     const size_t n_gv = sizeof gv_ns / sizeof gv_ns[0];
+    /* rows_n: around its 16-column vectors and its accumulator block (1024 columns), k around its
+       four rows of B per pass */
+    static const size_t rn_ns[] = { 1, 15, 16, 17, 64, 100, 1023, 1024, 1025, 2049 };
+    static const size_t rn_ks[] = { 1, 4, 17 };
+    const size_t n_rn = sizeof rn_ns / sizeof rn_ns[0];
     static const float ab[2][2] = { { -0.75f, 1.25f }, { 1.5f, 0.f } }; /* beta 0: C is NaN */
     for (int slot = G_UKR; slot <= G_PACK; slot++) {
         if (!gemm_slot_changed(d, below, slot)) continue;
@@ -639,12 +658,13 @@ static void check_gemm(const sk_gemm_dsp *d, const sk_gemm_dsp *ref, const sk_ge
         const size_t nrow = slot == G_UKR ? d->mr : slot == G_UKR_W ? d->w_mr
                           : slot == G_UKR_T ? 3 * d->ukr_t_n
                           : slot == G_UKR_TP ? 3 * d->ukr_tp_n
-                          : slot == G_DOT ? d->dot_rows * 5 : slot == G_PACK ? d->nr : n_gv;
+                          : slot == G_DOT ? d->dot_rows * 5 : slot == G_PACK ? d->nr
+                          : slot == G_ROWS_N ? d->rows_max * n_rn : n_gv;
         for (size_t s = 0; s < nrow; s++)
             for (size_t ik = 0; ik < 3; ik++)
-                for (int lay = 0; lay < (tile ? 9 : 1); lay++)
+                for (int lay = 0; lay < (tile ? 9 : slot == G_ROWS_N ? 4 : 1); lay++)
                     for (int v = 0; v < (slot == G_PACK ? 1 : 2); v++) {
-                        const size_t k = ks[ik];
+                        const size_t k = slot == G_ROWS_N ? rn_ks[ik] : ks[ik];
                         const size_t t_w[3] = { 1, (d->ukr_t_m + 1) / 2, d->ukr_t_m };
                         const size_t tp_w[3] = { 1, (d->ukr_t_lane + 1) / 2, d->ukr_t_lane };
                         size_t rows = 1, cols = slot == G_GEMV_N || slot == G_GEMV_T
@@ -655,10 +675,13 @@ static void check_gemm(const sk_gemm_dsp *d, const sk_gemm_dsp *ref, const sk_ge
                         if (slot == G_UKR_TP) rows = tp_w[s % 3], cols = s / 3 + 1;
                         if (slot == G_DOT) rows = s / 5 + 1;
                         if (slot == G_PACK) rows = 1, cols = s + 1;
+                        if (slot == G_ROWS_N) rows = s / n_rn + 1, cols = rn_ns[s % n_rn];
                         /* lay 0..2: A layouts with B packed, 3..5: B in place and copied,
                            6..8: the same at a 4 or 2 KiB stride */
                         const int code = lay < 3 ? lay : lay < 6 ? lay + 1 : (lay - 6) | 12;
-                        gemm_arg g = gemm_shape(d, slot, rows, cols, k, code);
+                        gemm_arg g = gemm_shape(d, slot, rows, cols, k,
+                                                slot == G_ROWS_N ? (lay & 1) | (lay & 2) << 2
+                                                                 : code);
                         g.alpha = ab[v][0], g.beta = ab[v][1];
                         ck_func("slot %s rows=%zu cols=%zu k=%zu layout=%d alpha=%g beta=%g",
                                 gemm_names[slot], rows, cols, k, lay, g.alpha, g.beta);
@@ -673,6 +696,7 @@ static void check_gemm(const sk_gemm_dsp *d, const sk_gemm_dsp *ref, const sk_ge
             if (slot == G_UKR_TP) rows = d->ukr_t_lane, cols = d->ukr_tp_n;
             if (slot == G_DOT) rows = d->dot_rows, cols = 64;
             if (slot == G_PACK) cols = d->nr;
+            if (slot == G_ROWS_N) rows = d->rows_max;
             gemm_arg g = gemm_shape(d, slot, rows, cols, k, 0);
             const size_t na = gemm_a_len(&g), nb = gemm_b_len(&g);
             const size_t nc = slot == G_PACK ? k * g.ldc : rows * g.ldc;
