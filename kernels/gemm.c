@@ -154,7 +154,8 @@ static int plan_rows(const sk_gemm_dsp *d, sk_trans tb, size_t m, size_t n, size
     if (tb || m < 2 || m > d->rows_max || !d->rows_n) return 0;
     const double span = (double)k * (double)ldb;
     if (m > 2 && span > (double)d->rows_span_max / (double)(m - 2)) return 0;
-    return umod(n, d->w_nr) != 0 || span >= (double)(m - 1) * d->rows_span ||
+    return (d->rows_edge && umod(n, d->w_nr) != 0 && ldb >= d->w_ldb_min) ||
+           span >= (double)(m - 1) * d->rows_span ||
            (umod(ldb, d->set_stride) == 0 && span >= d->rows_span);
 }
 

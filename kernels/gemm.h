@@ -123,8 +123,10 @@ typedef struct sk_gemm_dsp {
                                            span rule of ukr_t_span still applies) */
     unsigned dot_rows;                  /* rows of dot */
     unsigned rows_max;                  /* rows of rows_n */
-    unsigned rows_span, rows_span_max;  /* rows_n's planner thresholds, floats of B (k x ldb):
-                                           gemm.c, plan_rows */
+    unsigned rows_span, rows_span_max;  /* rows_n's planner thresholds, floats of B (k x ldb),
+                                           and rows_edge (1: rows_n for partial wide panels
+                                           too): gemm.c, plan_rows */
+    unsigned rows_edge;
     /* the planner's thresholds (floats, rows, blocks):
        set_stride  row strides that are multiples of this map every row to one L1 set
        set_rows    rows at such a stride, walked side by side, that stay in L1: A read in place

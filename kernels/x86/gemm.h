@@ -31,6 +31,7 @@
 #define SK_GEMM_AVX512_W_MR     4 /* the wide tile for few rows */
 #define SK_GEMM_AVX512_W_NR     64
 #define SK_GEMM_AVX512_ROWS     4 /* rows of sk_gemm_rows4_avx512 */
+#define SK_GEMM_AVX2_ROWS       4 /* rows of sk_gemm_rows4_avx2 */
 
 void sk_gemm_ukr_avx2(size_t r, size_t k, const float *a, size_t rsa, size_t csa, const float *b,
                       size_t rsb, float *c, size_t ldc, float alpha, float beta, float *bp);
@@ -43,6 +44,8 @@ void sk_gemm_ukr_w_avx2(size_t r, size_t k, const float *a, size_t rsa, size_t c
 void sk_gemm_ukr_t_avx2(size_t r, size_t k, const float *a, size_t rsa, const float *b,
                         size_t rsb, size_t w, float *c, size_t ldc, size_t room, float alpha,
                         float beta);
+void sk_gemm_rows4_avx2(size_t m, size_t n, size_t k, float alpha, const float *a, size_t rsa,
+                        size_t csa, const float *b, size_t ldb, float beta, float *c, size_t ldc);
 void sk_gemm_rows4_avx512(size_t m, size_t n, size_t k, float alpha, const float *a, size_t rsa,
                           size_t csa, const float *b, size_t ldb, float beta, float *c,
                           size_t ldc);
@@ -89,6 +92,19 @@ static inline void sk_gemm_dsp_init_x86(sk_gemm_dsp *d, sk_isa isa, uint64_t fea
     d->ukr = sk_gemm_ukr_avx2;
     d->ukr_t = sk_gemm_ukr_t_avx2;
     d->gemv_n = sk_gemv_n_avx2;
+    /* NN with 2-4 rows: B's rows streamed into C's rows in L1 where the tiles would walk B down
+       their panels at its row stride (gemm.c, plan_rows). AMD Zen 5, against the tiles
+       (in-process, fastest of 15): 2x1024x1024 1.93x, 3x1024x1024 1.99x, 4x1024x1024 1.57x,
+       4x1024x256 1.84x, 4x2048x512 1.59x, 4x1024x64 1.43x, 2x512x512 1.34x, 3x512x512 1.41x,
+       4x768x768 1.31x, 4x3072x1024 1.32x, 3x4096x1024 1.29x, 2x4096x4096 1.20x, 4x512x512
+       1.08-1.28x, 4x4096x1024 1.06x; 4x1000x1000 0.95-1.08x, 4x640x640 0.99-1.20x, 2x1000x1000
+       0.92x. Not for the wide tile's partial panels (rows_edge 0: 4x512x128 0.97x, 4x512x64
+       0.99x), nor below the span (4x64x64 0.74x, 4x48x48 0.64x, 4x96x96 0.86x, 2x128x128 0.96x)
+       nor past it (4x4096x4096 0.90x) */
+    d->rows_n = sk_gemm_rows4_avx2;
+    d->rows_max = SK_GEMM_AVX2_ROWS;
+    d->rows_span = 64 * 1024;
+    d->rows_span_max = 8 * 1024 * 1024;
     /* gemv_n picks its kernel by the width it is given, and its two kernels sum in different
        orders: with column groups at least SK_GEMV_AVX2_ROWS_MIN wide, every part of a call split
        over a pool is that wide whenever the call is, and takes the call's kernel */
@@ -214,6 +230,7 @@ static inline void sk_gemm_dsp_init_x86(sk_gemm_dsp *d, sk_isa isa, uint64_t fea
     d->rows_max = SK_GEMM_AVX512_ROWS;
     d->rows_span = 64 * 1024;
     d->rows_span_max = 8 * 1024 * 1024;
+    d->rows_edge = 1;
     d->dot_rows = SK_GEMM_AVX512_DOT_ROWS;
     /* pack_t: the AVX2 tier's (its 8-row groups cover these panels) */
     d->ukr_t_m = SK_GEMM_AVX512_T_M;
