@@ -154,7 +154,7 @@ static int plan_rows(const sk_gemm_dsp *d, sk_trans tb, size_t m, size_t n, size
     if (tb || m < 2 || m > d->rows_max || !d->rows_n) return 0;
     const double span = (double)k * (double)ldb;
     if (m > 2 && span > (double)d->rows_span_max / (double)(m - 2)) return 0;
-    return (d->rows_edge && umod(n, d->w_nr) != 0 && ldb >= d->w_ldb_min) ||
+    return (d->rows_edge && d->w_nr && umod(n, d->w_nr) != 0 && ldb >= d->w_ldb_min) ||
            span >= (double)(m - 1) * d->rows_span ||
            (umod(ldb, d->set_stride) == 0 && span >= d->rows_span);
 }
@@ -720,8 +720,9 @@ static void gemm_run_path(const sk_gemm_dsp *d, enum gemm_path path, sk_trans ta
 
 void sk_gemm_dsp_init(sk_gemm_dsp *d, sk_isa isa, uint64_t features)
 {
-    /* the scalar table: the framework with the portable micro-kernel and small blocks (every
-       block edge within reach of small tests), no matrix-vector or transposed-tile kernels */
+    /* the scalar table: the framework with the portable micro-kernel and rows_n and small blocks
+       (every block edge within reach of small tests), no matrix-vector or transposed-tile
+       kernels */
     sk_gemm_dsp_init_ref(d);
 #if SK_HAVE_AVX2
     sk_gemm_dsp_init_x86(d, isa, features);

@@ -174,8 +174,8 @@ typedef struct sk_gemm_dsp {
 #define SK_GEMV_GROUP_MAX 256
 
 /* Fills d with the scalar table (kernels/scalar/gemm_ref.c): the framework with the portable
-   micro-kernel and small blocks (every block edge within reach of small tests), no matrix-vector,
-   dot or transposed-tile kernels. sk_gemm_dsp_init starts from it. */
+   micro-kernel and rows_n and small blocks (every block edge within reach of small tests), no
+   matrix-vector, dot or transposed-tile kernels. sk_gemm_dsp_init starts from it. */
 void sk_gemm_dsp_init_ref(sk_gemm_dsp *d);
 
 /* The table of isa; features (sk_cpu_detect's SK_CPU_* bits) select per-microarchitecture
@@ -194,6 +194,9 @@ void sk_sgemm_ref(sk_trans ta, sk_trans tb, size_t m, size_t n, size_t k, float 
 #define SK_GEMM_REF_NR 8
 void sk_gemm_ukr_ref(size_t r, size_t k, const float *a, size_t rsa, size_t csa, const float *b,
                      size_t rsb, float *c, size_t ldc, float alpha, float beta, float *bp);
+/* The portable rows_n (see sk_gemm_rows_fn), m <= SK_GEMM_REF_MR. */
+void sk_gemm_rows_ref(size_t m, size_t n, size_t k, float alpha, const float *a, size_t rsa,
+                      size_t csa, const float *b, size_t ldb, float beta, float *c, size_t ldc);
 /* The portable transposing pack (see sk_gemm_pack_fn). */
 void sk_gemm_pack_t_ref(size_t w, size_t kc, const float *src, size_t lds, float *dst, size_t ld);
 

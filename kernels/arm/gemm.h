@@ -38,6 +38,7 @@ static inline void sk_gemm_dsp_init_arm(sk_gemm_dsp *d, sk_isa isa)
     d->ukr_t_max = SK_GEMM_NEON_T_M;
     d->kc_t = 256; /* kc: no longer block measured on an Arm core */
     d->gemv_n = sk_gemv_n_neon;
+    d->rows_n = NULL; /* not the scalar table's: no NEON rows kernel, few rows on the tiles */
     d->gemv_t = sk_gemv_t_neon;
     d->dot = sk_gemm_dot_neon;
     d->dot_rows = SK_GEMM_NEON_DOT_ROWS;

@@ -61,6 +61,34 @@ void sk_gemm_ukr_ref(size_t r, size_t k, const float *a, size_t rsa, size_t csa,
     }
 }
 
+/* The portable rows_n of the scalar table (see sk_gemm_rows_fn), so that the scalar table runs the
+ * planner's few-rows path too: m <= SK_GEMM_REF_MR rows of C summed in strips of RB columns, B
+ * streamed row by row into them, each element a float sum over p in order (as sk_sgemm_ref). */
+void sk_gemm_rows_ref(size_t m, size_t n, size_t k, float alpha, const float *a, size_t rsa,
+                      size_t csa, const float *b, size_t ldb, float beta, float *c, size_t ldc)
+{
+    float s[SK_GEMM_REF_MR][RB];
+    for (size_t j0 = 0; j0 < n; j0 += RB) {
+        const size_t nb = n - j0 < RB ? n - j0 : RB;
+        for (size_t i = 0; i < m; i++)
+            for (size_t j = 0; j < nb; j++) s[i][j] = 0.f;
+        for (size_t p = 0; p < k; p++) {
+            const float *bp = b + p * ldb + j0;
+            for (size_t i = 0; i < m; i++) {
+                const float aip = a[i * rsa + p * csa];
+                for (size_t j = 0; j < nb; j++) s[i][j] += aip * bp[j];
+            }
+        }
+        for (size_t i = 0; i < m; i++) {
+            float *ci = c + i * ldc + j0;
+            if (beta == 0.f)
+                for (size_t j = 0; j < nb; j++) ci[j] = alpha * s[i][j];
+            else
+                for (size_t j = 0; j < nb; j++) ci[j] = alpha * s[i][j] + beta * ci[j];
+        }
+    }
+}
+
 void sk_gemm_pack_t_ref(size_t w, size_t kc, const float *src, size_t lds, float *dst, size_t ld)
 {
     for (size_t j = 0; j < w; j++) {
@@ -73,6 +101,7 @@ void sk_gemm_dsp_init_ref(sk_gemm_dsp *d)
 {
     *d = (sk_gemm_dsp){
         .sgemm = sk_sgemm_ref, .ukr = sk_gemm_ukr_ref, .pack_t = sk_gemm_pack_t_ref,
+        .rows_n = sk_gemm_rows_ref, .rows_max = SK_GEMM_REF_MR,
         .mr = SK_GEMM_REF_MR, .nr = SK_GEMM_REF_NR, .mc = 32, .kc = 64, .nc = 256, .kc_t = 64,
         /* packed B: panels of two tiles, so that every build runs the tile over parts of one */
         .pack_nr = 2 * SK_GEMM_REF_NR,
@@ -99,5 +128,9 @@ void sk_gemm_dsp_init_ref(sk_gemm_dsp *d)
         /* m == 1 from 1 MiB of B: k in chunks of 256 rows or more, so that a pool's threads each
            read whole rows of B (the matrix-vector kernels only; the scalar table has none) */
         .gemv_k_rows = 128, .gemv_k_min = 1u << 18, .gemv_span = 0,
+        /* few rows by rows of B (rows_n) from 64 floats of B per row past the first, or 64 at
+           4 KiB strides, up to 64 Ki floats (2 rows: any): every side of plan_rows within reach
+           of small tests */
+        .rows_span = 64, .rows_span_max = 1u << 16, .rows_edge = 0,
     };
 }
