@@ -4,7 +4,8 @@
  * the planner (plan_path, plan_make) picks the path and every blocking and packing choice from
  * the shape and the table's fields alone (tile and block sizes, thresholds: no machine constant
  * here); one loop nest per path runs the plan.
- * Paths: m == 1 goes to the matrix-vector kernels, NT with m <= dot_rows to the dot kernel, NT
+ * Paths: m == 1 goes to the matrix-vector kernels, NT with m <= dot_rows to the dot kernel, NN
+ * with 2..rows_max rows over a large B (plan_rows) to rows_n (B's rows streamed into C's rows), NT
  * with m <= ukr_t_max to transposed tiles (C^T = B op(A)^T, B's rows in place, k in blocks of at
  * most kc_t), NN with m <= w_mr and B's rows at least w_ldb_min apart to the blocked loop nest on
  * the table's wide tile ukr_w (w_mr x w_nr), the rest to the blocked loop nest (run_blocked: NC /
@@ -141,8 +142,6 @@ static int t_tiles_fit(const sk_gemm_dsp *d, size_t m, size_t n, size_t k)
            4 * (m - full) >= d->ukr_t_fill * (plan_t_lanes(d, m) - full);
 }
 
-/* The path of a whole problem, from ta, tb, m, B's row stride and the table's kernels and their
-   limits. */
 /* NN with 2..rows_max rows on rows_n: B's rows streamed whole where the wide tile would walk B
    down its w_nr-column panels at B's row stride. Not for a B past rows_span_max / (m - 2) floats
    (k x ldb; two rows: any), from DRAM, where the wide tile's column walk keeps up; otherwise for
@@ -159,6 +158,8 @@ static int plan_rows(const sk_gemm_dsp *d, sk_trans tb, size_t m, size_t n, size
            (umod(ldb, d->set_stride) == 0 && span >= d->rows_span);
 }
 
+/* The path of a whole problem, from ta, tb, m, B's row stride and the table's kernels and their
+   limits. */
 static enum gemm_path plan_path(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t m,
                                 size_t n, size_t k, size_t ldb)
 {
@@ -807,8 +808,8 @@ void sk_gemm_run_prepared_tp(const sk_threadpool *tp, const sk_gemm_prepared *g,
  *            the end of an NC block and at n, stay where they are: the edge tiles merge through
  *            a stack tile), rows at multiples of MC (the same MC blocks, hence the same row
  *            blocks and kernels); k is never split.
- *   m == 1, dot: columns in groups of the table's gemv_group (a multiple of every matrix-vector
- *            kernel's column group), the rest in the last task.
+ *   m == 1, dot, rows_n: columns in groups of the table's gemv_group (a multiple of every
+ *            matrix-vector kernel's column group), the rest in the last task.
  *   NT, few rows: columns at multiples of the kernel's row count, at least one such group in the
  *            last task (the near-equal split of the last tiles is the call's).
  *   reference: any rows (every element is its own sum).
