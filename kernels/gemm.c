@@ -701,7 +701,7 @@ static void gemm_run_plan(const sk_gemm_dsp *d, const gemm_plan *p, sk_trans ta,
         return;
     case PATH_REF: /* C starts as the bias, the product is added */
         if (bias) put_bias(m, n, bias, c, ldc);
-        d->sgemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, bias ? 1.f : beta, c, ldc);
+        sk_sgemm_ref(ta, tb, m, n, k, alpha, a, lda, b, ldb, bias ? 1.f : beta, c, ldc);
         return;
     }
 }

@@ -15,10 +15,6 @@
 #include "simdkern.h"
 #include "pool.h"
 
-typedef void (*sk_sgemm_fn)(sk_trans ta, sk_trans tb, size_t m, size_t n, size_t k, float alpha,
-                            const float *a, size_t lda, const float *b, size_t ldb, float beta,
-                            float *c, size_t ldc);
-
 /* The micro-kernel: an r x NR tile of C (1 <= r <= mr),
  *   C[i][j] = alpha * sum_p A(i,p) B(p,j) + beta * C[i][j]   (beta == 0: C not read)
  * with A(i,p) = a[i*rsa + p*csa]: a packed micro-panel (rsa = 1, csa = mr), the rows of A in place
@@ -68,8 +64,7 @@ typedef void (*sk_gemm_pack_fn)(size_t w, size_t kc, const float *src, size_t ld
 #define SK_GEMM_MR_MAX 16
 
 typedef struct sk_gemm_dsp {
-    sk_sgemm_fn sgemm;                  /* portable reference: used when ukr is NULL */
-    sk_gemm_ukr_fn ukr;                 /* the r x nr tile */
+    sk_gemm_ukr_fn ukr;                 /* the r x nr tile; NULL: sk_sgemm_ref, unblocked */
     sk_gemm_ukr_fn ukr_w;               /* the wide tile, r x w_nr (r <= w_mr): NN with m <= w_mr
                                            (more accumulators for few rows); NULL: none */
     sk_gemm_ukr_t_fn ukr_t;             /* the transposed tile; NULL: none */
@@ -206,7 +201,7 @@ void sk_gemm_pack_t_ref(size_t w, size_t kc, const float *src, size_t lds, float
 
 /* The code path of a problem (m, n, k >= 1, alpha != 0). */
 enum gemm_path {
-    PATH_REF,     /* the table's reference: no micro-kernel */
+    PATH_REF,     /* no micro-kernel: sk_sgemm_ref */
     PATH_ROW,     /* m == 1: the matrix-vector kernels */
     PATH_DOT,     /* NT, op(A) = A, m <= dot_rows: dot products of the rows of A and B */
     PATH_ROWS,    /* NN, m <= rows_max, a large B: B streamed by rows into C's rows in L1 */

@@ -100,7 +100,7 @@ void sk_gemm_pack_t_ref(size_t w, size_t kc, const float *src, size_t lds, float
 void sk_gemm_dsp_init_ref(sk_gemm_dsp *d)
 {
     *d = (sk_gemm_dsp){
-        .sgemm = sk_sgemm_ref, .ukr = sk_gemm_ukr_ref, .pack_t = sk_gemm_pack_t_ref,
+        .ukr = sk_gemm_ukr_ref, .pack_t = sk_gemm_pack_t_ref,
         .rows_n = sk_gemm_rows_ref, .rows_max = SK_GEMM_REF_MR,
         .mr = SK_GEMM_REF_MR, .nr = SK_GEMM_REF_NR, .mc = 32, .kc = 64, .nc = 256, .kc_t = 64,
         /* packed B: panels of two tiles, so that every build runs the tile over parts of one */
