@@ -177,9 +177,11 @@ ukr_body(const int R, const int NV, const int ROWS, const int CP, const int RB, 
 
 /* Up to 16 k steps (kk of them; FULL: 16) of 8 rows of B in place (b[q*rsb + p], q < 8) stored
    transposed into 8 columns of a packed panel: dst[p*NR + q] = b[q*rsb + p], p < kk. Two stages
-   of in-lane shuffles (each 128-bit lane then holds 4 rows at one k step), stored 16 bytes at a
-   time: on Zen 5, 16 in-lane shuffles issue beside 16 FMAs in the FMAs' 8 cycles, where 8
-   cross-lane ones (vshuff32x4, vpermt2ps) add 2 cycles (docs/bench/gemm-tuning.md). */
+   of in-lane shuffles (each 128-bit lane then holds 4 rows at one k step), then one cross-lane
+   permute per two 8-row k steps, stored 32 bytes at a time: on Zen 5, 16 in-lane shuffles issue
+   beside 16 FMAs in the FMAs' 8 cycles, where 8 cross-lane ones (vshuff32x4, vpermt2ps) add 2
+   cycles (docs/bench/gemm-tuning.md); the permutes halve the stores (16 of 32 bytes each, not 32
+   of 16), which cost more than they do. */
 static inline __attribute__((always_inline)) void tpose8(const int FULL, size_t kk, const float *b,
                                                          size_t rsb, float *dst)
 {
@@ -200,19 +202,23 @@ static inline __attribute__((always_inline)) void tpose8(const int FULL, size_t 
         x[g + 2] = _mm512_shuffle_ps(t[g + 1], t[g + 3], 0x44);
         x[g + 3] = _mm512_shuffle_ps(t[g + 1], t[g + 3], 0xee);
     }
-#define TPOSE_LANE(L)                                                                              \
-    _Pragma("GCC unroll 4") for (int e = 0; e < 4; e++) {                                          \
-        if (FULL || 4 * (L) + (size_t)e < kk) {                                                    \
-            float *d = dst + (4 * (L) + e) * NR;                                                   \
-            _mm_storeu_ps(d, _mm512_extractf32x4_ps(x[e], L));                                     \
-            _mm_storeu_ps(d + 4, _mm512_extractf32x4_ps(x[4 + e], L));                             \
-        }                                                                                          \
+    /* lanes 0, 1 (lo) or 2, 3 (hi) of x[e] and x[4 + e], paired: k steps e and 4 + e (lo), 8 + e
+       and 12 + e (hi), 8 rows each */
+    const __m512i lo = _mm512_setr_epi32(0, 1, 2, 3, 16, 17, 18, 19, 4, 5, 6, 7, 20, 21, 22, 23);
+    const __m512i hi = _mm512_setr_epi32(8, 9, 10, 11, 24, 25, 26, 27, 12, 13, 14, 15, 28, 29, 30,
+                                         31);
+#pragma GCC unroll 4
+    for (int e = 0; e < 4; e++) {
+        const __m512 y0 = _mm512_permutex2var_ps(x[e], lo, x[4 + e]);
+        const __m512 y1 = _mm512_permutex2var_ps(x[e], hi, x[4 + e]);
+        if (FULL || (size_t)e < kk) _mm256_storeu_ps(dst + e * NR, _mm512_castps512_ps256(y0));
+        if (FULL || (size_t)e + 4 < kk)
+            _mm256_storeu_ps(dst + (4 + e) * NR, _mm512_extractf32x8_ps(y0, 1));
+        if (FULL || (size_t)e + 8 < kk)
+            _mm256_storeu_ps(dst + (8 + e) * NR, _mm512_castps512_ps256(y1));
+        if (FULL || (size_t)e + 12 < kk)
+            _mm256_storeu_ps(dst + (12 + e) * NR, _mm512_extractf32x8_ps(y1, 1));
     }
-    TPOSE_LANE(0)
-    TPOSE_LANE(1)
-    TPOSE_LANE(2)
-    TPOSE_LANE(3)
-#undef TPOSE_LANE
 }
 
 /* The r x NR tile of ukr_body (A broadcast to a register once per row) over op(B) = B^T read in
