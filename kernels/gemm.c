@@ -128,12 +128,18 @@ static int plan_t_pair(const sk_gemm_dsp *d, size_t m, size_t k)
    lanes - 2) ukr_t_span floats (B's pack in the blocked path is cheap while B is small and has
    few rows); past ukr_t_lane rows, k long enough (C's transposition is per element of C, B's
    pack in the blocked path per row of A) and op(A)^T's last group of rows filling enough of its
-   lanes. */
-static int t_tiles_fit(const sk_gemm_dsp *d, size_t m, size_t n, size_t k)
+   lanes. With at most two lanes empty, where the blocked path would run its direct case and
+   transpose B beside its first row block's FMAs (ukr_tcp, op(A) = A), only for op(B) spanning
+   n k > ukr_t_direct 4^(empty lanes) floats. */
+static int t_tiles_fit(const sk_gemm_dsp *d, sk_trans ta, size_t m, size_t n, size_t k)
 {
     const int few = m < d->ukr_t_min; /* only on ukr_tp, with a long k */
     if (!d->ukr_t || m > d->ukr_t_max) return 0;
     if (few && !(plan_t_pair(d, m, k) && m >= d->ukr_tp_min && k >= d->ukr_tp_min_k)) return 0;
+    if (d->ukr_t_direct && d->ukr_tcp && !ta && m <= d->ukr_t_lane && m + 2 >= d->ukr_t_lane &&
+        m <= d->mc && n <= d->nc && k <= d->kc && umod(n, d->nr) == 0 &&
+        n <= ((size_t)d->ukr_t_direct << 2 * (d->ukr_t_lane - m)) / k)
+        return 0;
     if (m + 2 < d->ukr_t_lane && d->ukr_t_span) /* lanes left empty: only for a large op(B) */
         return n >= ((d->ukr_t_lane - m - 2) * (size_t)d->ukr_t_span + k - 1) / k;
     if (m <= d->ukr_t_lane) return 1;
@@ -167,7 +173,7 @@ static enum gemm_path plan_path(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, 
     if (m == 1 && d->gemv_n) return PATH_ROW;
     if (tb && !ta && m <= d->dot_rows && d->dot) return PATH_DOT;
     if (plan_rows(d, tb, m, n, k, ldb)) return PATH_ROWS;
-    if (tb && t_tiles_fit(d, m, n, k)) return PATH_NT_ROWS;
+    if (tb && t_tiles_fit(d, ta, m, n, k)) return PATH_NT_ROWS;
     if (!tb && m <= d->w_mr && d->ukr_w && ldb >= d->w_ldb_min) return PATH_WIDE;
     return PATH_BLOCKED;
 }

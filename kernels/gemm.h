@@ -104,6 +104,12 @@ typedef struct sk_gemm_dsp {
     unsigned ukr_t_span;                /* ... with m + 2 < ukr_t_lane only when op(B) spans
                                            n k >= (ukr_t_lane - m - 2) ukr_t_span floats (0:
                                            always): below, B's pack costs less than the lanes */
+    unsigned ukr_t_direct;              /* ... and, with ukr_t_lane - 2 <= m <= ukr_t_lane, where
+                                           the blocked path runs its direct case with ukr_tcp,
+                                           only when op(B) spans n k > ukr_t_direct 4^(ukr_t_lane
+                                           - m) floats (0: always): below, the transposition of
+                                           B beside the first row block's FMAs costs less than
+                                           that of C */
     unsigned ukr_t_k_rows, ukr_t_fill;  /* ... past ukr_t_lane rows only when k >= ukr_t_k_rows m
                                            (C's transposition, per element, against B's pack per
                                            row of A) and the last group of rows fills at least

@@ -2,16 +2,17 @@
  * against a double-precision reference with the contract's bound
  *   |C - exact| <= (2 k + 4) 2^-24 (|alpha| |op(A)| |op(B)| + |beta| |C0|)   (elementwise),
  * over sizes around every tile edge (MR, NR), cache block (MC, KC, NC) and planner threshold
- * (dot_rows, ukr_t_m, ukr_t_min, ukr_t_n, ukr_t_lane, ukr_t_span, ukr_t_max, ukr_t_k_rows,
- * ukr_t_fill, ukr_tp_n, ukr_tp_k, w_ldb_min, set_stride, set_rows, b_alias, b_span_min,
- * b_rows_min, cp_min, cp_stride, cp_blocks, cp_blocks_set, cp_ldb_min, direct_a_strips,
- * copy_packs_a) of the table under test, each read from it, B strides that are multiples of
- * 4 KiB; each slot of the table (micro-kernel in every A layout, copying B or not; the tile
- * transposing B into its panel; transposed tile; matrix-vector kernels; dot kernel; transposing
- * pack) called directly, also those the ISA's table picks on other microarchitectures; all four
- * transposes, padded leading dimensions (poisoned padding must stay untouched), alpha in {1,
- * -0.5, 0}, beta in {0, 1, 0.25} (beta == 0 with C full of NaN: must not propagate), guard bands,
- * concurrent calls from several threads, bad arguments, and a hand-computed 2x2 case. */
+ * (dot_rows, ukr_t_m, ukr_t_min, ukr_t_n, ukr_t_lane, ukr_t_span, ukr_t_direct, ukr_t_max,
+ * ukr_t_k_rows, ukr_t_fill, ukr_tp_n, ukr_tp_k, w_ldb_min, set_stride, set_rows, b_alias,
+ * b_span_min, b_rows_min, cp_min, cp_stride, cp_blocks, cp_blocks_set, cp_ldb_min,
+ * direct_a_strips, copy_packs_a) of the table under test, each read from it, B strides that are
+ * multiples of 4 KiB; each slot of the table (micro-kernel in every A layout, copying B or not;
+ * the tile transposing B into its panel; transposed tile; matrix-vector kernels; dot kernel;
+ * transposing pack) called directly, also those the ISA's table picks on other
+ * microarchitectures; all four transposes, padded leading dimensions (poisoned padding must stay
+ * untouched), alpha in {1, -0.5, 0}, beta in {0, 1, 0.25} (beta == 0 with C full of NaN: must not
+ * propagate), guard bands, concurrent calls from several threads, bad arguments, and a
+ * hand-computed 2x2 case. */
 #define _DEFAULT_SOURCE /* MAP_ANONYMOUS */
 #include <math.h>
 #include <pthread.h>
@@ -813,6 +814,19 @@ static void planner_edge_tests(void)
                 ld_case((sk_trans)(s & 1), SK_TRANS, m, n, k, 0, 0);
             }
         }
+    /* 14-16 rows (two lanes or fewer empty) with a small op(B) on the blocked path's direct case
+       (B transposed beside the first row block's FMAs), past ukr_t_direct 4^(empty lanes)
+       floats on the transposed tiles: n k at, just under or just past the threshold, n whole
+       NR strips, op(A) = A or A^T */
+    if (d->ukr_t && d->ukr_t_direct && d->ukr_tcp)
+        for (size_t m = d->ukr_t_lane - 2; m <= d->ukr_t_lane; m++)
+            for (int s = 0; s < 6; s++) {
+                if (ck_quick() && (m + (size_t)s) % 2) continue;
+                const size_t k = (size_t[]){ 32, 64, 96 }[s % 3];
+                const size_t span = (size_t)d->ukr_t_direct << 2 * (d->ukr_t_lane - m);
+                const size_t n = span / k / NR * NR + (s < 3 ? 0 : NR);
+                ld_case((sk_trans)(s == 5), SK_TRANS, m, n ? n : NR, k, 0, s & 1 ? SS : 0);
+            }
     /* A in place or packed: one MC block or several, n at direct_a_strips NR strips, A's rows at
        set_stride multiples or not */
     const size_t am[] = { MR + 1, MC + MR + 1 };
