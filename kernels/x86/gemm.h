@@ -304,13 +304,14 @@ static inline void sk_gemm_dsp_init_x86(sk_gemm_dsp *d, sk_isa isa, uint64_t fea
            with them; not measured there): NT 32x32x32 1.06x, 64x64x64 1.02x, 64x512x64 1.03x
            (docs/bench/gemm-tuning.md) */
         d->ukr_tcp = sk_gemm_ukr_tcp_avx512;
-        /* so 14-16 rows with a small op(B) go there too, not to the transposed tiles: blocked
-           against transposed, in-process A/B, fastest of 15: 16x32x32 1.11-1.12x, 16x64x32
-           1.05x, 16x64x48 1.03x, 16x128x32 1.01x, 16x64x64 1.01x, then 16x96x64 0.97x, 16x256x32
-           0.98x, 16x128x64 0.95x; 15x64x64 1.33x, 15x512x32 1.06x, 15x128x128 1.13x, 15x256x64
-           1.05x, 15x256x128 1.03x, then 15x512x64 0.99x, 15x1024x64 0.98x; 14x64x64 1.36x,
-           14x64x128 1.36x, 14x128x64 1.18x, 14x256x128 1.07x, 14x512x64 1.05x, 14x256x256
-           1.03x, 14x1024x64 1.02x, then 14x512x256 0.99x, 14x2048x64 0.92x, 14x512x512 0.76x */
+        /* and NT with 14-16 rows goes there too, not to the transposed tiles, while op(B) is
+           small (n k up to 4096 4^(16 - m) floats): blocked against transposed, in-process A/B,
+           fastest of 15: 16x32x32 1.11-1.12x, 16x64x32 1.05x, 16x64x48 1.03x, 16x128x32 1.01x,
+           16x64x64 1.01x, then 16x96x64 0.97x, 16x256x32 0.98x, 16x128x64 0.95x; 15x64x64 1.33x,
+           15x512x32 1.06x, 15x128x128 1.13x, 15x256x64 1.05x, 15x256x128 1.03x, then 15x512x64
+           0.99x, 15x1024x64 0.98x; 14x64x64 1.36x, 14x64x128 1.36x, 14x128x64 1.18x, 14x256x128
+           1.07x, 14x512x64 1.05x, 14x256x256 1.03x, 14x1024x64 1.02x, then 14x512x256 0.99x,
+           14x2048x64 0.92x, 14x512x512 0.76x (docs/bench/gemm-tuning.md) */
         d->ukr_t_direct = 4096;
         /* 12 rows of B per transposed tile two k steps at a time (24 accumulators: fewer
            transpositions of C per FMA), from k = 64 on: in-process A/B, fastest of 15, against 8
