@@ -109,6 +109,14 @@ static inline size_t umod(size_t a, size_t b)
 }
 static size_t cdiv(size_t a, size_t b) { return udiv(a + b - 1, b); }
 
+/* The shape of the blocked path's direct case on a tile of NR columns: op(A) = A, one MC block,
+   one NC block, one k block, whole panels (plan_make adds what A's and B's sources need). */
+static int direct_shape(const sk_gemm_dsp *d, sk_trans ta, size_t m, size_t n, size_t k,
+                        size_t NR)
+{
+    return !ta && m <= d->mc && n <= d->nc && k <= d->kc && umod(n, NR) == 0;
+}
+
 /* Lanes of op(A)^T packed for the transposed tiles: groups of ukr_t_m rows of op(A), the last
    one rounded up to a multiple of ukr_t_lane. */
 static size_t plan_t_lanes(const sk_gemm_dsp *d, size_t m)
@@ -136,8 +144,8 @@ static int t_tiles_fit(const sk_gemm_dsp *d, sk_trans ta, size_t m, size_t n, si
     const int few = m < d->ukr_t_min; /* only on ukr_tp, with a long k */
     if (!d->ukr_t || m > d->ukr_t_max) return 0;
     if (few && !(plan_t_pair(d, m, k) && m >= d->ukr_tp_min && k >= d->ukr_tp_min_k)) return 0;
-    if (d->ukr_t_direct && d->ukr_tcp && !ta && m <= d->ukr_t_lane && m + 2 >= d->ukr_t_lane &&
-        m <= d->mc && n <= d->nc && k <= d->kc && umod(n, d->nr) == 0 &&
+    if (d->ukr_t_direct && d->ukr_tcp && m <= d->ukr_t_lane && m + 2 >= d->ukr_t_lane &&
+        direct_shape(d, ta, m, n, k, d->nr) &&
         n <= ((size_t)d->ukr_t_direct << 2 * (d->ukr_t_lane - m)) / k)
         return 0;
     if (m + 2 < d->ukr_t_lane && d->ukr_t_span) /* lanes left empty: only for a large op(B) */
@@ -269,8 +277,8 @@ static void plan_make(const sk_gemm_dsp *d, enum gemm_path path, sk_trans ta, sk
     p->direct_a = direct_a;
     p->rsa = direct_a && !ta ? lda : 1;
     p->csa = !direct_a ? MR : ta ? lda : 1;
-    p->direct = ((b == B_IN_PLACE && !copy_b) || b == B_PANEL) && direct_a && !ta && n <= NC &&
-                k <= KC && umod(n, NR) == 0;
+    p->direct = ((b == B_IN_PLACE && !copy_b) || b == B_PANEL) && direct_a &&
+                direct_shape(d, ta, m, n, k, NR); /* both sources: one MC block */
     p->a_floats = a_floats;
     p->buf_floats = a_floats + (one_panel ? NR : cdiv(ncap, NR) * NR) * kc;
 }
