@@ -757,6 +757,34 @@ void sk_gemm_dsp_init(sk_gemm_dsp *d, sk_isa isa, uint64_t features)
         ldc = sk_ld1(m, n, ldc);                                                                   \
     } while (0)
 
+/* The plan of this thread's last product, and what it was made from: a plan is a function of the
+   table, the transposes, the sizes and the strides of A and B alone, so a call that repeats them
+   (a decoder's projections at every step, a head's products in a loop) runs the plan it already
+   has instead of planning again. gemm_run_plan never comes back here, so the plan it runs stays
+   in place until the next call on this thread. */
+typedef struct plan_memo_t {
+    const sk_gemm_dsp *d;
+    sk_trans ta, tb;
+    size_t m, n, k, lda, ldb;
+    gemm_plan plan;
+} plan_memo_t;
+static _Thread_local plan_memo_t t_memo;
+
+static const gemm_plan *plan_memo(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t m,
+                                  size_t n, size_t k, size_t lda, size_t ldb)
+{
+    plan_memo_t *s = &t_memo;
+    if (s->d != d || s->m != m || s->n != n || s->k != k || s->lda != lda || s->ldb != ldb ||
+        s->ta != ta || s->tb != tb) {
+        s->d = NULL; /* not a plan until it is made */
+        plan_make(d, plan_path(d, ta, tb, m, n, k, ldb), ta, tb, m, n, k, lda, ldb, &s->plan);
+        s->ta = ta, s->tb = tb;
+        s->m = m, s->n = n, s->k = k, s->lda = lda, s->ldb = ldb;
+        s->d = d;
+    }
+    return &s->plan;
+}
+
 void sk_gemm_run_bias(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t m, size_t n, size_t k,
                       float alpha, const float *a, size_t lda, const float *b, size_t ldb,
                       float beta, const float *bias, float *c, size_t ldc)
@@ -768,8 +796,8 @@ void sk_gemm_run_bias(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t m, 
         else scale_c(m, n, beta, c, ldc);
         return;
     }
-    gemm_run_path(d, plan_path(d, ta, tb, m, n, k, ldb), ta, tb, m, n, k, alpha, a, lda, b, ldb,
-                  beta, bias, c, ldc);
+    gemm_run_plan(d, plan_memo(d, ta, tb, m, n, k, lda, ldb), ta, tb, m, n, k, alpha, a, lda, b,
+                  ldb, beta, bias, c, ldc);
 }
 
 void sk_gemm_run(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t m, size_t n, size_t k,

@@ -6,7 +6,9 @@
  * transposed-tile and dot paths' row counts, all four transposes, padded and 4 KiB-multiple
  * strides, alpha in {1, -0.5, 0}, beta in {0, 1, 0.25} (beta == 0 with C full of NaN), guard
  * bands; a plan run again on other operands, copied to another address and run after the scalar
- * path is selected (it keeps its path); bad arguments: SK_EINVAL with nothing written. */
+ * path is selected (it keeps its path); bad arguments: SK_EINVAL with nothing written. Also
+ * sk_sgemm's kept plan: calls of one shape in a row that differ in a transpose, a stride or the
+ * path each give the result of their own plan. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -64,6 +66,63 @@ static int plan_case(sk_trans ta, sk_trans tb, size_t m, size_t n, size_t k, flo
     ck_buf_free(A.p); ck_buf_free(A2.p); ck_buf_free(B.p); ck_buf_free(B2.p); ck_buf_free(C0.p);
     ck_buf_free(C.p); ck_buf_free(Cs.p); ck_buf_free(C2.p); ck_buf_free(C2s.p); ck_buf_free(C3.p);
     return ok;
+}
+
+/* One sk_sgemm call on the path selected now (ref: the scalar one), against a plan made for this
+   call alone: the same bits, within the bound. lda, ldb: A's and B's row strides. */
+static int memo_call(int ref, sk_trans ta, sk_trans tb, size_t m, size_t n, size_t k, size_t lda,
+                     size_t ldb)
+{
+    ck_func("sgemm plan memo %s %c%c m=%zu n=%zu k=%zu lda=%zu ldb=%zu", ref ? "scalar" : "isa",
+            ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k, lda, ldb);
+    if (ref) ck_ref();
+    else ck_new();
+    const size_t ac = ta ? m : k, bc = tb ? k : n;
+    mat A = mat_new(ta ? k : m, ac, lda - ac), B = mat_new(tb ? n : k, bc, ldb - bc);
+    mat C0 = mat_new(m, n, 0), C = mat_new(m, n, 0), Cp = mat_new(m, n, 0);
+    const size_t cb = m * n * sizeof(float);
+    memcpy(C.p, C0.p, cb), memcpy(Cp.p, C0.p, cb);
+    sk_sgemm_plan *plan = malloc(sizeof *plan);
+    int ok = ck_check(plan && sk_sgemm_plan_init(plan, ta, tb, m, n, k, 1.f, lda, ldb, 0.5f, n) ==
+                                  SK_OK, "plan init");
+    ok = ok && ck_check(sk_sgemm_plan_run(plan, A.p, B.p, Cp.p) == SK_OK, "plan run status");
+    ok = ok && ck_check(sk_sgemm(ta, tb, m, n, k, 1.f, A.p, lda, B.p, ldb, 0.5f, C.p, n) == SK_OK,
+                        "sk_sgemm status");
+    ok = ok && mat_intact(&A, "A") && mat_intact(&B, "B") && mat_intact(&C, "C");
+    ok = ok && ck_check(memcmp(C.p, Cp.p, cb) == 0, "not the result of the call's own plan");
+    ok = ok && mat_within_bound(&A, &B, &C0, &C, ta, tb, k, 1.f, 0.5f);
+    free(plan);
+    ck_buf_free(A.p); ck_buf_free(B.p); ck_buf_free(C0.p); ck_buf_free(C.p); ck_buf_free(Cp.p);
+    ck_new();
+    return ok;
+}
+
+/* sk_sgemm keeps the plan of its thread's last product for the next call of the same shape:
+   calls in a row that differ in one thing only (a transpose, A's or B's row stride, 4 KiB
+   multiples among them, or the path) must each run their own plan; the same call twice, the
+   kept one. Strides of 1024 and more hold every operand of these shapes either way round. */
+static void plan_memo_cases(size_t MR, size_t NR)
+{
+    const size_t shapes[][3] = { { MR + 1, 2 * NR + 3, 33 }, { 1, 300, 40 }, { 2 * MR, NR, 64 },
+                                 { 3, 4 * NR, 24 }, { MR + 2, NR + 1, 100 } };
+    static const struct {
+        int ref;
+        sk_trans ta, tb;
+        size_t lda, ldb;
+    } seq[] = {
+        { 0, SK_NOTRANS, SK_NOTRANS, 1030, 1030 }, { 0, SK_NOTRANS, SK_NOTRANS, 1030, 1030 },
+        { 0, SK_NOTRANS, SK_NOTRANS, 1024, 1030 }, { 0, SK_NOTRANS, SK_NOTRANS, 1024, 1024 },
+        { 0, SK_NOTRANS, SK_TRANS, 1024, 1024 },   { 0, SK_TRANS, SK_TRANS, 1024, 1024 },
+        { 0, SK_TRANS, SK_NOTRANS, 1024, 1024 },   { 0, SK_TRANS, SK_NOTRANS, 1031, 1024 },
+        { 1, SK_TRANS, SK_NOTRANS, 1031, 1024 },   { 0, SK_TRANS, SK_NOTRANS, 1031, 1024 },
+        { 0, SK_NOTRANS, SK_NOTRANS, 1031, 1024 }, { 0, SK_NOTRANS, SK_NOTRANS, 1031, 2048 },
+        { 1, SK_NOTRANS, SK_NOTRANS, 1031, 2048 }, { 1, SK_NOTRANS, SK_TRANS, 1031, 2048 },
+        { 0, SK_NOTRANS, SK_TRANS, 1031, 2048 },
+    };
+    for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++)
+        for (size_t q = 0; q < sizeof seq / sizeof *seq; q++)
+            memo_call(seq[q].ref, seq[q].ta, seq[q].tb, shapes[s][0], shapes[s][1], shapes[s][2],
+                      seq[q].lda, seq[q].ldb);
 }
 
 /* Bad arguments: SK_EINVAL, the plan (init) or C (run) untouched. */
@@ -152,6 +211,7 @@ void ck_test_gemm_plan(void)
     const size_t WM = d->w_mr ? d->w_mr : MR, WN = d->w_nr ? d->w_nr : NR;
     const size_t TM = d->ukr_t_max ? d->ukr_t_max : MR;
     plan_bad_args();
+    plan_memo_cases(MR, NR);
 
     /* every transpose and alpha / beta on small shapes */
     for (int tt = 0; tt < 4; tt++)
