@@ -18,9 +18,11 @@
  * B: NN with one MC block reads B in place (the kernels prefetch its rows), and the first row
  * block's kernel also stores the panel it reads to a packed panel, which the other row blocks
  * read from L1 (rows at a stride of cp_stride share a few L1 sets: read in place again, they would
- * come from L2 each time). NN over several MC blocks packs the B block either the same way, in
- * the first MC block's kernels, or, from a size on (b_rows_min), row by row in a pass of its own
- * (B then streams in order, not at its stride under the first block's kernels). A table may keep
+ * come from L2 each time); the second row block's kernel fetches the panel after the next one into
+ * L2 as it reads the copy (the first one's may fetch the next), so that B arrives during both.
+ * NN over several MC blocks packs the B block either the same way, in the first MC block's
+ * kernels, or, from a size on (b_rows_min), row by row in a pass of its own (B then streams in
+ * order, not at its stride under the first block's kernels). A table may keep
  * some B strides (b_alias) away from its kernels, and a B too large for the TLB's reach
  * (b_span_min) from in-place reads: B is then packed row by row up front too.
  * NT with one MC block packs each B panel right before use, NT over several MC blocks the whole B
@@ -430,16 +432,21 @@ static void run_blocked(const sk_gemm_dsp *d, const gemm_plan *p, float *buf, sk
                     case B_BLOCK_PANELS: /* packed up front */
                         break;
                     }
+                    /* while the second row block reads the copy, the panel after the next one is
+                       fetched into L2 (the first row block's kernel may fetch the next one as it
+                       reads B): B's rows arrive during both row blocks, not the first alone */
+                    const float *pf = cp && jr + 3 * NR <= nc ? bin + 2 * NR : NULL;
                     if (SK_LIKELY(nr == NR)) {
                         for (size_t q = 0; q < nrb; q++) {
                             if (bj) put_bias(rb[q].r, nr, bj, cj + rb[q].coff, ldc);
                             ukr(rb[q].r, kc, rb[q].a, rsa, csa, q ? b1 : b0, q ? rs1 : rs0,
-                                cj + rb[q].coff, ldc, alpha, be, q ? NULL : cp);
+                                cj + rb[q].coff, ldc, alpha, be, q ? NULL : cp, q == 1 ? pf : NULL,
+                                ldb);
                         }
                     } else {
                         for (size_t q = 0; q < nrb; q++) {
                             ukr(rb[q].r, kc, rb[q].a, rsa, csa, b1, rs1, tile, NR, alpha, 0.f,
-                                NULL);
+                                NULL, NULL, 0);
                             if (bj) put_bias(rb[q].r, nr, bj, cj + rb[q].coff, ldc);
                             merge_tile(rb[q].r, nr, tile, NR, be, cj + rb[q].coff, ldc);
                         }
@@ -475,9 +482,9 @@ static void run_direct(const sk_gemm_dsp *d, const gemm_plan *p, float *panel, s
             float *cq = c + r0 * ldc + j;
             if (bias) put_bias(r, NR, bias + j, cq, ldc);
             if (tcp && q == 0)
-                d->ukr_tcp(r, k, a, lda, 1, b + j * ldb, ldb, cq, ldc, alpha, be, panel);
+                d->ukr_tcp(r, k, a, lda, 1, b + j * ldb, ldb, cq, ldc, alpha, be, panel, NULL, 0);
             else
-                p->ukr(r, k, a + r0 * lda, lda, 1, bj, rsb, cq, ldc, alpha, be, NULL);
+                p->ukr(r, k, a + r0 * lda, lda, 1, bj, rsb, cq, ldc, alpha, be, NULL, NULL, 0);
             r0 += r;
         }
     }
@@ -1075,9 +1082,9 @@ static void run_packed(const sk_gemm_dsp *d, const packed_plan *p, float *abuf, 
         for (size_t j = 0; j < n; j += PW, pb += k * PW) {
             if (bias) put_bias(m, n - j < PW ? n - j : PW, bias + j, c + j, ldc);
             if (SK_LIKELY(n - j >= PW)) {
-                d->ukr_w(m, k, a, rsa, csa, pb, PW, c + j, ldc, alpha, be, NULL);
+                d->ukr_w(m, k, a, rsa, csa, pb, PW, c + j, ldc, alpha, be, NULL, NULL, 0);
             } else {
-                d->ukr_w(m, k, a, rsa, csa, pb, PW, tile, PW, alpha, 0.f, NULL);
+                d->ukr_w(m, k, a, rsa, csa, pb, PW, tile, PW, alpha, 0.f, NULL, NULL, 0);
                 merge_tile(m, n - j, tile, PW, be, c + j, ldc);
             }
         }
@@ -1114,9 +1121,11 @@ static void run_packed(const sk_gemm_dsp *d, const packed_plan *p, float *abuf, 
                         const size_t r = q < rs->first ? rs->hi : rs->lo;
                         if (bb) put_bias(r, nr, bb + j, cj, ldc);
                         if (SK_LIKELY(nr == NR)) {
-                            d->ukr(r, kc, ar[q], rsa, csa, panel, PW, cj, ldc, alpha, be, NULL);
+                            d->ukr(r, kc, ar[q], rsa, csa, panel, PW, cj, ldc, alpha, be, NULL,
+                                   NULL, 0);
                         } else {
-                            d->ukr(r, kc, ar[q], rsa, csa, panel, PW, tile, NR, alpha, 0.f, NULL);
+                            d->ukr(r, kc, ar[q], rsa, csa, panel, PW, tile, NR, alpha, 0.f, NULL,
+                                   NULL, 0);
                             merge_tile(r, nr, tile, NR, be, cj, ldc);
                         }
                         cj += r * ldc;

@@ -21,11 +21,13 @@
  * (rsa = lda, csa = 1) or op(A) = A^T in place (rsa = 1, csa = lda); B(p,j) = b[p*rsb + j] with
  * j < NR read whole: a packed micro-panel (rsb = NR) or B in place. bp non-NULL (B in place): the
  * NR columns of B it reads are also stored to the packed micro-panel bp[p*NR + j], which the row
- * blocks after it read from L1. k >= 1. The per-row-count and per-layout specialisations are the
- * ISA file's business. */
+ * blocks after it read from L1. pf non-NULL (B packed): a hint, the rows pf[p*pfs + 0..NR) for
+ * p < k, which the tile may fetch into L2 as it goes, one row per k step (a later panel of an
+ * in-place B, during the row blocks that read only the copy of this one); it never reads them.
+ * k >= 1. The per-row-count and per-layout specialisations are the ISA file's business. */
 typedef void (*sk_gemm_ukr_fn)(size_t r, size_t k, const float *a, size_t rsa, size_t csa,
                                const float *b, size_t rsb, float *c, size_t ldc, float alpha,
-                               float beta, float *bp);
+                               float beta, float *bp, const float *pf, size_t pfs);
 
 /* m == 1: c[j] = alpha * sum_p a[p] B(p,j) + beta * c[j] for j < n (beta == 0: c not read), with
  * B(p,j) = b[p*ldb + j] (gemv_n) or b[j*ldb + p] (gemv_t). a contiguous; n, k >= 1. */
@@ -194,7 +196,8 @@ void sk_sgemm_ref(sk_trans ta, sk_trans tb, size_t m, size_t n, size_t k, float 
 #define SK_GEMM_REF_MR 4
 #define SK_GEMM_REF_NR 8
 void sk_gemm_ukr_ref(size_t r, size_t k, const float *a, size_t rsa, size_t csa, const float *b,
-                     size_t rsb, float *c, size_t ldc, float alpha, float beta, float *bp);
+                     size_t rsb, float *c, size_t ldc, float alpha, float beta, float *bp,
+                     const float *pf, size_t pfs);
 /* The portable rows_n (see sk_gemm_rows_fn), m <= SK_GEMM_REF_MR. */
 void sk_gemm_rows_ref(size_t m, size_t n, size_t k, float alpha, const float *a, size_t rsa,
                       size_t csa, const float *b, size_t ldb, float beta, float *c, size_t ldc);

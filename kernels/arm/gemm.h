@@ -14,7 +14,8 @@
 #define SK_GEMM_NEON_DOT_ROWS 4
 
 void sk_gemm_ukr_neon(size_t r, size_t k, const float *a, size_t rsa, size_t csa, const float *b,
-                      size_t rsb, float *c, size_t ldc, float alpha, float beta, float *bp);
+                      size_t rsb, float *c, size_t ldc, float alpha, float beta, float *bp,
+                      const float *pf, size_t pfs);
 void sk_gemm_ukr_t_neon(size_t r, size_t k, const float *a, size_t rsa, const float *b,
                         size_t rsb, size_t w, float *c, size_t ldc, size_t room, float alpha,
                         float beta);

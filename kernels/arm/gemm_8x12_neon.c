@@ -288,8 +288,10 @@ UKRT(1) UKRT(2) UKRT(3) UKRT(4)
 
 /* The micro-kernel (see sk_gemm_ukr_fn): the r-row kernel of the layout, copying B or not. */
 void sk_gemm_ukr_neon(size_t r, size_t k, const float *a, size_t rsa, size_t csa, const float *b,
-                      size_t rsb, float *c, size_t ldc, float alpha, float beta, float *bp)
+                      size_t rsb, float *c, size_t ldc, float alpha, float beta, float *bp,
+                      const float *pf, size_t pfs)
 {
+    (void)pf, (void)pfs; /* a hint: no prefetch here */
     static const tile_fn tab[4][MR] = {
         { tile_cols_1, tile_cols_2, tile_cols_3, tile_cols_4, tile_cols_5, tile_cols_6, tile_cols_7,
           tile_cols_8 },

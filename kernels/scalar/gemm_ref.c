@@ -38,8 +38,10 @@ void sk_sgemm_ref(sk_trans ta, sk_trans tb, size_t m, size_t n, size_t k, float 
  * the blocked framework too: an r x SK_GEMM_REF_NR tile, each element a float sum over p in order,
  * then alpha * s (+ beta * C). */
 void sk_gemm_ukr_ref(size_t r, size_t k, const float *a, size_t rsa, size_t csa, const float *b,
-                     size_t rsb, float *c, size_t ldc, float alpha, float beta, float *bp)
+                     size_t rsb, float *c, size_t ldc, float alpha, float beta, float *bp,
+                     const float *pf, size_t pfs)
 {
+    (void)pf, (void)pfs; /* a hint: no prefetch here */
     float s[SK_GEMM_REF_MR][SK_GEMM_REF_NR];
     for (size_t i = 0; i < r; i++)
         for (size_t j = 0; j < SK_GEMM_REF_NR; j++) s[i][j] = 0.f;

@@ -34,13 +34,14 @@
 #define SK_GEMM_AVX2_ROWS       4 /* rows of sk_gemm_rows4_avx2 */
 
 void sk_gemm_ukr_avx2(size_t r, size_t k, const float *a, size_t rsa, size_t csa, const float *b,
-                      size_t rsb, float *c, size_t ldc, float alpha, float beta, float *bp);
+                      size_t rsb, float *c, size_t ldc, float alpha, float beta, float *bp,
+                      const float *pf, size_t pfs);
 void sk_gemm_ukr_pn_avx2(size_t r, size_t k, const float *a, size_t rsa, size_t csa,
                          const float *b, size_t rsb, float *c, size_t ldc, float alpha, float beta,
-                         float *bp);
+                         float *bp, const float *pf, size_t pfs);
 void sk_gemm_ukr_w_avx2(size_t r, size_t k, const float *a, size_t rsa, size_t csa,
                         const float *b, size_t rsb, float *c, size_t ldc, float alpha, float beta,
-                        float *bp);
+                        float *bp, const float *pf, size_t pfs);
 void sk_gemm_ukr_t_avx2(size_t r, size_t k, const float *a, size_t rsa, const float *b,
                         size_t rsb, size_t w, float *c, size_t ldc, size_t room, float alpha,
                         float beta);
@@ -59,20 +60,20 @@ void sk_gemm_pack_t_avx2(size_t w, size_t kc, const float *src, size_t lds, floa
 
 void sk_gemm_ukr_avx512(size_t r, size_t k, const float *a, size_t rsa, size_t csa,
                         const float *b, size_t rsb, float *c, size_t ldc, float alpha, float beta,
-                        float *bp);
+                        float *bp, const float *pf, size_t pfs);
 void sk_gemm_ukr_w_avx512(size_t r, size_t k, const float *a, size_t rsa, size_t csa,
                           const float *b, size_t rsb, float *c, size_t ldc, float alpha,
-                          float beta, float *bp);
+                          float beta, float *bp, const float *pf, size_t pfs);
 void sk_gemm_ukr_tcp_avx512(size_t r, size_t k, const float *a, size_t rsa, size_t csa,
                             const float *b, size_t rsb, float *c, size_t ldc, float alpha,
-                            float beta, float *bp);
+                            float beta, float *bp, const float *pf, size_t pfs);
 /* the same two with A broadcast to a register once per row over a packed B too (AMD Zen 5) */
 void sk_gemm_ukr_rb_avx512(size_t r, size_t k, const float *a, size_t rsa, size_t csa,
                            const float *b, size_t rsb, float *c, size_t ldc, float alpha,
-                           float beta, float *bp);
+                           float beta, float *bp, const float *pf, size_t pfs);
 void sk_gemm_ukr_w_rb_avx512(size_t r, size_t k, const float *a, size_t rsa, size_t csa,
                              const float *b, size_t rsb, float *c, size_t ldc, float alpha,
-                             float beta, float *bp);
+                             float beta, float *bp, const float *pf, size_t pfs);
 void sk_gemm_ukr_t_avx512(size_t r, size_t k, const float *a, size_t rsa, const float *b,
                           size_t rsb, size_t w, float *c, size_t ldc, size_t room, float alpha,
                           float beta);

@@ -32,7 +32,7 @@
 static inline __attribute__((always_inline)) void
 ukr_body(const int R, const int ROWS, const int CP, const int PN, size_t k, const float *a,
          size_t csa, const float *b, size_t rsb, float *c, size_t ldc, float alpha, float beta,
-         float *bp)
+         float *bp, const float *pf, size_t pfs)
 {
     __m256 c0[MR], c1[MR];
 #pragma GCC unroll 6
@@ -54,6 +54,10 @@ ukr_body(const int R, const int ROWS, const int CP, const int PN, size_t k, cons
             _mm_prefetch((const char *)(b + pfd), _MM_HINT_T0);                                    \
         if (PF == 2) /* this row of the next panel: in B (at worst the start of a later row) */    \
             _mm_prefetch((const char *)(b + NR), _MM_HINT_T1);                                     \
+        if (PF == 3) { /* a row of the stream pf into L2 (B packed) */                             \
+            _mm_prefetch((const char *)pf, _MM_HINT_T1);                                           \
+            pf += pfs;                                                                             \
+        }                                                                                          \
         _Pragma("GCC unroll 6") for (int i = 0; i < R; i++) {                                      \
             const __m256 ai = _mm256_broadcast_ss(ROWS ? a + i * csa : a + i);                     \
             c0[i] = _mm256_fmadd_ps(ai, b0, c0[i]);                                                \
@@ -78,7 +82,15 @@ ukr_body(const int R, const int ROWS, const int CP, const int PN, size_t k, cons
        16x512x64 1.03x, 48x512x512 1.02-1.03x, 64x512x512 1.01-1.03x, 16x512x512 0.98-1.07x. */
     const int pn = PN && rsb >= PN_RSB_MIN;
     const int hw = PN && rsb == HW_RSB;
-    if (ROWS && !CP && rsb == NR) { /* A(i,p) = a[i*csa + p], B packed: immediate offsets */
+    /* pf: the _pn tile over a packed panel fetches a row of pf into L2 at each k step (see
+       sk_gemm_ukr_fn), as the AVX-512 _rb tile does. Zen 5, in-process against none, fastest of
+       15, twice: 16x4096x1024 1.04-1.05x, 16x2048x2048 1.04-1.05x, 16x1024x4096 1.04x,
+       16x1024x1024 1.02-1.03x, 16x512x512 1.01-1.02x; 12x1024x1024 0.98-0.99x; 8, 24, 64, 256 x
+       1024 x 1024 level */
+    const int pfr = PN && pf && rsb == NR;
+    if (ROWS && pfr) {
+        LOOP(1, NR, k, 3)
+    } else if (ROWS && !CP && rsb == NR) { /* A(i,p) = a[i*csa + p], B packed: immediate offsets */
         if (k == 64) /* the attention head size: a constant trip count */
             LOOP(1, NR, 64, 0)
         else
@@ -92,9 +104,13 @@ ukr_body(const int R, const int ROWS, const int CP, const int PN, size_t k, cons
             LOOP_PF(1, rsb, 64, 0)
         else
             LOOP_PF(1, rsb, k, 0)
+    } else if (!CP && csa == MR && pfr) {
+        LOOP(MR, NR, k, 3)
     } else if (!CP && csa == MR && rsb == NR) {
         /* both packed: constant strides, immediate offsets */
         LOOP(MR, NR, k, 0)
+    } else if (pfr) {
+        LOOP(csa, NR, k, 3)
     } else if (rsb == NR) {
         LOOP(csa, NR, k, 0)
     } else if (pn) {
@@ -139,8 +155,10 @@ ukr_body(const int R, const int ROWS, const int CP, const int PN, size_t k, cons
 #define W_NV (W_NR / 8)
 static inline __attribute__((always_inline)) void
 wide_body(const int R, const int ROWS, const int CP, size_t k, const float *a, size_t csa,
-          const float *b, size_t rsb, float *c, size_t ldc, float alpha, float beta, float *bp)
+          const float *b, size_t rsb, float *c, size_t ldc, float alpha, float beta, float *bp,
+          const float *pf, size_t pfs)
 {
+    (void)pf, (void)pfs;
     __m256 acc[W_MR][W_NV];
 #pragma GCC unroll 4
     for (int i = 0; i < R; i++)
@@ -308,30 +326,35 @@ ukr_t_regs(const int R, const int NV, size_t k, const float *a, size_t rsa, cons
    place; s = csa, the stride between k steps), tile_rows_R the rows of A in place (s = rsa);
    the _copy_ ones also store the B they read to the packed panel bp. */
 typedef void (*tile_fn)(size_t k, const float *a, size_t s, const float *b, size_t rsb, float *c,
-                        size_t ldc, float alpha, float beta, float *bp);
+                        size_t ldc, float alpha, float beta, float *bp, const float *pf,
+                        size_t pfs);
 
 /* The four layouts of one body (ukr_body: the 6x16 tile, wide_body: the 4x24 one) as P_cols_R,
    P_rows_R, P_cols_copy_R and P_rows_copy_R. */
 #define UKR(P, BODY, R)                                                                            \
     static void P##cols_##R(size_t k, const float *a, size_t s, const float *b, size_t rsb,        \
-                            float *c, size_t ldc, float alpha, float beta, float *bp)              \
+                            float *c, size_t ldc, float alpha, float beta, float *bp,              \
+                            const float *pf, size_t pfs)                                           \
     {                                                                                              \
-        BODY(R, 0, 0, k, a, s, b, rsb, c, ldc, alpha, beta, bp);                                   \
+        BODY(R, 0, 0, k, a, s, b, rsb, c, ldc, alpha, beta, bp, pf, pfs);                          \
     }                                                                                              \
     static void P##rows_##R(size_t k, const float *a, size_t s, const float *b, size_t rsb,        \
-                            float *c, size_t ldc, float alpha, float beta, float *bp)              \
+                            float *c, size_t ldc, float alpha, float beta, float *bp,              \
+                            const float *pf, size_t pfs)                                           \
     {                                                                                              \
-        BODY(R, 1, 0, k, a, s, b, rsb, c, ldc, alpha, beta, bp);                                   \
+        BODY(R, 1, 0, k, a, s, b, rsb, c, ldc, alpha, beta, bp, pf, pfs);                          \
     }                                                                                              \
     static void P##cols_copy_##R(size_t k, const float *a, size_t s, const float *b, size_t rsb,   \
-                                 float *c, size_t ldc, float alpha, float beta, float *bp)         \
+                                 float *c, size_t ldc, float alpha, float beta, float *bp,         \
+                                 const float *pf, size_t pfs)                                      \
     {                                                                                              \
-        BODY(R, 0, 1, k, a, s, b, rsb, c, ldc, alpha, beta, bp);                                   \
+        BODY(R, 0, 1, k, a, s, b, rsb, c, ldc, alpha, beta, bp, pf, pfs);                          \
     }                                                                                              \
     static void P##rows_copy_##R(size_t k, const float *a, size_t s, const float *b, size_t rsb,   \
-                                 float *c, size_t ldc, float alpha, float beta, float *bp)         \
+                                 float *c, size_t ldc, float alpha, float beta, float *bp,         \
+                                 const float *pf, size_t pfs)                                      \
     {                                                                                              \
-        BODY(R, 1, 1, k, a, s, b, rsb, c, ldc, alpha, beta, bp);                                   \
+        BODY(R, 1, 1, k, a, s, b, rsb, c, ldc, alpha, beta, bp, pf, pfs);                          \
     }
 #define TILE_BODY(R, ROWS, CP, ...) ukr_body(R, ROWS, CP, 0, __VA_ARGS__)
 #define TILE_PN_BODY(R, ROWS, CP, ...) ukr_body(R, ROWS, CP, 1, __VA_ARGS__)
@@ -356,7 +379,8 @@ UKRT(1) UKRT(2) UKRT(3) UKRT(4) UKRT(5) UKRT(6)
    copying B or not. */
 #define TILE_ENTRY(NAME, P)                                                                        \
     void NAME(size_t r, size_t k, const float *a, size_t rsa, size_t csa, const float *b,          \
-              size_t rsb, float *c, size_t ldc, float alpha, float beta, float *bp)                \
+              size_t rsb, float *c, size_t ldc, float alpha, float beta, float *bp,                \
+              const float *pf, size_t pfs)                                                         \
     {                                                                                              \
         static const tile_fn tab[4][MR] = {                                                        \
             { P##cols_1, P##cols_2, P##cols_3, P##cols_4, P##cols_5, P##cols_6 },                  \
@@ -367,7 +391,8 @@ UKRT(1) UKRT(2) UKRT(3) UKRT(4) UKRT(5) UKRT(6)
               P##rows_copy_6 },                                                                    \
         };                                                                                         \
         const int rows = csa == 1; /* rows of A in place: their stride is rsa */                   \
-        tab[(bp ? 2 : 0) + rows][r - 1](k, a, rows ? rsa : csa, b, rsb, c, ldc, alpha, beta, bp);  \
+        tab[(bp ? 2 : 0) + rows][r - 1](k, a, rows ? rsa : csa, b, rsb, c, ldc, alpha, beta, bp,   \
+                                        pf, pfs);                                                  \
     }
 /* The micro-kernel */
 TILE_ENTRY(sk_gemm_ukr_avx2, tile_)
@@ -378,7 +403,7 @@ TILE_ENTRY(sk_gemm_ukr_pn_avx2, tile_pn_)
 /* The wide micro-kernel for few rows: the same on an r x W_NR tile, r <= W_MR. */
 void sk_gemm_ukr_w_avx2(size_t r, size_t k, const float *a, size_t rsa, size_t csa,
                         const float *b, size_t rsb, float *c, size_t ldc, float alpha, float beta,
-                        float *bp)
+                        float *bp, const float *pf, size_t pfs)
 {
     static const tile_fn tab[4][W_MR] = {
         { wide_cols_1, wide_cols_2, wide_cols_3, wide_cols_4 },
@@ -387,7 +412,8 @@ void sk_gemm_ukr_w_avx2(size_t r, size_t k, const float *a, size_t rsa, size_t c
         { wide_rows_copy_1, wide_rows_copy_2, wide_rows_copy_3, wide_rows_copy_4 },
     };
     const int rows = csa == 1;
-    tab[(bp ? 2 : 0) + rows][r - 1](k, a, rows ? rsa : csa, b, rsb, c, ldc, alpha, beta, bp);
+    tab[(bp ? 2 : 0) + rows][r - 1](k, a, rows ? rsa : csa, b, rsb, c, ldc, alpha, beta, bp, pf,
+                                    pfs);
 }
 
 typedef void (*tile_t_fn)(size_t k, const float *a, size_t rsa, const float *b, size_t rsb,

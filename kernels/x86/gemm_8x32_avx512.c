@@ -82,7 +82,7 @@ static inline __attribute__((always_inline)) void store_tile(const int R, const 
 static inline __attribute__((always_inline)) void
 ukr_body(const int R, const int NV, const int ROWS, const int CP, const int RB, size_t k,
          const float *a, size_t csa, const float *b, size_t rsb, float *c, size_t ldc, float alpha,
-         float beta, float *bp)
+         float beta, float *bp, const float *pf, size_t pfs)
 {
     const size_t TNR = 16 * (size_t)NV, TMR = NV == NR / 16 ? MR : W_MR; /* the tile's */
     __m512 acc[SK_GEMM_MR_MAX][W_NR / 16];
@@ -113,6 +113,11 @@ ukr_body(const int R, const int NV, const int ROWS, const int CP, const int RB, 
         if (PF == 1) { /* B in place: its row PF_ROWS ahead into L1 */                             \
             _Pragma("GCC unroll 4") for (int v = 0; v < NV; v++)                                   \
                 _mm_prefetch((const char *)(b + pfd + 16 * v), _MM_HINT_T0);                       \
+        }                                                                                          \
+        if (PF == 3) { /* a row of the stream pf into L2 (B packed) */                           \
+            _Pragma("GCC unroll 4") for (int v = 0; v < NV; v++)                                   \
+                _mm_prefetch((const char *)(pf + 16 * v), _MM_HINT_T1);                            \
+            pf += pfs;                                                                             \
         }                                                                                          \
         if (PF == 2) { /* this row of the next panel: in B (at worst the start of a later row) */ \
             _Pragma("GCC unroll 4") for (int v = 0; v < NV; v++)                                   \
@@ -155,15 +160,29 @@ ukr_body(const int R, const int NV, const int ROWS, const int CP, const int RB, 
        4x4096x1024 1.11x, 2x1024x1024 1.13x. At a 3 KiB stride the software prefetch is faster
        (4x768x768 1.3x, 8x768x768 1.05-1.2x). */
     const int hw = RB && rsb % HW_RSB == 0 && (NV == W_NR / 16 || rsb < PN_RSB_MIN);
-    if (ROWS && rsb == TNR) { /* A(i,p) = a[i*csa + p] */
+    /* pf: the main _rb tile over a packed panel fetches a row of pf into L2 at each k step (see
+       sk_gemm_ukr_fn): the second row block, reading the first one's copy of the panel, fetches
+       the panel after the next one, where B would otherwise arrive only while the first row
+       block runs. Zen 5, in-process against none, fastest of 15, twice: 16x4096x1024
+       1.11-1.12x, 16x2048x2048 1.09-1.12x, 16x1024x4096 1.07-1.11x, 10x2048x1024 1.07x,
+       12x1024x1024 1.05x, 16x1024x1024 1.02x; 24, 64, 256 x 1024 x 1024 and 1024^3 level
+       (docs/bench/gemm-tuning.md) */
+    const int pfr = RB && NV == NR / 16 && pf && rsb == TNR;
+    if (ROWS && pfr) {
+        LOOP(1, TNR, k, 3, RB)
+    } else if (ROWS && rsb == TNR) { /* A(i,p) = a[i*csa + p] */
         LOOP(1, TNR, k, 0, RB)
     } else if (ROWS && pn) {
         LOOP_PF(1, rsb, k, 1)
     } else if (ROWS) {
         LOOP_PF(1, rsb, k, 0)
+    } else if (!CP && csa == TMR && pfr) {
+        LOOP(TMR, TNR, k, 3, RB)
     } else if (!CP && csa == TMR && rsb == TNR) {
         /* both packed: constant strides, immediate offsets */
         LOOP(TMR, TNR, k, 0, RB)
+    } else if (pfr) {
+        LOOP(csa, TNR, k, 3, RB)
     } else if (rsb == TNR) {
         LOOP(csa, TNR, k, 0, RB)
     } else if (pn) {
@@ -450,13 +469,15 @@ ukr_tp_body(const int R, size_t k, const float *a, size_t rsa, const float *b, s
    place; s = csa, the stride between k steps), tile_rows_R the rows of A in place (s = rsa);
    the _copy_ ones also store the B they read to the packed panel bp. */
 typedef void (*tile_fn)(size_t k, const float *a, size_t s, const float *b, size_t rsb, float *c,
-                        size_t ldc, float alpha, float beta, float *bp);
+                        size_t ldc, float alpha, float beta, float *bp, const float *pf,
+                        size_t pfs);
 
 #define UKR1(P, NAME, NV, R, ROWS, CP, RB)                                                         \
     static void P##NAME##_##R(size_t k, const float *a, size_t s, const float *b, size_t rsb,      \
-                              float *c, size_t ldc, float alpha, float beta, float *bp)            \
+                              float *c, size_t ldc, float alpha, float beta, float *bp,            \
+                              const float *pf, size_t pfs)                                         \
     {                                                                                              \
-        ukr_body(R, NV, ROWS, CP, RB, k, a, s, b, rsb, c, ldc, alpha, beta, bp);                   \
+        ukr_body(R, NV, ROWS, CP, RB, k, a, s, b, rsb, c, ldc, alpha, beta, bp, pf, pfs);          \
     }
 #define UKR(P, NV, R)                                                                              \
     UKR1(P, cols, NV, R, 0, 0, 0) UKR1(P, rows, NV, R, 1, 0, 0)                                    \
@@ -487,13 +508,17 @@ UKRTP(11) UKRTP(12)
 /* the transposing-copy tile: A by columns (packed) or A's rows in place */
 #define UKRTCP(R)                                                                                  \
     static void tcp_cols_##R(size_t k, const float *a, size_t s, const float *b, size_t rsb,       \
-                             float *c, size_t ldc, float alpha, float beta, float *bp)             \
+                             float *c, size_t ldc, float alpha, float beta, float *bp,             \
+                             const float *pf, size_t pfs)                                          \
     {                                                                                              \
+        (void)pf, (void)pfs;                                                                       \
         tcp_body(R, 0, k, a, s, b, rsb, c, ldc, alpha, beta, bp);                                  \
     }                                                                                              \
     static void tcp_rows_##R(size_t k, const float *a, size_t s, const float *b, size_t rsb,       \
-                             float *c, size_t ldc, float alpha, float beta, float *bp)             \
+                             float *c, size_t ldc, float alpha, float beta, float *bp,             \
+                             const float *pf, size_t pfs)                                          \
     {                                                                                              \
+        (void)pf, (void)pfs;                                                                       \
         tcp_body(R, 1, k, a, s, b, rsb, c, ldc, alpha, beta, bp);                                  \
     }
 UKRTCP(1) UKRTCP(2) UKRTCP(3) UKRTCP(4) UKRTCP(5) UKRTCP(6) UKRTCP(7) UKRTCP(8)
@@ -513,12 +538,14 @@ UKRTCP(1) UKRTCP(2) UKRTCP(3) UKRTCP(4) UKRTCP(5) UKRTCP(6) UKRTCP(7) UKRTCP(8)
    COLS, RWS), the same two copying B to bp (CCP, RCP). */
 #define UKR_ENTRY(NAME, ROWSN, N, M, COLS, RWS, CCP, RCP)                                          \
     void NAME(size_t r, size_t k, const float *a, size_t rsa, size_t csa, const float *b,          \
-              size_t rsb, float *c, size_t ldc, float alpha, float beta, float *bp)                \
+              size_t rsb, float *c, size_t ldc, float alpha, float beta, float *bp,                \
+              const float *pf, size_t pfs)                                                         \
     {                                                                                              \
         static const tile_fn tab[4][N] = { ROWSN(COLS, M), ROWSN(RWS, M), ROWSN(CCP, M),           \
                                            ROWSN(RCP, M) };                                        \
         const int rows = csa == 1; /* rows of A in place: their stride is rsa */                   \
-        tab[(bp ? 2 : 0) + rows][r - 1](k, a, rows ? rsa : csa, b, rsb, c, ldc, alpha, beta, bp);  \
+        tab[(bp ? 2 : 0) + rows][r - 1](k, a, rows ? rsa : csa, b, rsb, c, ldc, alpha, beta, bp,   \
+                                        pf, pfs);                                                  \
     }
 /* The micro-kernel, A broadcast inside each FMA over a packed B */
 UKR_ENTRY(sk_gemm_ukr_avx512, ROWS16, SK_GEMM_MR_MAX, MR, tile_cols, tile_rows, tile_cols_copy,
@@ -529,11 +556,11 @@ UKR_ENTRY(sk_gemm_ukr_rb_avx512, ROWS16, SK_GEMM_MR_MAX, MR, tile_cols_rb, tile_
 /* The tile over op(B) = B^T in place, storing it transposed to bp (see sk_gemm_dsp's ukr_tcp) */
 void sk_gemm_ukr_tcp_avx512(size_t r, size_t k, const float *a, size_t rsa, size_t csa,
                             const float *b, size_t rsb, float *c, size_t ldc, float alpha,
-                            float beta, float *bp)
+                            float beta, float *bp, const float *pf, size_t pfs)
 {
     static const tile_fn tab[2][8] = { ROWS8(tcp_cols, MR), ROWS8(tcp_rows, MR) };
     const int rows = csa == 1; /* rows of A in place: their stride is rsa */
-    tab[rows][r - 1](k, a, rows ? rsa : csa, b, rsb, c, ldc, alpha, beta, bp);
+    tab[rows][r - 1](k, a, rows ? rsa : csa, b, rsb, c, ldc, alpha, beta, bp, pf, pfs);
 }
 /* The wide micro-kernel for few rows: the same on an r x W_NR tile, r <= W_MR */
 UKR_ENTRY(sk_gemm_ukr_w_avx512, ROWS8, 8, W_MR, wide_cols, wide_rows, wide_cols_copy,

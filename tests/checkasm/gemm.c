@@ -337,7 +337,8 @@ static int tile_within_bound(size_t r, size_t nr, size_t k, const float *a, size
 
 /* ukr (wide = 0: the mr x nr tile) or ukr_w (wide = 1: the w_mr x w_nr tile): r rows (1..MR) in
    each A layout (packed, rows in place, A^T in place), B packed or in place (a row stride that is
-   a multiple of 4 KiB among them), copying B or not. */
+   a multiple of 4 KiB among them), copying B or not; over a packed B, with a prefetch stream (pf:
+   k rows 1024 floats apart, guarded, which the tile must leave as it is) or none. */
 static void slot_ukr_case(const sk_gemm_dsp *d, int wide, size_t r, int lay, int inplace, int cp,
                           size_t k, float alpha, float beta)
 {
@@ -353,6 +354,9 @@ static void slot_ukr_case(const sk_gemm_dsp *d, int wide, size_t r, int lay, int
     float *a = ck_buf_alloc(a_n), *b = ck_buf_alloc((k - 1) * rsb + NR);
     float *c = ck_buf_alloc(r * ldc), *c0 = ck_buf_alloc(r * ldc);
     float *bp = cp ? ck_buf_alloc(k * NR) : NULL;
+    const size_t pfs = 1024;
+    float *pf = !inplace && !cp && k % 4 < 2 ? ck_buf_alloc((k - 1) * pfs + NR) : NULL;
+    if (pf) ck_fill(pf, (k - 1) * pfs + NR, -1.f, 1.f);
     ck_fill(a, a_n, -1.f, 1.f);
     ck_fill(b, (k - 1) * rsb + NR, -1.f, 1.f);
     ck_fill(c0, r * ldc, -1.f, 1.f);
@@ -360,8 +364,9 @@ static void slot_ukr_case(const sk_gemm_dsp *d, int wide, size_t r, int lay, int
         for (size_t i = 0; i < r * ldc; i++) c0[i] = NAN;
     ck_mat_poison_pad(c0, r, NR, ldc);
     memcpy(c, c0, r * ldc * sizeof(float));
-    ukr(r, k, a, rsa, csa, b, rsb, c, ldc, alpha, beta, bp);
+    ukr(r, k, a, rsa, csa, b, rsb, c, ldc, alpha, beta, bp, pf, pfs);
     int ok = ck_buf_check(a, "A") && ck_buf_check(b, "B") && ck_buf_check(c, "C") &&
+             (!pf || ck_buf_check(pf, "pf")) &&
              ck_mat_pad_check(c, r, NR, ldc, "C") &&
              tile_within_bound(r, NR, k, a, rsa, csa, b, rsb, 1, c, c0, ldc, alpha, beta);
     if (cp && ok) {
@@ -372,6 +377,7 @@ static void slot_ukr_case(const sk_gemm_dsp *d, int wide, size_t r, int lay, int
     }
     ck_buf_free(a); ck_buf_free(b); ck_buf_free(c); ck_buf_free(c0);
     if (bp) ck_buf_free(bp);
+    if (pf) ck_buf_free(pf);
 }
 
 /* ukr_tcp: the r x nr tile (r = 1..mr) in each A layout over op(B) = B^T read in place (B's rows
@@ -395,7 +401,7 @@ static void slot_ukr_tcp_case(const sk_gemm_dsp *d, size_t r, int lay, size_t k,
         for (size_t i = 0; i < r * ldc; i++) c0[i] = NAN;
     ck_mat_poison_pad(c0, r, NR, ldc);
     memcpy(c, c0, r * ldc * sizeof(float));
-    d->ukr_tcp(r, k, a, rsa, csa, b, rsb, c, ldc, alpha, beta, bp);
+    d->ukr_tcp(r, k, a, rsa, csa, b, rsb, c, ldc, alpha, beta, bp, NULL, 0);
     int ok = ck_buf_check(a, "A") && ck_buf_check(b, "B") && ck_buf_check(bp, "bp") &&
              ck_buf_check(c, "C") && ck_mat_pad_check(c, r, NR, ldc, "C") &&
              tile_within_bound(r, NR, k, a, rsa, csa, b, 1, rsb, c, c0, ldc, alpha, beta);

@@ -453,11 +453,11 @@ static void gemm_call(void *p)
     switch (g->slot) {
     case G_UKR:
         d->ukr(g->rows, g->k, g->a, g->rsa, g->csa, g->b, g->rsb, g->c, g->ldc, g->alpha, g->beta,
-               g->bp);
+               g->bp, NULL, 0);
         break;
     case G_UKR_W:
         d->ukr_w(g->rows, g->k, g->a, g->rsa, g->csa, g->b, g->rsb, g->c, g->ldc, g->alpha,
-                 g->beta, g->bp);
+                 g->beta, g->bp, NULL, 0);
         break;
     case G_UKR_T:
         d->ukr_t(g->cols, g->k, g->a, g->rsa, g->b, g->rsb, g->rows, g->c, g->ldc, g->cols,
