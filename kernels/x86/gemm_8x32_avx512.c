@@ -50,6 +50,51 @@ static inline __m512 fma_bcast(const float *x, __m512 b, __m512 c)
     return c;
 }
 
+/* Row i (< 8) of a matrix read in place, at column 0 of two bases, rows 0 and 3, in x86
+   addressing modes with the row stride l or 3 l in bytes (rows 0, 1, 2, 4 at r0 + 0, l, 2 l, 4 l;
+   rows 3, 5, 6, 7 at r3 + 0, 2 l, l3, 4 l): four registers for eight rows. Left to itself the
+   compiler keeps an offset per row and, beside a tile's other pointers, spills some of them and
+   reloads them at every k step. row_bcast broadcasts the row's first float, row_load loads its
+   first 16; each asm names what it reads as its memory operand. */
+_Static_assert(MR <= 8 && W_MR <= 8, "row_bcast addresses eight rows of A");
+#define ROW_OP(NAME, INSN)                                                                         \
+    static inline __attribute__((always_inline)) __m512 NAME(const int i, const char *r0,          \
+                                                             const char *r3, size_t l, size_t l3)  \
+    {                                                                                              \
+        __m512 v;                                                                                  \
+        switch (i) {                                                                               \
+        case 0: ROW_AT_(INSN, r0, l, 0); break;                                                    \
+        case 1: ROW_AT_(INSN, r0, l, 1); break;                                                    \
+        case 2: ROW_AT_(INSN, r0, l, 2); break;                                                    \
+        case 3: ROW_AT_(INSN, r3, l, 0); break;                                                    \
+        case 4: ROW_AT_(INSN, r0, l, 4); break;                                                    \
+        case 5: ROW_AT_(INSN, r3, l, 2); break;                                                    \
+        case 6: ROW_AT_(INSN, r3, l3, 1); break;                                                   \
+        default: ROW_AT_(INSN, r3, l, 4); break;                                                   \
+        }                                                                                          \
+        return v;                                                                                  \
+    }
+/* v = INSN at BASE + IDX * SC (SC 0: BASE) */
+#define ROW_AT_(INSN, BASE, IDX, SC)                                                               \
+    if ((SC) == 0)                                                                                 \
+        __asm__(INSN " (%1), %0" : "=v"(v) : "r"(BASE), "m"(*(const float(*)[16])(BASE)));        \
+    else if ((SC) == 1)                                                                            \
+        __asm__(INSN " (%1,%2,1), %0"                                                              \
+                : "=v"(v)                                                                          \
+                : "r"(BASE), "r"(IDX), "m"(*(const float(*)[16])((BASE) + (IDX))));                \
+    else if ((SC) == 2)                                                                            \
+        __asm__(INSN " (%1,%2,2), %0"                                                              \
+                : "=v"(v)                                                                          \
+                : "r"(BASE), "r"(IDX), "m"(*(const float(*)[16])((BASE) + 2 * (IDX))));            \
+    else                                                                                           \
+        __asm__(INSN " (%1,%2,4), %0"                                                              \
+                : "=v"(v)                                                                          \
+                : "r"(BASE), "r"(IDX), "m"(*(const float(*)[16])((BASE) + 4 * (IDX))))
+ROW_OP(row_bcast, "vbroadcastss")
+ROW_OP(row_load, "vmovups")
+#undef ROW_OP
+#undef ROW_AT_
+
 /* C = alpha acc + beta C over R rows of 16 NV columns (beta == 0: C not read). */
 static inline __attribute__((always_inline)) void store_tile(const int R, const int NV,
                                                              __m512 acc[][W_NR / 16], float *c,
@@ -125,12 +170,13 @@ ukr_body(const int R, const int NV, const int ROWS, const int CP, const int RB, 
         }                                                                                          \
         _Pragma("GCC unroll 16") for (int i = 0; i < R; i++) {                                     \
             const float *ai = ROWS ? a + i * csa : a + i;                                          \
-            const __m512 av = _mm512_set1_ps(*ai);                                                 \
+            const __m512 av = ROWS && INPL ? row_bcast(i, r0, r3, rl, rl3) : _mm512_set1_ps(*ai);  \
             _Pragma("GCC unroll 4") for (int v = 0; v < NV; v++)                                   \
                 acc[i][v] = INPL ? _mm512_fmadd_ps(av, bv[v], acc[i][v])                           \
                                  : fma_bcast(ai, bv[v], acc[i][v]);                                \
         }                                                                                          \
         a += (CSA);                                                                                \
+        if (ROWS) r0 += (CSA) * sizeof(float), r3 += (CSA) * sizeof(float);                        \
         b += (RSB);                                                                                \
     }
     /* B read in place (rsb != NR) comes from L2 or L3 at a stride the hardware prefetchers do not
@@ -142,6 +188,9 @@ ukr_body(const int R, const int NV, const int ROWS, const int CP, const int RB, 
        they would reach memory the caller may not have mapped or touched, and on AMD Zen a
        prefetch whose page is not present repeats the page walk each time. */
     const size_t pfd = PF_ROWS * rsb;
+    /* A's rows in place (ROWS, R <= 8): their bases and strides for row_bcast */
+    const char *r0 = (const char *)a, *r3 = (const char *)(a + (R > 3 ? 3 * csa : 0));
+    const size_t rl = csa * sizeof(float), rl3 = 3 * rl;
     /* The _rb kernels of the main tile (the Zen 5 table's) fetch the same rows of the next
        32-column panel into L2 instead, from a row stride of 4 KiB on (B of 4 MiB or more, from
        L3 or DRAM): the row blocks after the first one then read their copy of this panel while
@@ -207,7 +256,10 @@ static inline __attribute__((always_inline)) void tpose8(const int FULL, size_t 
     const __mmask16 m = FULL ? 0xffff : sk_tail16_avx512(kk);
     __m512 r[8];
 #pragma GCC unroll 8
-    for (int q = 0; q < 8; q++) r[q] = _mm512_maskz_loadu_ps(m, b + q * rsb);
+    for (int q = 0; q < 8; q++)
+        r[q] = FULL ? row_load(q, (const char *)b, (const char *)(b + 3 * rsb), rsb * sizeof(float),
+                               3 * rsb * sizeof(float))
+                    : _mm512_maskz_loadu_ps(m, b + q * rsb);
     __m512 t[8], x[8]; /* x[e]: rows 0-3 at k step 4 L + e in lane L; x[4 + e]: rows 4-7 */
 #pragma GCC unroll 4
     for (int h = 0; h < 8; h += 2) {
@@ -259,11 +311,15 @@ tcp_body(const int R, const int ROWS, size_t k, const float *a, size_t csa, cons
         const float *bq = bp + (P) * NR;                                                           \
         const __m512 b0 = _mm512_loadu_ps(bq), b1 = _mm512_loadu_ps(bq + 16);                      \
         _Pragma("GCC unroll 16") for (int i = 0; i < R; i++) {                                     \
-            const __m512 av = _mm512_set1_ps(ROWS ? a[i * csa + (P)] : a[(P) * csa + i]);          \
+            const __m512 av = ROWS ? row_bcast(i, ra0, ra3, al, al3) : _mm512_set1_ps(a[(P) * csa + i]); \
             acc[i][0] = _mm512_fmadd_ps(av, b0, acc[i][0]);                                        \
             acc[i][1] = _mm512_fmadd_ps(av, b1, acc[i][1]);                                        \
         }                                                                                          \
+        if (ROWS) ra0 += sizeof(float), ra3 += sizeof(float);                                      \
     }
+    /* ROWS: A's rows at column P for row_bcast (each step moves them on by one column) */
+    const char *ra0 = (const char *)a, *ra3 = (const char *)(a + (R > 3 ? 3 * csa : 0));
+    const size_t al = csa * sizeof(float), al3 = 3 * al;
     if (k >= 16) { /* the first 16 steps transposed up front */
 #pragma GCC unroll 4
         for (int g = 0; g < 4; g++) tpose8(1, 16, b + 8 * g * rsb, rsb, bp + 8 * g);
