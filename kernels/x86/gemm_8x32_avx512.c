@@ -311,7 +311,8 @@ tcp_body(const int R, const int ROWS, size_t k, const float *a, size_t csa, cons
         const float *bq = bp + (P) * NR;                                                           \
         const __m512 b0 = _mm512_loadu_ps(bq), b1 = _mm512_loadu_ps(bq + 16);                      \
         _Pragma("GCC unroll 16") for (int i = 0; i < R; i++) {                                     \
-            const __m512 av = ROWS ? row_bcast(i, ra0, ra3, al, al3) : _mm512_set1_ps(a[(P) * csa + i]); \
+            const __m512 av = ROWS ? row_bcast(i, ra0, ra3, al, al3)                               \
+                                   : _mm512_set1_ps(a[(P) * csa + i]);                             \
             acc[i][0] = _mm512_fmadd_ps(av, b0, acc[i][0]);                                        \
             acc[i][1] = _mm512_fmadd_ps(av, b1, acc[i][1]);                                        \
         }                                                                                          \
