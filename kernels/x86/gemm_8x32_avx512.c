@@ -96,10 +96,12 @@ ROW_OP(row_load, "vmovups")
 #undef ROW_AT_
 
 /* The 8 floats of half H (0: low, 1: high) of v stored to dst with vextractf32x8, written out
-   because the compiler stores a low half with vmovups. On AMD Zen 5 a vmovups store beside the
-   FMAs takes issue slots from them where vextractf32x8 to memory does not: in a loop of 16
-   independent FMAs (8 cycles), 2 zmm stores per iteration cost 9-16% and 4 ymm vmovups stores
-   19-20%, while 4 or 8 vextractf32x8 stores (up to one per cycle) cost nothing. */
+   because the compiler stores a low half with vmovups. On AMD Zen 5 the copy of B as two halves
+   runs the copying tile faster than as one 64-byte vmovups: the first row block copying B, the
+   next ones reading the copy (in-process, two objects, fastest of 21, twice): 16x64x64
+   1.06-1.09x, 16x512x256 1.05-1.06x, 24x512x128 1.03-1.05x, 32x32x32 1.02-1.03x, 16x1024x256
+   (B from L3) level. In a loop of 16 FMAs alone, 2 zmm stores per iteration cost 9-16% and 4
+   ymm vmovups stores 19-20%, where 4 or 8 vextractf32x8 stores cost nothing. */
 static inline __attribute__((always_inline)) void store_half(const int H, float *dst, __m512 v)
 {
     if (H)
