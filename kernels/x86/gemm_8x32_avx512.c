@@ -100,8 +100,11 @@ ROW_OP(row_load, "vmovups")
    runs the copying tile faster than as one 64-byte vmovups: the first row block copying B, the
    next ones reading the copy (in-process, two objects, fastest of 21, twice): 16x64x64
    1.06-1.09x, 16x512x256 1.05-1.06x, 24x512x128 1.03-1.05x, 32x32x32 1.02-1.03x, 16x1024x256
-   (B from L3) level. In a loop of 16 FMAs alone, 2 zmm stores per iteration cost 9-16% and 4
-   ymm vmovups stores 19-20%, where 4 or 8 vextractf32x8 stores cost nothing. */
+   (B from L3) level. The planner copies B only from a 4 KiB row stride on, from L3, where the
+   whole call ran level within the VM's noise (16x4096x1024 0.98-1.03x, 16x1024x1024 and
+   64x1024x1024 0.97-1.02x). In a loop of 16 FMAs alone, 2 zmm stores per iteration cost 9-16% and
+   4 ymm vmovups stores 19-20%, where 4 or 8 vextractf32x8 stores cost nothing; beside a tile's
+   loads and broadcasts both kinds cost nothing. */
 static inline __attribute__((always_inline)) void store_half(const int H, float *dst, __m512 v)
 {
     if (H)
