@@ -57,41 +57,41 @@ static inline __m512 fma_bcast(const float *x, __m512 b, __m512 c)
    reloads them at every k step. row_bcast broadcasts the row's first float, row_load loads its
    first 16; each asm names what it reads as its memory operand. */
 _Static_assert(MR <= 8 && W_MR <= 8, "row_bcast addresses eight rows of A");
-#define ROW_OP(NAME, INSN)                                                                         \
+#define ROW_OP(NAME, INSN, N)                                                                      \
     static inline __attribute__((always_inline)) __m512 NAME(const int i, const char *r0,          \
                                                              const char *r3, size_t l, size_t l3)  \
     {                                                                                              \
         __m512 v;                                                                                  \
         switch (i) {                                                                               \
-        case 0: ROW_AT_(INSN, r0, l, 0); break;                                                    \
-        case 1: ROW_AT_(INSN, r0, l, 1); break;                                                    \
-        case 2: ROW_AT_(INSN, r0, l, 2); break;                                                    \
-        case 3: ROW_AT_(INSN, r3, l, 0); break;                                                    \
-        case 4: ROW_AT_(INSN, r0, l, 4); break;                                                    \
-        case 5: ROW_AT_(INSN, r3, l, 2); break;                                                    \
-        case 6: ROW_AT_(INSN, r3, l3, 1); break;                                                   \
-        default: ROW_AT_(INSN, r3, l, 4); break;                                                   \
+        case 0: ROW_AT_(INSN, N, r0, l, 0); break;                                                 \
+        case 1: ROW_AT_(INSN, N, r0, l, 1); break;                                                 \
+        case 2: ROW_AT_(INSN, N, r0, l, 2); break;                                                 \
+        case 3: ROW_AT_(INSN, N, r3, l, 0); break;                                                 \
+        case 4: ROW_AT_(INSN, N, r0, l, 4); break;                                                 \
+        case 5: ROW_AT_(INSN, N, r3, l, 2); break;                                                 \
+        case 6: ROW_AT_(INSN, N, r3, l3, 1); break;                                                \
+        default: ROW_AT_(INSN, N, r3, l, 4); break;                                                \
         }                                                                                          \
         return v;                                                                                  \
     }
-/* v = INSN at BASE + IDX * SC (SC 0: BASE) */
-#define ROW_AT_(INSN, BASE, IDX, SC)                                                               \
+/* v = INSN at BASE + IDX * SC (SC 0: BASE), which reads N floats there */
+#define ROW_AT_(INSN, N, BASE, IDX, SC)                                                            \
     if ((SC) == 0)                                                                                 \
-        __asm__(INSN " (%1), %0" : "=v"(v) : "r"(BASE), "m"(*(const float(*)[16])(BASE)));        \
+        __asm__(INSN " (%1), %0" : "=v"(v) : "r"(BASE), "m"(*(const float(*)[N])(BASE)));         \
     else if ((SC) == 1)                                                                            \
         __asm__(INSN " (%1,%2,1), %0"                                                              \
                 : "=v"(v)                                                                          \
-                : "r"(BASE), "r"(IDX), "m"(*(const float(*)[16])((BASE) + (IDX))));                \
+                : "r"(BASE), "r"(IDX), "m"(*(const float(*)[N])((BASE) + (IDX))));                 \
     else if ((SC) == 2)                                                                            \
         __asm__(INSN " (%1,%2,2), %0"                                                              \
                 : "=v"(v)                                                                          \
-                : "r"(BASE), "r"(IDX), "m"(*(const float(*)[16])((BASE) + 2 * (IDX))));            \
+                : "r"(BASE), "r"(IDX), "m"(*(const float(*)[N])((BASE) + 2 * (IDX))));             \
     else                                                                                           \
         __asm__(INSN " (%1,%2,4), %0"                                                              \
                 : "=v"(v)                                                                          \
-                : "r"(BASE), "r"(IDX), "m"(*(const float(*)[16])((BASE) + 4 * (IDX))))
-ROW_OP(row_bcast, "vbroadcastss")
-ROW_OP(row_load, "vmovups")
+                : "r"(BASE), "r"(IDX), "m"(*(const float(*)[N])((BASE) + 4 * (IDX))))
+ROW_OP(row_bcast, "vbroadcastss", 1)
+ROW_OP(row_load, "vmovups", 16)
 #undef ROW_OP
 #undef ROW_AT_
 
@@ -214,7 +214,7 @@ ukr_body(const int R, const int NV, const int ROWS, const int CP, const int RB, 
        prefetch whose page is not present repeats the page walk each time. */
     const size_t pfd = PF_ROWS * rsb;
     /* A's rows in place (ROWS, R <= 8): their bases and strides for row_bcast */
-    const char *r0 = (const char *)a, *r3 = (const char *)(a + (R > 3 ? 3 * csa : 0));
+    const char *r0 = (const char *)a, *r3 = (const char *)(a + (ROWS && R > 3 ? 3 * csa : 0));
     const size_t rl = csa * sizeof(float), rl3 = 3 * rl;
     /* The _rb kernels of the main tile (the Zen 5 table's) fetch the same rows of the next
        32-column panel into L2 instead, from a row stride of 4 KiB on (B of 4 MiB or more, from
@@ -344,7 +344,7 @@ tcp_body(const int R, const int ROWS, size_t k, const float *a, size_t csa, cons
         if (ROWS) ra0 += sizeof(float), ra3 += sizeof(float);                                      \
     }
     /* ROWS: A's rows at column P for row_bcast (each step moves them on by one column) */
-    const char *ra0 = (const char *)a, *ra3 = (const char *)(a + (R > 3 ? 3 * csa : 0));
+    const char *ra0 = (const char *)a, *ra3 = (const char *)(a + (ROWS && R > 3 ? 3 * csa : 0));
     const size_t al = csa * sizeof(float), al3 = 3 * al;
     if (k >= 16) { /* the first 16 steps transposed up front */
 #pragma GCC unroll 4
