@@ -342,7 +342,7 @@ static void test_gemm(void)
                 gemm_case((sk_trans)(t >> 1), (sk_trans)(t & 1), ms[im], ns[in], ks[rnd(6)],
                           al[rnd(2)], be[rnd(3)], rnd(2) ? 0 : 3, 0, 0);
     /* m = 1 over the matrix-vector column groups (256), k over unroll widths */
-    static const size_t vn[] = {255, 256, 257, 300, 511, 513, 1000, 2049};
+    static const size_t vn[] = {255, 256, 257, 300, 511, 513, 700, 1000, 2049};
     static const size_t vk[] = {1, 7, 9, 64, 257, 600};
     for (size_t in = 0; in < sizeof vn / sizeof *vn; in++)
         for (size_t ik = 0; ik < sizeof vk / sizeof *vk; ik++)

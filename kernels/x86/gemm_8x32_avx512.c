@@ -865,12 +865,66 @@ static inline __attribute__((always_inline)) void gemv_n_cols(const int V, size_
         _mm512_storeu_ps(c + 16 * v, finish(s[v], alpha, beta, 0xffff, c + 16 * v));
 }
 
-/* c[j] = alpha sum_p a[p] b[p*ldb + j] + beta c[j]: B's rows streamed whole (above), or below
+/* c[0..n) of gemv_n with 16 (V - 2) < n <= 16 V, V even: V accumulators in registers, the last two
+   masked, one row of B at a time, each row read whole. Each column sums its rows in order, as
+   gemv_rows_seq does, so the two give the same bits. Not wider than GEMV_REGS_MAX vectors: on AMD
+   Zen 5 a loop reading a row of more than 28 vectors of B per step (1792 bytes) streamed B from L2
+   at 0.55-0.65x a plain read, one of 28 or fewer at 1.0-1.1x (asm loops, no spills, B contiguous;
+   the same cliff two rows of 16 vectors per step, software prefetches did not lift it). */
+#define GEMV_REGS_MAX 28
+#define GEMV_REGS_MIN 192 /* gemv_n_regs from past this many columns (1x192x192 level, 1x128x512
+                             0.94x the 128-column strips) */
+static inline __attribute__((always_inline)) void gemv_n_regs(const int V, size_t n, size_t k,
+                                                              float alpha, const float *a,
+                                                              const float *b, size_t ldb,
+                                                              float beta, float *c)
+{
+    const size_t n0 = 16 * (size_t)(V - 2);
+    const __mmask16 m0 = sk_tail16_avx512(n - n0);
+    const __mmask16 m1 = sk_tail16_avx512(n - n0 > 16 ? n - n0 - 16 : 0);
+    __m512 s[GEMV_REGS_MAX];
+#pragma GCC unroll 28
+    for (int v = 0; v < V; v++) s[v] = _mm512_setzero_ps();
+    for (size_t p = 0; p < k; p++, b += ldb) {
+        const __m512 x = _mm512_set1_ps(a[p]);
+#pragma GCC unroll 28
+        for (int v = 0; v < V - 2; v++)
+            s[v] = _mm512_fmadd_ps(x, _mm512_loadu_ps(b + 16 * v), s[v]);
+        s[V - 2] = _mm512_fmadd_ps(x, _mm512_maskz_loadu_ps(m0, b + n0), s[V - 2]);
+        s[V - 1] = _mm512_fmadd_ps(x, _mm512_maskz_loadu_ps(m1, b + n0 + 16), s[V - 1]);
+    }
+#pragma GCC unroll 28
+    for (int v = 0; v < V; v++) {
+        const __mmask16 m = v < V - 2 ? 0xffff : v == V - 2 ? m0 : m1;
+        _mm512_mask_storeu_ps(c + 16 * v, m, finish(s[v], alpha, beta, m, c + 16 * v));
+    }
+}
+
+/* c[j] = alpha sum_p a[p] b[p*ldb + j] + beta c[j]: from GEMV_REGS_MIN to 16 GEMV_REGS_MAX
+   columns the whole row in registers (gemv_n_regs), else B's rows streamed whole (above), or below
    GEMV_ROWS_MIN columns 128 columns (8 accumulators) at a time, then 32 at a time (the last
-   block masked). */
+   block masked). gemv_n_regs against the kernels it replaces, AMD Zen 5, in-process, fastest of
+   15: 1x256x256 1.23x, 1x320x320 1.18x, 1x384x384 1.10x, 1x448x448 1.19x, 1x256x512 1.27x,
+   1x224x224 1.26x, 1x200x300 1.99x; past L2 the eight rows at a time stay (1x384x1536 and
+   1x400x1000 level) */
 void sk_gemv_n_avx512(size_t n, size_t k, float alpha, const float *a, const float *b, size_t ldb,
                       float beta, float *c)
 {
+    /* registers for a row of at most GEMV_REGS_MAX vectors, where the alternative sums in the
+       same order (gemv_rows_seq, from L2) or no pool part is as narrow (below GEMV_ROWS_MIN) */
+    if (n > GEMV_REGS_MIN && n <= 16 * GEMV_REGS_MAX &&
+        (n < GEMV_ROWS_MIN || k * ldb <= GEMV_L2_MAX)) {
+        switch ((n + 31) / 32) {
+        case 7: gemv_n_regs(14, n, k, alpha, a, b, ldb, beta, c); return;
+        case 8: gemv_n_regs(16, n, k, alpha, a, b, ldb, beta, c); return;
+        case 9: gemv_n_regs(18, n, k, alpha, a, b, ldb, beta, c); return;
+        case 10: gemv_n_regs(20, n, k, alpha, a, b, ldb, beta, c); return;
+        case 11: gemv_n_regs(22, n, k, alpha, a, b, ldb, beta, c); return;
+        case 12: gemv_n_regs(24, n, k, alpha, a, b, ldb, beta, c); return;
+        case 13: gemv_n_regs(26, n, k, alpha, a, b, ldb, beta, c); return;
+        default: gemv_n_regs(28, n, k, alpha, a, b, ldb, beta, c); return;
+        }
+    }
     if (ldb % 1024 == 0 || n >= GEMV_ROWS_MIN) {
         gemv_n_rows(n, k, alpha, a, b, ldb, beta, c);
         return;

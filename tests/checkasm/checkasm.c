@@ -92,30 +92,41 @@ void ck_fill(float *p, size_t n, float lo, float hi)
     for (size_t i = 0; i < n; i++) p[i] = ck_randf(lo, hi);
 }
 
-/* guarded buffers: [header: n][GUARD floats][n floats][GUARD floats] */
+/* guarded buffers: [header: n, guard][GUARD floats][n floats][GUARD floats]. Every buffer's
+   guard is a quiet NaN of its own payload: a kernel that reads past one buffer and writes past
+   another would otherwise copy the first one's guard (NaN payloads propagate) into the second's
+   and pass. Padding inside matrices is one more payload, never a guard's. */
 #define GUARD 64
-static const uint32_t POISON = 0x7fc0dead; /* a quiet NaN with a recognisable payload */
-static float poison_f(void) { float f; memcpy(&f, &POISON, 4); return f; }
+static const uint32_t POISON = 0x7fc0dead; /* padding: a quiet NaN with a recognisable payload */
+static uint32_t g_guard_count;
+static float nan_of(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
+static float poison_f(void) { return nan_of(POISON); }
 static int is_poison(float f) { uint32_t u; memcpy(&u, &f, 4); return u == POISON; }
 
 float *ck_buf_alloc(size_t n)
 {
     float *base = malloc((n + 2 * GUARD + 4) * sizeof(float));
     if (!base) { fprintf(stderr, "checkasm: out of memory\n"); exit(1); }
+    /* quiet NaNs 0x7fa00001.. (never POISON): a fresh payload per buffer */
+    const uint32_t guard = 0x7fa00001u + (g_guard_count++ & 0xfffffu);
     memcpy(base, &n, sizeof n);
+    memcpy((char *)base + sizeof n, &guard, sizeof guard);
     float *p = base + 4 + GUARD;
-    for (size_t i = 0; i < GUARD; i++) p[-1 - (ptrdiff_t)i] = p[n + i] = poison_f();
+    for (size_t i = 0; i < GUARD; i++) p[-1 - (ptrdiff_t)i] = p[n + i] = nan_of(guard);
     for (size_t i = 0; i < n; i++) p[i] = 0.f;
     return p;
 }
 int ck_buf_check(const float *p, const char *what)
 {
     size_t n;
+    uint32_t guard, u;
     memcpy(&n, p - GUARD - 4, sizeof n);
+    memcpy(&guard, (const char *)(p - GUARD - 4) + sizeof n, sizeof guard);
     for (size_t i = 0; i < GUARD; i++) {
-        if (!is_poison(p[-1 - (ptrdiff_t)i]))
-            return ck_fail("%s: write %zu before the buffer", what, i + 1);
-        if (!is_poison(p[n + i])) return ck_fail("%s: write %zu after the buffer", what, i);
+        memcpy(&u, &p[-1 - (ptrdiff_t)i], 4);
+        if (u != guard) return ck_fail("%s: write %zu before the buffer", what, i + 1);
+        memcpy(&u, &p[n + i], 4);
+        if (u != guard) return ck_fail("%s: write %zu after the buffer", what, i);
     }
     return 1;
 }

@@ -38,7 +38,8 @@ float ck_randf(float lo, float hi);               /* uniform in [lo, hi) */
 float ck_randn(void);                             /* standard normal */
 void ck_fill(float *p, size_t n, float lo, float hi);
 
-/* --- guarded buffers: n floats, NaN-poisoned guard bands before and after --- */
+/* --- guarded buffers: n floats, guard bands before and after, each buffer's a quiet NaN of its
+   own payload (a write past one buffer of what was read past another still shows) --- */
 float *ck_buf_alloc(size_t n);
 /* 1 when guard bands are intact; reports through ck_fail with `what` otherwise. */
 int ck_buf_check(const float *p, const char *what);
