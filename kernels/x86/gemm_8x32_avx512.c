@@ -699,7 +699,7 @@ static inline __m512 finish(__m512 s, float alpha, float beta, __mmask16 m, cons
 /* gemv_n from GEMV_ROWS_MIN columns on, or at a row stride that is a multiple of 4 KiB (walking
    down a column chunk would put every row in one L1 set and defeat the prefetchers): B streamed
    row by row into a 1024-column accumulator row kept in L1, as the AVX2 kernel does and for the
-   same reasons; eight rows at a time in two sums of four, then four, then one. AMD Zen 5, fastest
+   same reasons; eight rows at a time, then four, then one. AMD Zen 5, fastest
    of 5 interleaved, against the 128-column strips: 1x512x512 0.87x -> 1.0x the AVX2 kernel. A B
    of at most 1 MiB (from L2) one row at a time instead, each row one sequential stream: on Zen 5
    a plain read of a 512 KiB B in L2 ran at 221 GB/s in order and at 110-125 GB/s hopping between
@@ -717,8 +717,12 @@ static inline __m512 finish(__m512 s, float alpha, float beta, __mmask16 m, cons
 #define GEMV_L2_MAX SK_GEMV_AVX512_SPAN /* B spans at most this many floats (from L2): one or
                                           two rows at a time, not eight */
 
-/* acc[0..16) (the first lanes of mask m) += sum_r a_r b[r*ldb + 0..16) over R rows: R == 8 in two
-   sums of four (rows 0-3 onto acc, rows 4-7 apart, then added), R == 4 and R == 1 onto acc. */
+/* acc[0..16) (the first lanes of mask m) += sum_r a_r b[r*ldb + 0..16) over R rows: R == 2 in two
+   sums (row 1 apart, then added); R == 8, 4 and 1 onto acc in row order, so that from
+   GEMV_ROWS_MIN columns on every kernel of gemv_n sums each column's rows in order and a part of a
+   call on a pool gets the bits of the whole call whatever its width. Eight rows in order against
+   two sums of four, AMD Zen 5, in-process, fastest of 15, three runs: 1x1024x1024 0.99-1.02x,
+   1x768x768 0.99-1.00x, 1x1000x1000 0.99x, 1x512x2048 1.00-1.01x. */
 static inline __attribute__((always_inline)) void gemv_rows_step(const int R, float *acc,
                                                                  const __m512 *av, const float *b,
                                                                  size_t ldb, __mmask16 m)
@@ -730,20 +734,10 @@ static inline __attribute__((always_inline)) void gemv_rows_step(const int R, fl
         _mm512_store_ps(acc, _mm512_add_ps(v, u));
         return;
     }
-    if (R < 8) {
-#pragma GCC unroll 4
-        for (int r = 0; r < R; r++)
-            v = _mm512_fmadd_ps(av[r], _mm512_maskz_loadu_ps(m, b + r * ldb), v);
-        _mm512_store_ps(acc, v);
-        return;
-    }
-    __m512 u = _mm512_mul_ps(av[4], _mm512_maskz_loadu_ps(m, b + 4 * ldb));
-#pragma GCC unroll 4
-    for (int r = 0; r < 4; r++) { /* the two chains interleaved */
+#pragma GCC unroll 8
+    for (int r = 0; r < R; r++)
         v = _mm512_fmadd_ps(av[r], _mm512_maskz_loadu_ps(m, b + r * ldb), v);
-        if (r < 3) u = _mm512_fmadd_ps(av[r + 5], _mm512_maskz_loadu_ps(m, b + (r + 5) * ldb), u);
-    }
-    _mm512_store_ps(acc, _mm512_add_ps(v, u));
+    _mm512_store_ps(acc, v);
 }
 
 /* R rows of B (from bp) into the accumulator row acc[0..w), a[0..R) their factors. */
@@ -905,15 +899,14 @@ static inline __attribute__((always_inline)) void gemv_n_regs(const int V, size_
    GEMV_ROWS_MIN columns 128 columns (8 accumulators) at a time, then 32 at a time (the last
    block masked). gemv_n_regs against the kernels it replaces, AMD Zen 5, in-process, fastest of
    15: 1x256x256 1.23x, 1x320x320 1.18x, 1x384x384 1.10x, 1x448x448 1.19x, 1x256x512 1.27x,
-   1x224x224 1.26x, 1x200x300 1.99x; past L2 the eight rows at a time stay (1x384x1536 and
-   1x400x1000 level) */
+   1x224x224 1.26x, 1x200x300 1.99x; past L2, against eight rows at a time: 1x384x1536
+   1.13-1.15x, 1x448x1024 1.05x, 1x256x4096 1.08-1.09x, 1x320x2048 1.14-1.15x, 1x400x1000
+   1.05x, 1x384x8192 1.24x. It sums the rows in order, as every kernel from GEMV_ROWS_MIN
+   columns on does (gemv_rows_step). */
 void sk_gemv_n_avx512(size_t n, size_t k, float alpha, const float *a, const float *b, size_t ldb,
                       float beta, float *c)
 {
-    /* registers for a row of at most GEMV_REGS_MAX vectors, where the alternative sums in the
-       same order (gemv_rows_seq, from L2) or no pool part is as narrow (below GEMV_ROWS_MIN) */
-    if (n > GEMV_REGS_MIN && n <= 16 * GEMV_REGS_MAX &&
-        (n < GEMV_ROWS_MIN || k * ldb <= GEMV_L2_MAX)) {
+    if (n > GEMV_REGS_MIN && n <= 16 * GEMV_REGS_MAX) {
         switch ((n + 31) / 32) {
         case 7: gemv_n_regs(14, n, k, alpha, a, b, ldb, beta, c); return;
         case 8: gemv_n_regs(16, n, k, alpha, a, b, ldb, beta, c); return;
