@@ -48,6 +48,8 @@ const Shape kShapes[] = {
     { 256, 512, 512 },  { 1, 1024, 1024 },  { 4, 1024, 1024 },     { 16, 1024, 1024 },
     { 64, 1024, 1024 }, { 256, 1024, 1024 }, { 16, 4096, 1024 },   { 16, 64, 64 },
     { 32, 32, 32 },     { 64, 512, 64 },
+    /* a decoder step of a d_model 384 model: a projection and the feed-forward's second layer */
+    { 1, 384, 384 },    { 1, 384, 1536 },
 };
 
 struct Operands {
