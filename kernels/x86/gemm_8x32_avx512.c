@@ -1003,15 +1003,11 @@ void sk_gemv_t_avx512(size_t n, size_t k, float alpha, const float *a, const flo
                                                  : _mm_fmadd_ps(_mm_set1_ps(beta),
                                                                 _mm_loadu_ps(c + j), x));
             }
-        for (; j < n; j++, b += ldb) { /* row sums as sk_reduce4_avx512 adds them, alpha and
-                                         beta as there */
+        for (; j < n; j++, b += ldb) {
             dot_rows(1, k, a, b, ldb, mt, s);
-            const __m256 y = _mm256_add_ps(_mm512_castps512_ps256(s[0]),
-                                           _mm256_castpd_ps(_mm512_extractf64x4_pd(
-                                               _mm512_castps_pd(s[0]), 1)));
-            const __m256 h = _mm256_hadd_ps(_mm256_hadd_ps(y, y), _mm256_hadd_ps(y, y));
-            __m128 x = _mm_add_ss(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1));
-            x = _mm_mul_ss(_mm_set_ss(alpha), x);
+            /* lane 0 of the four rows' reduction adds row 0 as it adds any row there */
+            s[1] = s[2] = s[3] = _mm512_setzero_ps();
+            __m128 x = _mm_mul_ss(_mm_set_ss(alpha), sk_reduce4_avx512(s));
             if (beta != 0.f) x = _mm_fmadd_ss(_mm_set_ss(beta), _mm_load_ss(c + j), x);
             _mm_store_ss(c + j, x);
         }
