@@ -697,25 +697,21 @@ static inline __m512 finish(__m512 s, float alpha, float beta, __mmask16 m, cons
 }
 
 /* gemv_n from GEMV_ROWS_MIN columns on, or at a row stride that is a multiple of 4 KiB (walking
-   down a column chunk would put every row in one L1 set and defeat the prefetchers): B streamed
-   row by row into a 1024-column accumulator row kept in L1, as the AVX2 kernel does and for the
-   same reasons; eight rows at a time, then four, then one. AMD Zen 5, fastest
-   of 5 interleaved, against the 128-column strips: 1x512x512 0.87x -> 1.0x the AVX2 kernel. A B
-   of at most 1 MiB (from L2) one row at a time instead, each row one sequential stream: on Zen 5
-   a plain read of a 512 KiB B in L2 ran at 221 GB/s in order and at 110-125 GB/s hopping between
-   rows in 256 B-4 KiB pieces, as two rows at a time (or eight, or oneDNN's eight rows in 1 KiB
-   pieces) read it. Against two rows at a time, Zen 5, alternated: 1x512x256 1.21-1.41x,
-   1x512x128 1.38-1.40x, 1x512x64 1.17-1.26x, 1x256x256 1.17-1.25x, 1x1000x200 1.16x, 1x512x512
-   1.04x, 1x1024x256 0.98-1.02x. Only from GEMV_ROWS_MIN columns on (a call as wide as that has
-   parts as wide on a pool): a narrower accumulator row waits on its own stores from one row to
-   the next (1x64x256 at a 4 KiB stride 0.80x), and there two rows at a time stay. Two rows at a
-   time before, against eight: 1x512x64 1.11-1.20x, 1x512x128 1.10-1.20x. The AVX2 kernel keeps
-   two rows at a time: one row at a time ran 0.82-0.96x there (twice the loads and stores per
-   byte of B with 8-float vectors). */
+   down a column chunk would put every row in one L1 set and defeat the prefetchers): a
+   1024-column accumulator row kept in L1, eight rows of B at a time (then four, then one), each
+   256-column block of the row in 16 registers while the eight rows' pieces stream into it (as
+   oneDNN's gemv_n kernel walks B). AMD Zen 5, in-process against the row held in L1 and B's rows
+   streamed whole one at a time (from L2) or eight at a time one vector per step (past it),
+   fastest of 15, the same bits: 1x512x512 1.15-1.19x, 1x1024x1024 1.10x, 1x1024x256 1.25x,
+   1x1024x128 1.31x, 1x2048x2048 1.16x, 1x464x512 1.12-1.24x, 1x768x768 1.04-1.06x, 1x512x256
+   1.11x, 1x512x64 0.86-1.09x and 1x512x128 0.92-1.12x (the VM's phases), 1x4096x4096 0.97x
+   (docs/bench/gemm-tuning.md). Below GEMV_ROWS_MIN columns (a call as wide as that has parts
+   as wide on a pool) a B in L2 goes two rows at a time, in two sums: the narrow accumulator row
+   waits on its own stores from one row to the next (1x64x256 at a 4 KiB stride). */
 #define GEMV_ROWS_MIN SK_GEMV_AVX2_ROWS_MIN
 #define GEMV_W 1024
-#define GEMV_L2_MAX SK_GEMV_AVX512_SPAN /* B spans at most this many floats (from L2): one or
-                                          two rows at a time, not eight */
+#define GEMV_L2_MAX SK_GEMV_AVX512_SPAN /* B spans at most this many floats (from L2): below
+                                          GEMV_ROWS_MIN columns two rows at a time, not eight */
 
 /* acc[0..16) (the first lanes of mask m) += sum_r a_r b[r*ldb + 0..16) over R rows: R == 2 in two
    sums (row 1 apart, then added); R == 8, 4 and 1 onto acc in row order, so that from
@@ -740,6 +736,26 @@ static inline __attribute__((always_inline)) void gemv_rows_step(const int R, fl
     _mm512_store_ps(acc, v);
 }
 
+/* acc[0..16 V) += sum_r a_r b[r*ldb + 0..16 V) over R rows, onto acc in row order as
+   gemv_rows_step: the V vectors of acc in registers while the R rows stream into them. */
+#define GEMV_BLK 16
+static inline __attribute__((always_inline)) void gemv_rows_block(const int R, const int V,
+                                                                  float *acc, const __m512 *av,
+                                                                  const float *b, size_t ldb)
+{
+    __m512 y[GEMV_BLK];
+#pragma GCC unroll 16
+    for (int v = 0; v < V; v++) y[v] = _mm512_load_ps(acc + 16 * v);
+#pragma GCC unroll 8
+    for (int r = 0; r < R; r++) {
+#pragma GCC unroll 16
+        for (int v = 0; v < V; v++)
+            y[v] = _mm512_fmadd_ps(av[r], _mm512_loadu_ps(b + r * ldb + 16 * v), y[v]);
+    }
+#pragma GCC unroll 16
+    for (int v = 0; v < V; v++) _mm512_store_ps(acc + 16 * v, y[v]);
+}
+
 /* R rows of B (from bp) into the accumulator row acc[0..w), a[0..R) their factors. */
 static inline __attribute__((always_inline)) void gemv_rows_pass(const int R, float *acc,
                                                                  const float *a, const float *bp,
@@ -750,37 +766,15 @@ static inline __attribute__((always_inline)) void gemv_rows_pass(const int R, fl
     for (int r = 0; r < R; r++) av[r] = _mm512_set1_ps(a[r]);
     const size_t wf = w & ~(size_t)15;
     size_t j = 0;
+    if (R == 8) {
+        for (; j + 16 * GEMV_BLK <= w; j += 16 * GEMV_BLK)
+            gemv_rows_block(R, GEMV_BLK, acc + j, av, bp + j, ldb);
+        if (j + 128 <= wf) gemv_rows_block(R, 8, acc + j, av, bp + j, ldb), j += 128;
+        if (j + 64 <= wf) gemv_rows_block(R, 4, acc + j, av, bp + j, ldb), j += 64;
+        if (j + 32 <= wf) gemv_rows_block(R, 2, acc + j, av, bp + j, ldb), j += 32;
+    }
     for (; j < wf; j += 16) gemv_rows_step(R, acc + j, av, bp + j, ldb, 0xffff);
     if (j < w) gemv_rows_step(R, acc + j, av, bp + j, ldb, sk_tail16_avx512(w - j));
-}
-
-/* All k rows of B (from bp), one after another, each read whole, into the accumulator row
-   acc[0..w): a row of B is one sequential stream. The last w % 16 columns are summed in a register
-   across the rows (a masked store and the next row's masked load of it would not forward). */
-static void gemv_rows_seq(float *acc, const float *a, const float *bp, size_t ldb, size_t w,
-                          size_t k)
-{
-    const size_t wf = w & ~(size_t)15;
-    const __mmask16 mt = sk_tail16_avx512(w - wf);
-    __m512 t = _mm512_maskz_load_ps(mt, acc + wf);
-    for (size_t p = 0; p < k; p++, bp += ldb) {
-        const __m512 av = _mm512_set1_ps(a[p]);
-        size_t j = 0; /* by fours, then one at a time: a single loop with an unroll pragma ran
-                         0.90-0.93x (1x512x256, 1x512x128) */
-        for (; j + 64 <= wf; j += 64) {
-#pragma GCC unroll 4
-            for (int v = 0; v < 4; v++) {
-                float *x = acc + j + 16 * v;
-                _mm512_store_ps(x, _mm512_fmadd_ps(av, _mm512_loadu_ps(bp + j + 16 * v),
-                                                   _mm512_load_ps(x)));
-            }
-        }
-        for (; j < wf; j += 16)
-            _mm512_store_ps(acc + j, _mm512_fmadd_ps(av, _mm512_loadu_ps(bp + j),
-                                                     _mm512_load_ps(acc + j)));
-        if (mt) t = _mm512_fmadd_ps(av, _mm512_maskz_loadu_ps(mt, bp + wf), t);
-    }
-    if (mt) _mm512_mask_store_ps(acc + wf, mt, t);
 }
 
 static void gemv_n_rows(size_t n, size_t k, float alpha, const float *a, const float *b, size_t ldb,
@@ -793,9 +787,7 @@ static void gemv_n_rows(size_t n, size_t k, float alpha, const float *a, const f
         const float *bp = b + j0;
         size_t p = 0;
         const int in_l2 = k * ldb <= GEMV_L2_MAX;
-        if (in_l2 && n >= GEMV_ROWS_MIN)
-            gemv_rows_seq(acc, a, bp, ldb, w, k), p = k;
-        else if (in_l2)
+        if (in_l2 && n < GEMV_ROWS_MIN)
             for (; p + 2 <= k; p += 2, bp += 2 * ldb) gemv_rows_pass(2, acc, a + p, bp, ldb, w);
         for (; p + 8 <= k; p += 8, bp += 8 * ldb) gemv_rows_pass(8, acc, a + p, bp, ldb, w);
         if (p + 4 <= k) gemv_rows_pass(4, acc, a + p, bp, ldb, w), p += 4, bp += 4 * ldb;
@@ -861,10 +853,11 @@ static inline __attribute__((always_inline)) void gemv_n_cols(const int V, size_
 
 /* c[0..n) of gemv_n with 16 (V - 2) < n <= 16 V, V even: V accumulators in registers, the last two
    masked, one row of B at a time, each row read whole. Each column sums its rows in order, as
-   gemv_rows_seq does, so the two give the same bits. Not wider than GEMV_REGS_MAX vectors: on AMD
+   gemv_n_rows does, so the two give the same bits. Not wider than GEMV_REGS_MAX vectors: on AMD
    Zen 5 a loop reading a row of more than 28 vectors of B per step (1792 bytes) streamed B from L2
    at 0.55-0.65x a plain read, one of 28 or fewer at 1.0-1.1x (asm loops, no spills, B contiguous;
-   the same cliff two rows of 16 vectors per step, software prefetches did not lift it). */
+   the same two rows of 16 vectors per step, software prefetches did not lift it). gemv_n_rows'
+   eight rows of 16 vectors a step do not hit it; here they ran 0.87-0.99x (1x384x384 0.87x). */
 #define GEMV_REGS_MAX 28
 #define GEMV_REGS_MIN 192 /* gemv_n_regs from past this many columns (1x192x192 level, 1x128x512
                              0.94x the 128-column strips) */

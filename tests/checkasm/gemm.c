@@ -603,10 +603,12 @@ static void slot_tests_of(const sk_gemm_dsp *d, int ukr_only)
     if (d->ukr_tp) slot_tp_tests(d);
     if (d->gemv_n && d->gemv_t) {
         /* around the strips, the AVX-512 kernel's accumulators in registers (192 < n <= 448 in
-           pairs of vectors) and its row-streaming widths */
-        static const size_t vn[] = { 1,   7,   8,   15,  16,  17,  31,  32,   33,   127,  128,
-                                     129, 192, 193, 208, 224, 225, 255, 256,  257,  320,  447,
-                                     448, 449, 1024, 1025, 1031 };
+           pairs of vectors), its row-streaming widths and their blocks in registers (256
+           columns, then 128, 64, 32 and 16: 496 = 256 + 128 + 64 + 32 + 16, 1008, 1015) */
+        static const size_t vn[] = { 1,   7,   8,   15,  16,  17,  31,  32,  33,  127,
+                                     128, 129, 192, 193, 208, 224, 225, 255, 256, 257,
+                                     320, 447, 448, 449, 496, 511, 512, 513, 769, 1008,
+                                     1015, 1024, 1025, 1031 };
         static const size_t vk[] = { 1, 2, 3, 4, 5, 15, 16, 17, 64, 255, 256, 257 };
         for (int t = 0; t < 2; t++)
             for (size_t in = 0; in < sizeof vn / sizeof *vn; in++)

@@ -637,12 +637,14 @@ static void check_gemm(const sk_gemm_dsp *d, const sk_gemm_dsp *ref, const sk_ge
     static const size_t ks[] = { 1, 2, 17 }, ns[] = { 1, 7, 17, 33, 100 };
     /* gemv: around every column strip of the kernels (AVX2: 96, 64, 32 and 8 columns; AVX-512:
        multiples of 16) and their sums, the AVX-512 kernel's accumulators in registers (192 < n
-       <= 448, in pairs of vectors), the row-streaming kernels' first width (256) and their
-       1024-column accumulator row */
-    static const size_t gv_ns[] = { 1,   7,   8,   9,   15,  16,  17,  31,  32,  33,   63,   64,
-                                    65,  95,  96,  97,  100, 127, 128, 129, 159, 160,  161,  192,
-                                    193, 200, 224, 225, 255, 256, 257, 263, 447, 448,  449,  1023,
-                                    1024, 1025, 2049 };
+       <= 448, in pairs of vectors), the row-streaming kernels' first width (256), the AVX-512
+       one's blocks in registers (256, 128, 64, 32 and 16 columns) and their 1024-column
+       accumulator row */
+    static const size_t gv_ns[] = { 1,   7,   8,   9,   15,  16,  17,  31,   32,   33,
+                                    63,  64,  65,  95,  96,  97,  100, 127,  128,  129,
+                                    159, 160, 161, 192, 193, 200, 224, 225,  255,  256,
+                                    257, 263, 447, 448, 449, 496, 511, 1008, 1023, 1024,
+                                    1025, 2049 };
     const size_t n_gv = sizeof gv_ns / sizeof gv_ns[0];
     /* rows_n: around its 16-column vectors and its accumulator block (1024 columns), k around its
        four rows of B per pass */
