@@ -7,10 +7,11 @@
  * Paths: m == 1 goes to the matrix-vector kernels, NT with m <= dot_rows to the dot kernel, NN
  * with 2..rows_max rows over a large B (plan_rows) to rows_n (B's rows streamed into C's rows), NT
  * with m <= ukr_t_max to transposed tiles (C^T = B op(A)^T, B's rows in place, k in blocks of at
- * most kc_t), NN with m <= w_mr and B's rows at least w_ldb_min apart to the blocked loop nest on
- * the table's wide tile ukr_w (w_mr x w_nr), the rest to the blocked loop nest (run_blocked: NC /
- * k block / MC / NR / row-block loops around the table's micro-kernel). Both transposes and any ld
- * are absorbed by the packing (the table's transposing pack_t).
+ * most kc_t), NN with few rows or over whole wide panels (plan_wide) and B's rows at least
+ * w_ldb_min apart to the blocked loop nest on the table's wide tile ukr_w (w_mr x w_nr), the rest
+ * to the blocked loop nest (run_blocked: NC / k block / MC / NR / row-block loops around the
+ * table's micro-kernel). Both transposes and any ld are absorbed by the packing (the table's
+ * transposing pack_t).
  * Blocked: k is cut into equal blocks of at most kc; rows of an MC block are split into full
  * MR-row blocks and the rest when the rest is at least 2/3 of MR (16 = 6 + 6 + 4), else into
  * near-equal row blocks (8 = 4 + 4 rather than 6 + 2); columns past n in the last B panel are zero
@@ -174,6 +175,18 @@ static int plan_rows(const sk_gemm_dsp *d, sk_trans tb, size_t m, size_t n, size
            (umod(ldb, d->set_stride) == 0 && span >= d->rows_span);
 }
 
+/* NN on the wide tile: up to w_few rows over any n; up to w_mr rows, or from w_many rows up to
+   one MC block at a B row stride that is not a multiple of set_stride, over whole panels (a
+   partial panel goes through a stack tile). */
+static int plan_wide(const sk_gemm_dsp *d, sk_trans tb, size_t m, size_t n, size_t ldb)
+{
+    if (tb || !d->ukr_w || ldb < d->w_ldb_min) return 0;
+    if (m <= d->w_few) return 1;
+    if (umod(n, d->w_nr) != 0) return 0;
+    return m <= d->w_mr ||
+           (d->w_many && m >= d->w_many && m <= d->mc && umod(ldb, d->set_stride) != 0);
+}
+
 /* The path of a whole problem, from ta, tb, m, B's row stride and the table's kernels and their
    limits. */
 static enum gemm_path plan_path(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t m,
@@ -184,7 +197,7 @@ static enum gemm_path plan_path(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, 
     if (tb && !ta && m <= d->dot_rows && d->dot) return PATH_DOT;
     if (plan_rows(d, tb, m, n, k, ldb)) return PATH_ROWS;
     if (tb && t_tiles_fit(d, ta, m, n, k)) return PATH_NT_ROWS;
-    if (!tb && m <= d->w_mr && d->ukr_w && ldb >= d->w_ldb_min) return PATH_WIDE;
+    if (plan_wide(d, tb, m, n, ldb)) return PATH_WIDE;
     return PATH_BLOCKED;
 }
 
@@ -1010,7 +1023,7 @@ void sk_gemm_run_bias_tp(const sk_threadpool *tp, const sk_gemm_dsp *d, sk_trans
  *       of C is one kernel call over the whole k, panel after panel;
  *   otherwise: k in the table's kc blocks (beta on the first), each MC x kc block of A packed;
  *   m == 1 with a contiguous op(A): the matrix-vector kernel on each panel;
- *   m <= w_mr, A in place, panels as wide as the wide tile: the wide tile over whole panels. */
+ *   m <= w_few, A in place, panels as wide as the wide tile: the wide tile over whole panels. */
 
 size_t sk_gemm_packed_floats(const sk_gemm_dsp *d, size_t k, size_t n)
 {
@@ -1034,7 +1047,7 @@ void sk_gemm_pack_b(const sk_gemm_dsp *d, sk_trans tb, size_t k, size_t n, const
 typedef struct packed_plan {
     int row;              /* m == 1, op(A) contiguous: gemv_n on each panel */
     int direct;           /* A read in place, whole k per kernel call */
-    int wide;             /* m <= w_mr, panels w_nr wide: the wide tile over whole panels */
+    int wide;             /* m <= w_few, panels w_nr wide: the wide tile over whole panels */
     size_t kc;            /* k block */
     row_split rows_full;  /* row blocks of a full MC block */
     row_split rows_last;  /* row blocks of the last MC block */
@@ -1048,7 +1061,7 @@ static void packed_plan_make(const sk_gemm_dsp *d, sk_trans ta, size_t m, size_t
     const int direct = m <= MC && (umod(lda, d->set_stride) != 0 || (!ta && MR <= d->set_rows));
     p->row = m == 1 && d->gemv_n && (!ta || lda == 1);
     p->direct = direct;
-    p->wide = direct && m <= d->w_mr && d->ukr_w && d->w_nr == d->pack_nr;
+    p->wide = direct && m <= d->w_few && d->ukr_w && d->w_nr == d->pack_nr;
     p->kc = direct || k <= d->kc ? k : cdiv(k, cdiv(k, d->kc));
     p->rows_last = split_rows(m <= MC ? m : m - (cdiv(m, MC) - 1) * MC, MR);
     p->rows_full = m > MC ? split_rows(MC, MR) : none;
@@ -1077,7 +1090,7 @@ static void run_packed(const sk_gemm_dsp *d, const packed_plan *p, float *abuf, 
     const int in_place = p->direct || !abuf;
     const size_t rsa = !in_place ? 1 : ta ? 1 : lda, csa = !in_place ? MR : ta ? lda : 1;
     SK_ALIGN(64) float tile[TILE_MAX];
-    if (p->wide) { /* m <= w_mr rows of A in place: one wide tile per panel, over the whole k */
+    if (p->wide) { /* m <= w_few rows of A in place: one wide tile per panel, over the whole k */
         const float be = bias ? 1.f : beta;
         for (size_t j = 0; j < n; j += PW, pb += k * PW) {
             if (bias) put_bias(m, n - j < PW ? n - j : PW, bias + j, c + j, ldc);

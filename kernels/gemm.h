@@ -67,8 +67,8 @@ typedef void (*sk_gemm_pack_fn)(size_t w, size_t kc, const float *src, size_t ld
 
 typedef struct sk_gemm_dsp {
     sk_gemm_ukr_fn ukr;                 /* the r x nr tile; NULL: sk_sgemm_ref, unblocked */
-    sk_gemm_ukr_fn ukr_w;               /* the wide tile, r x w_nr (r <= w_mr): NN with m <= w_mr
-                                           (more accumulators for few rows); NULL: none */
+    sk_gemm_ukr_fn ukr_w;               /* the wide tile, r x w_nr (r <= w_mr): NN with few rows
+                                           (more accumulators), see w_few; NULL: none */
     sk_gemm_ukr_t_fn ukr_t;             /* the transposed tile; NULL: none */
     sk_gemm_ukr_t_fn ukr_tp;            /* the same contract with r <= ukr_tp_n, w <= ukr_t_lane,
                                            two k steps of op(A)^T at a time (more accumulators
@@ -85,13 +85,17 @@ typedef struct sk_gemm_dsp {
     sk_gemm_pack_fn pack_t;             /* the transposing pack */
     unsigned mr, nr;                    /* register tile */
     unsigned w_mr, w_nr;                /* the wide tile (w_nr <= 64) */
+    unsigned w_few, w_many;             /* NN on the wide tile: m <= w_few over any n; m <= w_mr,
+                                           or w_many <= m <= mc (w_many 0: never) at a B row
+                                           stride that is not a multiple of set_stride, over whole
+                                           w_nr panels */
     unsigned w_ldb_min;                 /* ukr_w only for B rows at least this many floats apart
                                            (0: any) */
     unsigned pack_nr;                   /* a packed B's panel width (sk_gemm_pack_b), a multiple of
                                            nr: the tile reads its nr-wide parts; m == 1 runs
                                            gemv_n on one panel at a time, whose accumulators nr
                                            columns alone may leave too few (AVX2: 2 for 16);
-                                           pack_nr == w_nr: m <= w_mr rows run ukr_w over whole
+                                           pack_nr == w_nr: m <= w_few rows run ukr_w over whole
                                            panels */
     unsigned mc, kc, nc;                /* cache blocks: A block mc x kc (L2), B block kc x nc (L3),
                                            B micro-panel kc x nr (L1) */
@@ -216,7 +220,8 @@ enum gemm_path {
     PATH_ROWS,    /* NN, m <= rows_max, a large B: B streamed by rows into C's rows in L1 */
     PATH_NT_ROWS, /* NT, m <= ukr_t_max: C^T = B op(A)^T by transposed tiles, B's rows in place */
     PATH_BLOCKED, /* the blocked loop nest */
-    PATH_WIDE     /* NN, m <= w_mr, ldb >= w_ldb_min: the blocked loop nest on the wide tile */
+    PATH_WIDE     /* NN, ldb >= w_ldb_min, m <= w_few (or w_mr, w_many..mc: see w_many): the
+                     blocked loop nest on the wide tile */
 };
 
 /* Where the blocked path's kernels read op(B) from, per kc x nc block of B. */

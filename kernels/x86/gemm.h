@@ -28,7 +28,7 @@
 #define SK_GEMM_AVX512_T_N      16
 #define SK_GEMM_AVX512_DOT_ROWS 4
 #define SK_GEMM_AVX512_TP_N     12 /* ukr_tp's rows of B at most */
-#define SK_GEMM_AVX512_W_MR     4 /* the wide tile for few rows */
+#define SK_GEMM_AVX512_W_MR     6 /* the wide tile's rows (AMD Zen 5: 4 elsewhere) */
 #define SK_GEMM_AVX512_W_NR     64
 #define SK_GEMM_AVX512_ROWS     4 /* rows of sk_gemm_rows4_avx512 */
 #define SK_GEMM_AVX2_ROWS       4 /* rows of sk_gemm_rows4_avx2 */
@@ -170,7 +170,7 @@ static inline void sk_gemm_dsp_init_x86(sk_gemm_dsp *d, sk_isa isa, uint64_t fea
     /* few rows: 4 rows of the 6x16 tile are 8 accumulators, just the FMA latency x two ports;
        the 4x24 tile has 12 */
     d->ukr_w = sk_gemm_ukr_w_avx2;
-    d->w_mr = SK_GEMM_AVX2_W_MR;
+    d->w_mr = d->w_few = SK_GEMM_AVX2_W_MR;
     d->w_nr = SK_GEMM_AVX2_W_NR;
     /* only for B rows 320 floats or more apart (n >= 320 when B is packed tight): below, the
        6x16 tile ran 1.1-2x faster, from the wide tile's partial last panel and its few panels
@@ -288,7 +288,7 @@ static inline void sk_gemm_dsp_init_x86(sk_gemm_dsp *d, sk_isa isa, uint64_t fea
     /* few rows: 4 rows of the 8x32 tile are 8 accumulators, just the FMA latency x two ports;
        the 4x64 tile has 16 and reads 4 lines of each in-place B row */
     d->ukr_w = sk_gemm_ukr_w_avx512;
-    d->w_mr = SK_GEMM_AVX512_W_MR;
+    d->w_mr = d->w_few = 4;
     d->w_nr = SK_GEMM_AVX512_W_NR;
     d->w_ldb_min = 0; /* any stride: 4x512x512 ran 1.1-1.3x faster on it (Intel Xeon) */
     /* AMD Zen 5: A broadcast once per row over a packed B too (the 8x32 tile over a packed
@@ -296,6 +296,22 @@ static inline void sk_gemm_dsp_init_x86(sk_gemm_dsp *d, sk_isa isa, uint64_t fea
     if (features & SK_CPU_X86_ZEN5) {
         d->ukr = sk_gemm_ukr_rb_avx512;
         d->ukr_w = sk_gemm_ukr_w_rb_avx512;
+        /* the wide tile 6 x 64 (24 accumulators, 4 loads of B and 6 broadcasts per 24 FMAs
+           where the 8x32 tile has 2 and 8 per 16): up to 4 rows over any n, 5-6 rows and from 9
+           rows up to one MC block over whole panels, from 9 rows only at a B row stride that is
+           not a multiple of 4 KiB (there the 8x32 tile's copy of B wins). In-process against the
+           8x32 tile (two builds alternated, fastest of 15, the same bits): 6x512x512 1.14x,
+           5x512x512 1.23x, 6x1024x1024 1.35x, 6x4096x1024 1.21x, 6x256x256 1.04x, 5x64x64 1.07x,
+           6x64x64 and 6x512x64 level, 5x1024x1024 0.95x; 9x512x512 1.20x, 9x512x64 1.19x,
+           10x512x512 1.18x, 9x64x64 1.08x, 12x512x512 1.07-1.09x, 24x512x512 1.02-1.09x,
+           14x512x512 1.05x, 11x512x512 1.06x, 13x512x512 1.03x, 16x512x512 1.02x, 16x512x64
+           1.02x, 64x512x64 1.01x, 64x64x64 1.01x, 16x64x64 1.02x, 32x512x512, 48x512x512,
+           96x512x512 and 128x512x512 1.01-1.03x, 13x256x64 0.95x. Not: 5-6 rows over partial
+           panels (6x96x96 0.42x, 6x200x200 0.88x), 7-8 rows (two row blocks: 7x512x64 0.83x,
+           8x512x64 0.96x), 4 KiB-multiple strides from 9 rows (16x1024x1024 0.91x, 16x4096x1024
+           0.71-0.79x, 1024^3 0.93x) (docs/bench/gemm-tuning.md) */
+        d->w_mr = SK_GEMM_AVX512_W_MR;
+        d->w_many = 9;
         /* two row blocks reading an in-place B at a 4 KiB-multiple stride: the second from the
            first one's copy, 1.2-1.3x (9, 12 and 16 x 1024 x 1024, 16x2048x512, 16x1024x256) */
         d->cp_blocks_set = 2;

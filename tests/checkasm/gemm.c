@@ -690,7 +690,8 @@ static void ld_case(sk_trans ta, sk_trans tb, size_t m, size_t n, size_t k, size
 }
 
 /* Around the register tile's MR and NR, read from the table under test; the wide tile's rows
-   (1..w_mr, and w_mr + 1: the other tile) and w_nr, B's rows at 4 KiB multiples or not. */
+   (1..w_mr, and w_mr + 1: the other tile), the edges of its rule (w_few, w_many, MC) and w_nr, B's
+   rows at 4 KiB multiples or not. */
 static void tile_edge_tests(void)
 {
     const sk_gemm_dsp *d = &sk_dsp_for(ck_isa())->gemm;
@@ -704,6 +705,20 @@ static void tile_edge_tests(void)
                     const size_t k = (size_t[]){ 1, 7, d->kc - 1, d->kc + 1 }[ck_rand_u32(4)];
                     ld_case((sk_trans)(t >> 1), (sk_trans)(t & 1), m, wn[in], k,
                             ck_rand_u32(2) ? d->set_stride : 0, t & 1 ? 0 : d->set_stride);
+                }
+        /* the wide tile's rule (plan_wide): m around w_few, w_mr and w_many and around one MC
+           block, over whole panels and a partial one, B's rows at a multiple of set_stride or
+           not */
+        const size_t many = d->w_many ? d->w_many : d->w_mr + 1; /* 0: none */
+        const size_t wm[] = { d->w_few, d->w_few + 1, d->w_mr, d->w_mr + 1,
+                              many - 1, many,         d->mc,   d->mc + 1 };
+        const size_t wn2[] = { W, 2 * W, 2 * W + 16, 8 * W };
+        for (size_t im = 0; im < sizeof wm / sizeof *wm; im++)
+            for (size_t in = 0; in < sizeof wn2 / sizeof *wn2; in++)
+                for (int c = 0; c < 2; c++) {
+                    if (wm[im] == 0 || (ck_quick() && (im + in + (size_t)c) % 3)) continue;
+                    ld_case(SK_NOTRANS, SK_NOTRANS, wm[im], wn2[in], 1 + ck_rand_u32(2 * d->kc),
+                            ck_rand_u32(2) ? d->set_stride : 0, c ? d->set_stride : 0);
                 }
         /* B's row stride just under and at w_ldb_min (the other tile, then the wide one) */
         for (size_t ldb = d->w_ldb_min - 1; d->w_ldb_min && ldb <= d->w_ldb_min; ldb++)
