@@ -175,16 +175,17 @@ static int plan_rows(const sk_gemm_dsp *d, sk_trans tb, size_t m, size_t n, size
            (umod(ldb, d->set_stride) == 0 && span >= d->rows_span);
 }
 
-/* NN on the wide tile: up to w_few rows over any n; up to w_mr rows, or from w_many rows up to
-   one MC block at a B row stride that is not a multiple of set_stride, over whole panels (a
-   partial panel goes through a stack tile). */
+/* NN on the wide tile: up to w_few rows over any n; over whole panels (a partial one would go
+   through a stack tile) up to w_mr rows, and from w_many rows up to one MC block, at most w_set_max
+   of them at a B row stride that is a multiple of set_stride. */
 static int plan_wide(const sk_gemm_dsp *d, sk_trans tb, size_t m, size_t n, size_t ldb)
 {
     if (tb || !d->ukr_w || ldb < d->w_ldb_min) return 0;
     if (m <= d->w_few) return 1;
     if (umod(n, d->w_nr) != 0) return 0;
-    return m <= d->w_mr ||
-           (d->w_many && m >= d->w_many && m <= d->mc && umod(ldb, d->set_stride) != 0);
+    if (m <= d->w_mr) return 1;
+    if (!d->w_many || m < d->w_many || m > d->mc) return 0;
+    return umod(ldb, d->set_stride) != 0 || m <= d->w_set_max;
 }
 
 /* The path of a whole problem, from ta, tb, m, B's row stride and the table's kernels and their
@@ -273,10 +274,11 @@ static void plan_make(const sk_gemm_dsp *d, enum gemm_path path, sk_trans ta, sk
     if (!one_ic) p->rows_full = split_rows(MC, MR);
     /* an in-place panel is copied when enough row blocks reuse it (fewer at set_stride
        multiples), its rows are far enough apart (cp_ldb_min) and it would not stay in L1 (B over
-       cp_min floats, or rows at a multiple of cp_stride: a few L1 sets) */
+       cp_min floats, or rows at a multiple of cp_stride: a few L1 sets); never the wide tile's (a
+       kc x w_nr copy would not stay in L1 either) */
     const size_t cp_blocks = umod(ldb, d->set_stride) == 0 ? d->cp_blocks_set : d->cp_blocks;
-    const int copy_b = b == B_IN_PLACE && last.count >= cp_blocks && ldb >= d->cp_ldb_min &&
-                       (k * n > d->cp_min || umod(ldb, d->cp_stride) == 0);
+    const int copy_b = b == B_IN_PLACE && !wide && last.count >= cp_blocks &&
+                       ldb >= d->cp_ldb_min && (k * n > d->cp_min || umod(ldb, d->cp_stride) == 0);
     /* A in place when its packing would not pay (m is one block, or few NR strips reuse each A
        block) and the rows the kernel walks do not pile up in one L1 set (a row stride that is a
        multiple of set_stride maps every row to the same set: fine for up to set_rows rows of A

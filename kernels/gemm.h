@@ -85,10 +85,10 @@ typedef struct sk_gemm_dsp {
     sk_gemm_pack_fn pack_t;             /* the transposing pack */
     unsigned mr, nr;                    /* register tile */
     unsigned w_mr, w_nr;                /* the wide tile (w_nr <= 64) */
-    unsigned w_few, w_many;             /* NN on the wide tile: m <= w_few over any n; m <= w_mr,
-                                           or w_many <= m <= mc (w_many 0: never) at a B row
-                                           stride that is not a multiple of set_stride, over whole
-                                           w_nr panels */
+    unsigned w_few, w_many, w_set_max;  /* NN on the wide tile: m <= w_few over any n; over whole
+                                           w_nr panels m <= w_mr, and w_many <= m <= mc (w_many 0:
+                                           never), m <= w_set_max of them at a B row stride that
+                                           is a multiple of set_stride (gemm.c, plan_wide) */
     unsigned w_ldb_min;                 /* ukr_w only for B rows at least this many floats apart
                                            (0: any) */
     unsigned pack_nr;                   /* a packed B's panel width (sk_gemm_pack_b), a multiple of
@@ -220,7 +220,7 @@ enum gemm_path {
     PATH_ROWS,    /* NN, m <= rows_max, a large B: B streamed by rows into C's rows in L1 */
     PATH_NT_ROWS, /* NT, m <= ukr_t_max: C^T = B op(A)^T by transposed tiles, B's rows in place */
     PATH_BLOCKED, /* the blocked loop nest */
-    PATH_WIDE     /* NN, ldb >= w_ldb_min, m <= w_few (or w_mr, w_many..mc: see w_many): the
+    PATH_WIDE     /* NN, ldb >= w_ldb_min, m <= w_few (more over whole panels: plan_wide): the
                      blocked loop nest on the wide tile */
 };
 

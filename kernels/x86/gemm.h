@@ -297,21 +297,24 @@ static inline void sk_gemm_dsp_init_x86(sk_gemm_dsp *d, sk_isa isa, uint64_t fea
         d->ukr = sk_gemm_ukr_rb_avx512;
         d->ukr_w = sk_gemm_ukr_w_rb_avx512;
         /* the wide tile 6 x 64 (24 accumulators, 4 loads of B and 6 broadcasts per 24 FMAs
-           where the 8x32 tile has 2 and 8 per 16): up to 4 rows over any n, 5-6 rows and from 9
-           rows up to one MC block over whole panels, from 9 rows only at a B row stride that is
-           not a multiple of 4 KiB (there the 8x32 tile's copy of B wins). In-process against the
-           8x32 tile (two builds alternated, fastest of 15, the same bits): 6x512x512 1.14x,
-           5x512x512 1.23x, 6x1024x1024 1.35x, 6x4096x1024 1.21x, 6x256x256 1.04x, 5x64x64 1.07x,
-           6x64x64 and 6x512x64 level, 5x1024x1024 0.95x; 9x512x512 1.20x, 9x512x64 1.19x,
-           10x512x512 1.18x, 9x64x64 1.08x, 12x512x512 1.07-1.09x, 24x512x512 1.02-1.09x,
-           14x512x512 1.05x, 11x512x512 1.06x, 13x512x512 1.03x, 16x512x512 1.02x, 16x512x64
-           1.02x, 64x512x64 1.01x, 64x64x64 1.01x, 16x64x64 1.02x, 32x512x512, 48x512x512,
-           96x512x512 and 128x512x512 1.01-1.03x, 13x256x64 0.95x. Not: 5-6 rows over partial
-           panels (6x96x96 0.42x, 6x200x200 0.88x), 7-8 rows (two row blocks: 7x512x64 0.83x,
-           8x512x64 0.96x), 4 KiB-multiple strides from 9 rows (16x1024x1024 0.91x, 16x4096x1024
-           0.71-0.79x, 1024^3 0.93x) (docs/bench/gemm-tuning.md) */
+           where the 8x32 tile has 2 and 8 per 16; libxsmm's tile here): up to 4 rows over any n,
+           over whole panels 5-6 rows and from 9 rows up to one MC block, at a B row stride that
+           is a multiple of 4 KiB up to 12 (two row blocks), B read in place by every row block
+           (gemm.c: the wide tile's panel is not copied). In-process against the 8x32 tile (two
+           builds alternated, fastest of 15, the same bits): 6x512x512 1.10-1.15x, 5x512x512
+           1.19-1.23x, 6x1024x1024 1.35x, 6x4096x1024 1.21x, 6x256x256 1.04x, 5x64x64 1.07x,
+           6x64x64 and 6x512x64 level, 5x1024x1024 0.95x; 9x512x512 1.20-1.31x, 12x512x512
+           1.13-1.16x, 12x1536x512 1.19x, 9x64x64 1.08x, 16x512x512 1.01-1.03x, 16x1536x512
+           1.035x, 16x1152x1152 1.03x, 32x1536x1536 1.07x, 16x64x64, 16x512x64, 64x64x64,
+           64x512x64, 64x512x512 and 128x512x512 1.01-1.04x; at 4 KiB multiples 9x1024x1024
+           1.26x, 12x1024x1024 1.31x, 12x1024x64 1.28x, 12x4096x1024 1.17x, 9x1024x4096 1.14x.
+           Not: 5-6 rows over partial panels (6x96x96 0.42x, 6x200x200 0.88x), 7-8 rows (two row
+           blocks where the 8x32 tile has one: 7x512x64 0.83x, 8x512x64 0.96x), from 16 rows at 4
+           KiB multiples (three row blocks reading B in place there: 16x4096x1024 0.89x,
+           16x2048x2048 0.88x, 16x1024x4096 0.90x, 32x2048x512 0.94x) (docs/bench/gemm-tuning.md) */
         d->w_mr = SK_GEMM_AVX512_W_MR;
         d->w_many = 9;
+        d->w_set_max = 12;
         /* two row blocks reading an in-place B at a 4 KiB-multiple stride: the second from the
            first one's copy, 1.2-1.3x (9, 12 and 16 x 1024 x 1024, 16x2048x512, 16x1024x256) */
         d->cp_blocks_set = 2;

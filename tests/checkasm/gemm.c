@@ -690,8 +690,8 @@ static void ld_case(sk_trans ta, sk_trans tb, size_t m, size_t n, size_t k, size
 }
 
 /* Around the register tile's MR and NR, read from the table under test; the wide tile's rows
-   (1..w_mr, and w_mr + 1: the other tile), the edges of its rule (w_few, w_many, MC) and w_nr, B's
-   rows at 4 KiB multiples or not. */
+   (1..w_mr, and w_mr + 1: the other tile), the edges of its rule (w_few, w_many, w_set_max, MC)
+   and w_nr, B's rows at 4 KiB multiples or not. */
 static void tile_edge_tests(void)
 {
     const sk_gemm_dsp *d = &sk_dsp_for(ck_isa())->gemm;
@@ -706,12 +706,12 @@ static void tile_edge_tests(void)
                     ld_case((sk_trans)(t >> 1), (sk_trans)(t & 1), m, wn[in], k,
                             ck_rand_u32(2) ? d->set_stride : 0, t & 1 ? 0 : d->set_stride);
                 }
-        /* the wide tile's rule (plan_wide): m around w_few, w_mr and w_many and around one MC
+        /* the wide tile's rule (plan_wide): m around w_few, w_mr, w_many, w_set_max and one MC
            block, over whole panels and a partial one, B's rows at a multiple of set_stride or
            not */
         const size_t many = d->w_many ? d->w_many : d->w_mr + 1; /* 0: none */
-        const size_t wm[] = { d->w_few, d->w_few + 1, d->w_mr, d->w_mr + 1,
-                              many - 1, many,         d->mc,   d->mc + 1 };
+        const size_t wm[] = { d->w_few, d->w_few + 1,       d->w_mr, d->w_mr + 1, many - 1,
+                              many,     d->w_set_max + 1, d->mc,   d->mc + 1 };
         const size_t wn2[] = { W, 2 * W, 2 * W + 16, 8 * W };
         for (size_t im = 0; im < sizeof wm / sizeof *wm; im++)
             for (size_t in = 0; in < sizeof wn2 / sizeof *wn2; in++)
