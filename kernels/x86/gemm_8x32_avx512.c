@@ -1,9 +1,10 @@
 /* AVX-512 GEMM kernels: the 8x32 register tile (16 zmm accumulators, two B vectors; A broadcast
  * inside each FMA when B is packed, once per row when B is read in place) in 1..8-row variants,
- * the same body on the 4x64 wide tile for NN with few rows (16 accumulators where 4 rows of 8x32
- * have 8), the transposed tiles for NT with few rows (16x16 up to 16 columns of op(A)^T, the 8x32
- * shape stored transposed past them, 8x16 two k steps at a time for long k), and the m == 1
- * matrix-vector kernels (masked tails).
+ * the same body on the wide tile, up to 6x64, for NN with few rows (16 accumulators where 4 rows
+ * of 8x32 have 8) and on AMD Zen 5 for more rows over whole panels (24 accumulators, 10 loads per
+ * 24 FMAs where 8x32 has 10 per 16: gemm.h), the transposed tiles for NT with few rows (16x16
+ * up to 16 columns of op(A)^T, the 8x32 shape stored transposed past them, 8x16 two k steps at a
+ * time for long k), and the m == 1 matrix-vector kernels (masked tails).
  *
  * Tile choice: 8x32 is faster than 14x32 and 12x32 on Zen 4 (docs/bench/gemm-tuning.md): with 14
  * or 12 rows, a tile's C rows at a 4 KiB-multiple stride all fall in one L1 set, and 16
