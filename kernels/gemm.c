@@ -1025,7 +1025,8 @@ void sk_gemm_run_bias_tp(const sk_threadpool *tp, const sk_gemm_dsp *d, sk_trans
  *       of C is one kernel call over the whole k, panel after panel;
  *   otherwise: k in the table's kc blocks (beta on the first), each MC x kc block of A packed;
  *   m == 1 with a contiguous op(A): the matrix-vector kernel on each panel;
- *   m <= w_few, A in place, panels as wide as the wide tile: the wide tile over whole panels. */
+ *   A in place, panels as wide as the wide tile, m <= w_few (or plan_wide's rows over whole
+ *       panels, any B stride: the packed B has none): the wide tile, a row block at a time. */
 
 size_t sk_gemm_packed_floats(const sk_gemm_dsp *d, size_t k, size_t n)
 {
@@ -1049,21 +1050,26 @@ void sk_gemm_pack_b(const sk_gemm_dsp *d, sk_trans tb, size_t k, size_t n, const
 typedef struct packed_plan {
     int row;              /* m == 1, op(A) contiguous: gemv_n on each panel */
     int direct;           /* A read in place, whole k per kernel call */
-    int wide;             /* m <= w_few, panels w_nr wide: the wide tile over whole panels */
+    int wide;             /* A in place, panels w_nr wide, m <= w_few (or plan_wide's rows
+                             over whole panels): the wide tile */
+    row_split rows_wide;  /* its row blocks */
     size_t kc;            /* k block */
     row_split rows_full;  /* row blocks of a full MC block */
     row_split rows_last;  /* row blocks of the last MC block */
 } packed_plan;
 
-static void packed_plan_make(const sk_gemm_dsp *d, sk_trans ta, size_t m, size_t k, size_t lda,
-                             packed_plan *p)
+static void packed_plan_make(const sk_gemm_dsp *d, sk_trans ta, size_t m, size_t n, size_t k,
+                             size_t lda, packed_plan *p)
 {
     static const row_split none = { 0, 0, 0, 0 };
     const size_t MR = d->mr, MC = d->mc;
     const int direct = m <= MC && (umod(lda, d->set_stride) != 0 || (!ta && MR <= d->set_rows));
     p->row = m == 1 && d->gemv_n && (!ta || lda == 1);
     p->direct = direct;
-    p->wide = direct && m <= d->w_few && d->ukr_w && d->w_nr == d->pack_nr;
+    p->wide = direct && d->ukr_w && d->w_nr == d->pack_nr &&
+              (m <= d->w_few ||
+               (umod(n, d->w_nr) == 0 && (m <= d->w_mr || (d->w_many && m >= d->w_many))));
+    p->rows_wide = p->wide ? split_rows(m, d->w_mr) : none;
     p->kc = direct || k <= d->kc ? k : cdiv(k, cdiv(k, d->kc));
     p->rows_last = split_rows(m <= MC ? m : m - (cdiv(m, MC) - 1) * MC, MR);
     p->rows_full = m > MC ? split_rows(MC, MR) : none;
@@ -1092,15 +1098,23 @@ static void run_packed(const sk_gemm_dsp *d, const packed_plan *p, float *abuf, 
     const int in_place = p->direct || !abuf;
     const size_t rsa = !in_place ? 1 : ta ? 1 : lda, csa = !in_place ? MR : ta ? lda : 1;
     SK_ALIGN(64) float tile[TILE_MAX];
-    if (p->wide) { /* m <= w_few rows of A in place: one wide tile per panel, over the whole k */
+    if (p->wide) { /* rows of A in place: one wide tile per panel and row block, whole k */
         const float be = bias ? 1.f : beta;
+        const row_split *rs = &p->rows_wide;
         for (size_t j = 0; j < n; j += PW, pb += k * PW) {
-            if (bias) put_bias(m, n - j < PW ? n - j : PW, bias + j, c + j, ldc);
-            if (SK_LIKELY(n - j >= PW)) {
-                d->ukr_w(m, k, a, rsa, csa, pb, PW, c + j, ldc, alpha, be, NULL, NULL, 0);
-            } else {
-                d->ukr_w(m, k, a, rsa, csa, pb, PW, tile, PW, alpha, 0.f, NULL, NULL, 0);
-                merge_tile(m, n - j, tile, PW, be, c + j, ldc);
+            const size_t nr = n - j < PW ? n - j : PW;
+            if (bias) put_bias(m, nr, bias + j, c + j, ldc);
+            for (size_t q = 0, i = 0; q < rs->count; q++) {
+                const size_t r = q < rs->first ? rs->hi : rs->lo;
+                const float *ai = ta ? a + i : a + i * lda;
+                float *ci = c + i * ldc + j;
+                if (SK_LIKELY(nr == PW)) {
+                    d->ukr_w(r, k, ai, rsa, csa, pb, PW, ci, ldc, alpha, be, NULL, NULL, 0);
+                } else {
+                    d->ukr_w(r, k, ai, rsa, csa, pb, PW, tile, PW, alpha, 0.f, NULL, NULL, 0);
+                    merge_tile(r, nr, tile, PW, be, ci, ldc);
+                }
+                i += r;
             }
         }
         return;
@@ -1198,7 +1212,7 @@ void sk_gemm_run_packed_bias_tp(const sk_threadpool *tp, const sk_gemm_dsp *d, s
         return;
     }
     packed_plan p;
-    packed_plan_make(d, ta, m, k, lda, &p);
+    packed_plan_make(d, ta, m, n, k, lda, &p);
     const size_t rn = cdiv(m, d->mc), cn = cdiv(n, d->pack_nr);
     size_t rparts = 1, cparts = 1;
     if (sk_tp_threads(tp) > 1) {

@@ -168,9 +168,12 @@ void ck_test_gemm_packed(void)
                             1 + ck_rand_u32(2 * NR), 1 + ck_rand_u32(20), al[ai], be[bi],
                             rand_pad(), rand_pad(), rand_pad());
 
-    /* tile edges: m around MR and its multiples, n around NR, the panel width PW (a multiple of
-       NR: the tile reads each panel's NR-wide parts) and their multiples, k random */
-    const size_t ms[] = { 1, 2, MR - 1, MR, MR + 1, 2 * MR - 1, 2 * MR, 2 * MR + 1, 3 * MR + 2 };
+    /* tile edges: m around MR and its multiples and the wide tile's rule (w_few, w_mr, w_many),
+       n around NR, the panel width PW (a multiple of NR: the tile reads each panel's NR-wide
+       parts) and their multiples, k random */
+    const size_t ms[] = { 1,          2,          MR - 1,     MR,          MR + 1,
+                          2 * MR - 1, 2 * MR,     2 * MR + 1, 3 * MR + 2,  d->w_few + 1,
+                          d->w_mr,    d->w_mr + 1, d->w_many ? d->w_many - 1 : 0, d->w_many };
     const size_t ns[] = { 1,      NR - 1, NR,     NR + 1,     2 * NR - 1, 2 * NR,
                           PW - 1, PW + 1, 2 * PW, 2 * PW + 1, 3 * PW + NR + 5 };
     static const size_t ks[] = { 1, 2, 3, 7, 16, 17, 33, 64, 65 };
