@@ -175,17 +175,22 @@ static int plan_rows(const sk_gemm_dsp *d, sk_trans tb, size_t m, size_t n, size
            (umod(ldb, d->set_stride) == 0 && span >= d->rows_span);
 }
 
-/* NN on the wide tile: up to w_few rows over any n; over whole panels (a partial one would go
-   through a stack tile) up to w_mr rows, and from w_many rows up to one MC block, at most w_set_max
-   of them at a B row stride that is a multiple of set_stride. */
+/* The row counts the wide tile takes over n columns: up to w_few over any n; over whole panels
+   (a partial one would go through a stack tile) up to w_mr (>= w_few), and from w_many (0:
+   never). */
+static int wide_rows(const sk_gemm_dsp *d, size_t m, size_t n)
+{
+    if (m <= d->w_few) return 1;
+    return umod(n, d->w_nr) == 0 && (m <= d->w_mr || (d->w_many && m >= d->w_many));
+}
+
+/* NN on the wide tile: wide_rows, from w_many rows up to one MC block, at most w_set_max of them
+   at a B row stride that is a multiple of set_stride. */
 static int plan_wide(const sk_gemm_dsp *d, sk_trans tb, size_t m, size_t n, size_t ldb)
 {
-    if (tb || !d->ukr_w || ldb < d->w_ldb_min) return 0;
-    if (m <= d->w_few) return 1;
-    if (umod(n, d->w_nr) != 0) return 0;
-    if (m <= d->w_mr) return 1;
-    if (!d->w_many || m < d->w_many || m > d->mc) return 0;
-    return umod(ldb, d->set_stride) != 0 || m <= d->w_set_max;
+    if (tb || !d->ukr_w || ldb < d->w_ldb_min || !wide_rows(d, m, n)) return 0;
+    return m <= d->w_mr ||
+           (m <= d->mc && (umod(ldb, d->set_stride) != 0 || m <= d->w_set_max));
 }
 
 /* The path of a whole problem, from ta, tb, m, B's row stride and the table's kernels and their
@@ -1025,8 +1030,8 @@ void sk_gemm_run_bias_tp(const sk_threadpool *tp, const sk_gemm_dsp *d, sk_trans
  *       of C is one kernel call over the whole k, panel after panel;
  *   otherwise: k in the table's kc blocks (beta on the first), each MC x kc block of A packed;
  *   m == 1 with a contiguous op(A): the matrix-vector kernel on each panel;
- *   A in place, panels as wide as the wide tile, m <= w_few (or plan_wide's rows over whole
- *       panels, any B stride: the packed B has none): the wide tile, a row block at a time. */
+ *   A in place, panels as wide as the wide tile, the rows it takes (wide_rows; any B stride: the
+ *       packed B has none): the wide tile, a row block at a time. */
 
 size_t sk_gemm_packed_floats(const sk_gemm_dsp *d, size_t k, size_t n)
 {
@@ -1050,8 +1055,7 @@ void sk_gemm_pack_b(const sk_gemm_dsp *d, sk_trans tb, size_t k, size_t n, const
 typedef struct packed_plan {
     int row;              /* m == 1, op(A) contiguous: gemv_n on each panel */
     int direct;           /* A read in place, whole k per kernel call */
-    int wide;             /* A in place, panels w_nr wide, m <= w_few (or plan_wide's rows
-                             over whole panels): the wide tile */
+    int wide;             /* A in place, panels w_nr wide, wide_rows: the wide tile */
     row_split rows_wide;  /* its row blocks */
     size_t kc;            /* k block */
     row_split rows_full;  /* row blocks of a full MC block */
@@ -1066,9 +1070,7 @@ static void packed_plan_make(const sk_gemm_dsp *d, sk_trans ta, size_t m, size_t
     const int direct = m <= MC && (umod(lda, d->set_stride) != 0 || (!ta && MR <= d->set_rows));
     p->row = m == 1 && d->gemv_n && (!ta || lda == 1);
     p->direct = direct;
-    p->wide = direct && d->ukr_w && d->w_nr == d->pack_nr &&
-              (m <= d->w_few ||
-               (umod(n, d->w_nr) == 0 && (m <= d->w_mr || (d->w_many && m >= d->w_many))));
+    p->wide = direct && d->ukr_w && d->w_nr == d->pack_nr && wide_rows(d, m, n);
     p->rows_wide = p->wide ? split_rows(m, d->w_mr) : none;
     p->kc = direct || k <= d->kc ? k : cdiv(k, cdiv(k, d->kc));
     p->rows_last = split_rows(m <= MC ? m : m - (cdiv(m, MC) - 1) * MC, MR);
