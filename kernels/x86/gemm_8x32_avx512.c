@@ -857,7 +857,7 @@ static inline __attribute__((always_inline)) void gemv_n_cols(const int V, size_
    gemv_n_rows does, so the two give the same bits. Not wider than GEMV_REGS_MAX vectors: on AMD
    Zen 5 a loop reading a row of more than 28 vectors of B per step (1792 bytes) streamed B from L2
    at 0.55-0.65x a plain read, one of 28 or fewer at 1.0-1.1x (asm loops, no spills, B contiguous;
-   the same two rows of 16 vectors per step, software prefetches did not lift it). gemv_n_rows'
+   two rows of 16 vectors per step as slow, software prefetches did not lift it). gemv_n_rows'
    eight rows of 16 vectors a step do not hit it; here they ran 0.87-0.99x (1x384x384 0.87x). */
 #define GEMV_REGS_MAX 28
 #define GEMV_REGS_MIN 192 /* gemv_n_regs from past this many columns (1x192x192 level, 1x128x512
