@@ -324,7 +324,11 @@ static inline __attribute__((always_inline)) void tpose8(const int FULL, size_t 
    panel first (its transposition alone, then the tiles), the transposition here runs beside the
    FMAs, 16 k steps ahead of them: the FMAs of steps p0..p0+15 read the panel rows that were
    stored while the previous 16 steps ran (one 8-row group every 4 steps), so that no load waits
-   on the 16-byte stores it would read. ROWS: A(i,p) = a[i*csa + p], else a[p*csa + i]. */
+   on the 16-byte stores it would read. ROWS: A(i,p) = a[i*csa + p], else a[p*csa + i]; A's rows
+   go through row_bcast's fixed addressing with all 8 rows only: with 2 to 7 rows, GCC 12 spilled
+   the tile's vectors to the stack around the transposition (tcp_rows_7: 537 vector loads and
+   stores at the stack; NT 5-7 x 64 x 64 ran at half the speed of 8 rows). A plain broadcast there
+   is 1.9-2.1x faster, with the same bits. */
 static inline __attribute__((always_inline)) void
 tcp_body(const int R, const int ROWS, size_t k, const float *a, size_t csa, const float *b,
          size_t rsb, float *c, size_t ldc, float alpha, float beta, float *bp)
@@ -337,7 +341,8 @@ tcp_body(const int R, const int ROWS, size_t k, const float *a, size_t csa, cons
         const float *bq = bp + (P) * NR;                                                           \
         const __m512 b0 = _mm512_loadu_ps(bq), b1 = _mm512_loadu_ps(bq + 16);                      \
         _Pragma("GCC unroll 16") for (int i = 0; i < R; i++) {                                     \
-            const __m512 av = ROWS ? row_bcast(i, ra0, ra3, al, al3)                               \
+            const __m512 av = ROWS ? (R == 8 ? row_bcast(i, ra0, ra3, al, al3)                    \
+                                             : _mm512_set1_ps(a[(size_t)i * csa + (P)]))           \
                                    : _mm512_set1_ps(a[(P) * csa + i]);                             \
             acc[i][0] = _mm512_fmadd_ps(av, b0, acc[i][0]);                                        \
             acc[i][1] = _mm512_fmadd_ps(av, b1, acc[i][1]);                                        \
