@@ -4,9 +4,9 @@
  * the planner (plan_path, plan_make) picks the path and every blocking and packing choice from
  * the shape and the table's fields alone (tile and block sizes, thresholds: no machine constant
  * here); one loop nest per path runs the plan.
- * Paths: m == 1 goes to the matrix-vector kernels, NT with m <= dot_rows to the dot kernel, NN
- * with 2..rows_max rows over a large B (plan_rows) to rows_n (B's rows streamed into C's rows), NT
- * with m <= ukr_t_max to transposed tiles (C^T = B op(A)^T, B's rows in place, k in blocks of at
+ * Paths: m == 1 goes to the matrix-vector kernels, NT with few rows (plan_dot) to the dot kernel,
+ * NN with 2..rows_max rows over a large B (plan_rows) to rows_n (B's rows streamed into C's rows),
+ * NT with m <= ukr_t_max to transposed tiles (C^T = B op(A)^T, B's rows in place, k in blocks of at
  * most kc_t), NN with few rows or over whole wide panels (plan_wide) and B's rows at least
  * w_ldb_min apart to the blocked loop nest on the table's wide tile ukr_w (w_mr x w_nr), the rest
  * to the blocked loop nest (run_blocked: NC / k block / MC / NR / row-block loops around the
@@ -164,11 +164,16 @@ static int t_tiles_fit(const sk_gemm_dsp *d, sk_trans ta, size_t m, size_t n, si
    (k x ldb; two rows: any), from DRAM, where the wide tile's column walk keeps up; otherwise for
    partial wide panels (n not a multiple of w_nr: the tile's edge goes through a stack tile), for
    a B of at least (m - 1) rows_span floats (past L2 the tile's column walk waits on B), and at
-   set_stride multiples from rows_span floats on (its rows share the ways of one L1 set). */
+   set_stride multiples from rows_span floats on (its rows share the ways of one L1 set). Past
+   rows_group rows (rows_n then passes over B once per group of rows) only that last case, and
+   for a B under rows_span_max / 2 floats. */
 static int plan_rows(const sk_gemm_dsp *d, sk_trans tb, size_t m, size_t n, size_t k, size_t ldb)
 {
     if (tb || m < 2 || m > d->rows_max || !d->rows_n) return 0;
     const double span = (double)k * (double)ldb;
+    if (m > d->rows_group)
+        return umod(ldb, d->set_stride) == 0 && span >= d->rows_span &&
+               span < (double)d->rows_span_max / 2;
     if (m > 2 && span > (double)d->rows_span_max / (double)(m - 2)) return 0;
     return (d->rows_edge && d->w_nr && umod(n, d->w_nr) != 0 && ldb >= d->w_ldb_min) ||
            span >= (double)(m - 1) * d->rows_span ||
@@ -193,6 +198,15 @@ static int plan_wide(const sk_gemm_dsp *d, sk_trans tb, size_t m, size_t n, size
            (m <= d->mc && (umod(ldb, d->set_stride) != 0 || m <= d->w_set_max));
 }
 
+/* NT on the dot kernel (op(A) = A): up to dot_few rows, more up to dot_rows for a k and a B that
+   the kernel's passes over B read fast (gemm.h). */
+static int plan_dot(const sk_gemm_dsp *d, size_t m, size_t n, size_t k)
+{
+    if (!d->dot || m > d->dot_rows) return 0;
+    return m <= d->dot_few ||
+           (k >= d->dot_k_min && k <= d->dot_k_max && (double)n * (double)k <= d->dot_span);
+}
+
 /* The path of a whole problem, from ta, tb, m, B's row stride and the table's kernels and their
    limits. */
 static enum gemm_path plan_path(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t m,
@@ -200,7 +214,7 @@ static enum gemm_path plan_path(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, 
 {
     if (!d->ukr) return PATH_REF;
     if (m == 1 && d->gemv_n) return PATH_ROW;
-    if (tb && !ta && m <= d->dot_rows && d->dot) return PATH_DOT;
+    if (tb && !ta && plan_dot(d, m, n, k)) return PATH_DOT;
     if (plan_rows(d, tb, m, n, k, ldb)) return PATH_ROWS;
     if (tb && t_tiles_fit(d, ta, m, n, k)) return PATH_NT_ROWS;
     if (plan_wide(d, tb, m, n, ldb)) return PATH_WIDE;

@@ -74,7 +74,7 @@ typedef struct sk_gemm_dsp {
                                            two k steps of op(A)^T at a time (more accumulators
                                            and fewer loads per FMA); NULL: none */
     sk_gemv_fn gemv_n, gemv_t;          /* m == 1; NULL: the blocked path */
-    sk_gemm_dot_fn dot;                 /* NT, op(A) = A, 2 <= m <= dot_rows; NULL: none */
+    sk_gemm_dot_fn dot;                 /* NT, op(A) = A, 1 <= m <= dot_rows; NULL: none */
     sk_gemm_rows_fn rows_n;             /* NN, 2 <= m <= rows_max, B streamed by rows into C's
                                            rows held in L1 (the planner's rows_span); NULL: none */
     sk_gemm_ukr_fn ukr_tcp;             /* ukr's mr x nr tile over op(B) = B^T read in place,
@@ -128,8 +128,14 @@ typedef struct sk_gemm_dsp {
     unsigned ukr_tp_min, ukr_tp_min_k;  /* ... and takes ukr_tp_min <= m < ukr_t_min rows to
                                            transposed tiles too when k >= ukr_tp_min_k (the
                                            span rule of ukr_t_span still applies) */
-    unsigned dot_rows;                  /* rows of dot */
-    unsigned rows_max;                  /* rows of rows_n */
+    unsigned dot_rows, dot_few;         /* NT with op(A) = A on dot: up to dot_few rows at any
+                                           k, up to dot_rows only with dot_k_min <= k <=
+                                           dot_k_max and op(B) spanning n k <= dot_span floats
+                                           (op(A)'s rows reread from L1 for every few rows of B;
+                                           B read once per group of the kernel's rows) */
+    unsigned dot_k_min, dot_k_max, dot_span;
+    unsigned rows_max, rows_group;      /* rows of rows_n, and per pass over B (more: several
+                                           passes) */
     unsigned rows_span, rows_span_max;  /* rows_n's planner thresholds, floats of B (k x ldb),
                                            and rows_edge (1: rows_n for partial wide panels
                                            too): gemm.c, plan_rows */
@@ -216,7 +222,7 @@ void sk_gemm_pack_t_ref(size_t w, size_t kc, const float *src, size_t lds, float
 enum gemm_path {
     PATH_REF,     /* no micro-kernel: sk_sgemm_ref */
     PATH_ROW,     /* m == 1: the matrix-vector kernels */
-    PATH_DOT,     /* NT, op(A) = A, m <= dot_rows: dot products of the rows of A and B */
+    PATH_DOT,     /* NT, op(A) = A, m <= dot_rows (plan_dot): dot products of the rows of A and B */
     PATH_ROWS,    /* NN, m <= rows_max, a large B: B streamed by rows into C's rows in L1 */
     PATH_NT_ROWS, /* NT, m <= ukr_t_max: C^T = B op(A)^T by transposed tiles, B's rows in place */
     PATH_BLOCKED, /* the blocked loop nest */

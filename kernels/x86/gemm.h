@@ -26,7 +26,7 @@
 #define SK_GEMM_AVX512_NR       32
 #define SK_GEMM_AVX512_T_M      32
 #define SK_GEMM_AVX512_T_N      16
-#define SK_GEMM_AVX512_DOT_ROWS 4
+#define SK_GEMM_AVX512_DOT_ROWS 12
 #define SK_GEMM_AVX512_TP_N     12 /* ukr_tp's rows of B at most */
 #define SK_GEMM_AVX512_W_MR     6 /* the wide tile's rows (AMD Zen 5: 4 elsewhere) */
 #define SK_GEMM_AVX512_W_NR     64
@@ -103,7 +103,16 @@ static inline void sk_gemm_dsp_init_x86(sk_gemm_dsp *d, sk_isa isa, uint64_t fea
        0.99x), nor below the span (4x64x64 0.74x, 4x48x48 0.64x, 4x96x96 0.86x, 2x128x128 0.96x)
        nor past it (4x4096x4096 0.90x) */
     d->rows_n = sk_gemm_rows4_avx2;
-    d->rows_max = SK_GEMM_AVX2_ROWS;
+    /* 5-12 rows in passes of at most 4 over B (gemm.c, plan_rows: B's rows at 4 KiB multiples,
+       B from 256 KiB to under 16 MiB), where the 6x16 tile walks B's 16-column panels down rows
+       that share an L1 set. AMD Zen 5, against the tiles (in-process, fastest of 11): 7x1024x1024
+       2.4x, 8x2048x1024 2.3x, 8x1024x256 2.4x, 6x1024x1024 1.8x, 9x2048x1024 1.8x, 10x1024x1024
+       1.4x, 12x1024x1024 1.2x, 12x2048x1024 1.4x, 5x1024x1024 1.2x; 13 rows and more stay on the
+       tiles (their row blocks share B's panel), as do B rows at other strides (12x1536x1536
+       0.88x, 6x512x512 0.69x) and a 16 MiB B (12x4096x1024 0.81x). The AVX-512 tiles beat these
+       passes everywhere past 4 rows (12x1024x1024 0.66x, 7x1024x1024 0.95x). */
+    d->rows_max = 12;
+    d->rows_group = SK_GEMM_AVX2_ROWS;
     d->rows_span = 64 * 1024;
     d->rows_span_max = 8 * 1024 * 1024;
     /* gemv_n picks its kernel by the width it is given, and its two kernels sum in different
@@ -113,7 +122,7 @@ static inline void sk_gemm_dsp_init_x86(sk_gemm_dsp *d, sk_isa isa, uint64_t fea
     d->gemv_span = SK_GEMV_AVX2_SPAN;
     d->gemv_t = sk_gemv_t_avx2;
     d->dot = sk_gemm_dot_avx2;
-    d->dot_rows = SK_GEMM_AVX2_DOT_ROWS;
+    d->dot_rows = d->dot_few = SK_GEMM_AVX2_DOT_ROWS;
     d->pack_t = sk_gemm_pack_t_avx2;
     d->ukr_t_m = SK_GEMM_AVX2_T_M;
     d->ukr_t_n = SK_GEMM_AVX2_T_N;
@@ -228,11 +237,24 @@ static inline void sk_gemm_dsp_init_x86(sk_gemm_dsp *d, sk_isa isa, uint64_t fea
        panels (4x512x256 0.88x, 4x256x256 0.92x, 3x256x256 0.94x, 2x128x128 0.89x, 4x64x64 0.53x,
        4x1024x32 0.93x) and from 32 MiB on with 4 rows (4x8192x1024 0.88x, 4x4096x4096 0.92x) */
     d->rows_n = sk_gemm_rows4_avx512;
-    d->rows_max = SK_GEMM_AVX512_ROWS;
+    d->rows_max = d->rows_group = SK_GEMM_AVX512_ROWS;
     d->rows_span = 64 * 1024;
     d->rows_span_max = 8 * 1024 * 1024;
     d->rows_edge = 1;
+    /* NT with op(A) = A: up to 6 rows on dot (one pass over B), more up to 12 (two passes) for
+       128 <= k <= 1024 and a B of at most 8 MiB. AMD Zen 5, against the blocked path's
+       transposing tile or the transposed tiles (in-process, fastest of 15): 5x1024x1024 2.8x,
+       5x512x512 2.3x, 6x1024x1024 2.4x, 6x4096x1024 1.8x, 5x1024x4096 1.8x, 5x64x64 1.08x,
+       6x64x64 0.96x; past 6 rows 9x512x512 1.74x, 8x512x512 1.71x, 10x1024x1024 1.39x,
+       12x512x512 1.26x, 12x2048x1024 1.29x, 8x512x128 1.11x, 12x64x128 0.97x; left to the
+       others: k = 64 (7-16x64x64 0.69-0.95x), k from 2048 (12x512x2048 0.87x, 8x1024x4096
+       0.86x), a 16 MiB B (12x4096x1024 0.83x), 13 rows and more (three passes: 13x1024x1024
+       0.99x, 16x512x512 0.93x) */
     d->dot_rows = SK_GEMM_AVX512_DOT_ROWS;
+    d->dot_few = 6;
+    d->dot_k_min = 128;
+    d->dot_k_max = 1024;
+    d->dot_span = 2 * 1024 * 1024;
     /* pack_t: the AVX2 tier's (its 8-row groups cover these panels) */
     d->ukr_t_m = SK_GEMM_AVX512_T_M;
     d->ukr_t_n = SK_GEMM_AVX512_T_N;

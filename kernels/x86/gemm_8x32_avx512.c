@@ -23,7 +23,7 @@
 #define NR SK_GEMM_AVX512_NR
 #define W_MR SK_GEMM_AVX512_W_MR
 #define W_NR SK_GEMM_AVX512_W_NR
-#define DOT_ROWS SK_GEMM_AVX512_DOT_ROWS
+#define DOT_GROUP 6 /* dot's rows of A per pass over B */
 #define PF_ROWS 8 /* prefetch distance of an in-place B, rows (~64 cycles at 8 rows per tile) */
 #define PN_RSB_MIN 1024 /* the _rb main tile prefetches only B's next panel from this stride on */
 #define HW_RSB 512      /* the _rb wide tile does not prefetch B at multiples of this row stride */
@@ -1039,8 +1039,8 @@ void sk_gemv_t_avx512(size_t n, size_t k, float alpha, const float *a, const flo
     }
 }
 
-/* dot (see sk_gemm_dot_fn) for R rows of A: R x 4 accumulators, four rows of B at a time, k in
-   16-lane steps (masked tail); A's R rows stay in L1 while B streams once. */
+/* dot (see sk_gemm_dot_fn) for R <= DOT_GROUP rows of A: R x 4 accumulators, four rows of B at a
+   time, k in 16-lane steps (masked tail); A's R rows stay in L1 (or L2) while B streams once. */
 static inline __attribute__((always_inline)) void
 dot_body(const int R, size_t n, size_t k, float alpha, const float *a, size_t lda, const float *b,
          size_t ldb, float beta, float *c, size_t ldc)
@@ -1050,15 +1050,15 @@ dot_body(const int R, size_t n, size_t k, float alpha, const float *a, size_t ld
         const size_t w = n - j < 4 ? n - j : 4;
         const float *r[4];
         for (size_t q = 0; q < 4; q++) r[q] = b + (j + (q < w ? q : 0)) * ldb;
-        __m512 s[DOT_ROWS][4];
-#pragma GCC unroll 4
+        __m512 s[DOT_GROUP][4];
+#pragma GCC unroll 6
         for (int i = 0; i < R; i++)
             s[i][0] = s[i][1] = s[i][2] = s[i][3] = _mm512_setzero_ps();
         size_t p = 0;
         for (; p + 16 <= k; p += 16) {
             const __m512 b0 = _mm512_loadu_ps(r[0] + p), b1 = _mm512_loadu_ps(r[1] + p);
             const __m512 b2 = _mm512_loadu_ps(r[2] + p), b3 = _mm512_loadu_ps(r[3] + p);
-#pragma GCC unroll 4
+#pragma GCC unroll 6
             for (int i = 0; i < R; i++) {
                 const __m512 ai = _mm512_loadu_ps(a + i * lda + p);
                 s[i][0] = _mm512_fmadd_ps(ai, b0, s[i][0]);
@@ -1072,7 +1072,7 @@ dot_body(const int R, size_t n, size_t k, float alpha, const float *a, size_t ld
             const __m512 b1 = _mm512_maskz_loadu_ps(mt, r[1] + p);
             const __m512 b2 = _mm512_maskz_loadu_ps(mt, r[2] + p);
             const __m512 b3 = _mm512_maskz_loadu_ps(mt, r[3] + p);
-#pragma GCC unroll 4
+#pragma GCC unroll 6
             for (int i = 0; i < R; i++) {
                 const __m512 ai = _mm512_maskz_loadu_ps(mt, a + i * lda + p);
                 s[i][0] = _mm512_fmadd_ps(ai, b0, s[i][0]);
@@ -1082,7 +1082,7 @@ dot_body(const int R, size_t n, size_t k, float alpha, const float *a, size_t ld
             }
         }
         const __mmask8 mw = (__mmask8)((1u << w) - 1u);
-#pragma GCC unroll 4
+#pragma GCC unroll 6
         for (int i = 0; i < R; i++) {
             float *ci = c + i * ldc + j;
             __m128 v = _mm_mul_ps(_mm_set1_ps(alpha), sk_reduce4_avx512(s[i]));
@@ -1092,14 +1092,26 @@ dot_body(const int R, size_t n, size_t k, float alpha, const float *a, size_t ld
     }
 }
 
+/* The rows of A in near-equal groups of at most DOT_GROUP (24 accumulators), each group a pass
+   over B: 12 rows as 6 + 6, B read twice (the planner keeps more rows than DOT_GROUP to a B that
+   passes again quickly, gemm.h's dot_span). */
 void sk_gemm_dot_avx512(size_t m, size_t n, size_t k, float alpha, const float *a, size_t lda,
                         const float *b, size_t ldb, float beta, float *c, size_t ldc)
 {
-    switch (m) {
-    case 1: dot_body(1, n, k, alpha, a, lda, b, ldb, beta, c, ldc); break;
-    case 2: dot_body(2, n, k, alpha, a, lda, b, ldb, beta, c, ldc); break;
-    case 3: dot_body(3, n, k, alpha, a, lda, b, ldb, beta, c, ldc); break;
-    default: dot_body(4, n, k, alpha, a, lda, b, ldb, beta, c, ldc); break;
+    const size_t groups = (m + DOT_GROUP - 1) / DOT_GROUP;
+    for (size_t g = 0, i0 = 0; g < groups; g++) {
+        const size_t r = (m - i0) / (groups - g);
+        const float *ag = a + i0 * lda;
+        float *cg = c + i0 * ldc;
+        switch (r) {
+        case 1: dot_body(1, n, k, alpha, ag, lda, b, ldb, beta, cg, ldc); break;
+        case 2: dot_body(2, n, k, alpha, ag, lda, b, ldb, beta, cg, ldc); break;
+        case 3: dot_body(3, n, k, alpha, ag, lda, b, ldb, beta, cg, ldc); break;
+        case 4: dot_body(4, n, k, alpha, ag, lda, b, ldb, beta, cg, ldc); break;
+        case 5: dot_body(5, n, k, alpha, ag, lda, b, ldb, beta, cg, ldc); break;
+        default: dot_body(6, n, k, alpha, ag, lda, b, ldb, beta, cg, ldc); break;
+        }
+        i0 += r;
     }
 }
 

@@ -2,13 +2,13 @@
  * against a double-precision reference with the contract's bound
  *   |C - exact| <= (2 k + 4) 2^-24 (|alpha| |op(A)| |op(B)| + |beta| |C0|)   (elementwise),
  * over sizes around every tile edge (MR, NR), cache block (MC, KC, NC) and planner threshold
- * (dot_rows, ukr_t_m, ukr_t_min, ukr_t_n, ukr_t_lane, ukr_t_span, ukr_t_direct, ukr_t_max,
- * ukr_t_k_rows, ukr_t_fill, ukr_tp_n, ukr_tp_k, w_ldb_min, set_stride, set_rows, b_alias,
- * b_span_min, b_rows_min, cp_min, cp_stride, cp_blocks, cp_blocks_set, cp_ldb_min,
- * direct_a_strips, copy_packs_a) of the table under test, each read from it, B strides that are
- * multiples of 4 KiB; each slot of the table (micro-kernel in every A layout, copying B or not;
- * the tile transposing B into its panel; transposed tile; matrix-vector kernels; dot kernel;
- * transposing pack) called directly, also those the ISA's table picks on other
+ * (dot_rows, dot_few, dot_k_min, dot_k_max, dot_span, ukr_t_m, ukr_t_min, ukr_t_n, ukr_t_lane,
+ * ukr_t_span, ukr_t_direct, ukr_t_max, ukr_t_k_rows, ukr_t_fill, ukr_tp_n, ukr_tp_k, w_ldb_min,
+ * set_stride, set_rows, b_alias, b_span_min, b_rows_min, cp_min, cp_stride, cp_blocks,
+ * cp_blocks_set, cp_ldb_min, direct_a_strips, copy_packs_a) of the table under test, each read from
+ * it, B strides that are multiples of 4 KiB; each slot of the table (micro-kernel in every A
+ * layout, copying B or not; the tile transposing B into its panel; transposed tile; matrix-vector
+ * kernels; dot kernel; transposing pack) called directly, also those the ISA's table picks on other
  * microarchitectures; all four transposes, padded leading dimensions (poisoned padding must stay
  * untouched), alpha in {1, -0.5, 0}, beta in {0, 1, 0.25} (beta == 0 with C full of NaN: must not
  * propagate), guard bands, concurrent calls from several threads, bad arguments, and a
@@ -773,6 +773,39 @@ static void planner_edge_tests(void)
                             ck_rand_u32(2) ? SS : 0, s ? SS : 0);
                 }
         }
+    /* rows_n past rows_group rows (plan_rows): m around rows_group and rows_max, B's rows at a
+       set_stride multiple (one float more a quarter of the time), B around rows_span and
+       rows_span_max / 2 floats */
+    if (d->rows_n && d->rows_max > d->rows_group) {
+        const size_t rm[] = { d->rows_group, d->rows_group + 1, d->rows_max, d->rows_max + 1 };
+        const size_t lo = d->rows_span / SS, hi = d->rows_span_max / 2 / SS;
+        const size_t rk[] = { lo - 1, lo, hi - 1, hi };
+        for (size_t im = 0; im < sizeof rm / sizeof *rm; im++)
+            for (size_t ik = 0; ik < sizeof rk / sizeof *rk; ik++) {
+                if (ck_quick() && (im + ik) % 2) continue;
+                if (ik >= 2 && im % 2 == 0) continue; /* the large B: a row count of each kind */
+                const size_t n = 40 + ck_rand_u32(60);
+                run_case(SK_NOTRANS, SK_NOTRANS, rm[im], n, rk[ik], g_alpha[ck_rand_u32(2)],
+                         g_beta[ck_rand_u32(3)], rand_pad(), SS - n + ck_rand_u32(4) / 3,
+                         rand_pad());
+            }
+    }
+    /* the dot kernel past dot_few rows (plan_dot): m around dot_few and dot_rows, k around
+       dot_k_min and dot_k_max, op(B) around dot_span floats; A's and B's rows at 4 KiB multiples
+       or not */
+    if (d->dot && d->dot_rows > d->dot_few) {
+        const size_t dm[] = { d->dot_few, d->dot_few + 1, d->dot_rows, d->dot_rows + 1 };
+        const size_t dk[] = { d->dot_k_min - 1, d->dot_k_min, d->dot_k_max, d->dot_k_max + 1 };
+        for (size_t im = 0; im < sizeof dm / sizeof *dm; im++)
+            for (size_t ik = 0; ik < sizeof dk / sizeof *dk; ik++) {
+                if (ck_quick() && (im + ik) % 2) continue;
+                ld_case(SK_NOTRANS, SK_TRANS, dm[im], 5 + ck_rand_u32(40), dk[ik],
+                        ck_rand_u32(2) ? SS : 0, ck_rand_u32(2) ? SS : 0);
+            }
+        const size_t k = d->dot_k_max, n = d->dot_span / k;
+        for (int s = 0; s < 2; s++)
+            ld_case(SK_NOTRANS, SK_TRANS, d->dot_few + 1 + (size_t)s, n + (size_t)s, k, 0, 0);
+    }
     /* the transposed tiles' k block: k around kc_t, m at 2 and ukr_t_m (dot_rows + 1 when
        larger), B's rows at 4 KiB multiples or not */
     if (d->ukr_t)
