@@ -725,8 +725,9 @@ static void pack_a6(size_t r, size_t kc, const float *a, size_t lda, float *dst,
         for (int i = 0; i < 6; i++) dst[6 * p + i] = a[i * lda + p];
 }
 
-/* dot (see sk_gemm_dot_fn) for R rows of A (1..4): R x 2 accumulators, two rows of B at a time,
-   k in 8-lane steps (masked tail); A's R rows stay in L1 while B streams once. */
+/* dot (see sk_gemm_dot_fn) for R <= DOT_GROUP rows of A: R x 2 accumulators, two rows of B at a
+   time, k in 8-lane steps (masked tail); A's R rows stay in L1 (or L2) while B streams once. */
+#define DOT_GROUP 6 /* dot's rows of A per pass over B: 12 accumulators */
 static inline __attribute__((always_inline)) void
 dot_body(const int R, size_t n, size_t k, float alpha, const float *a, size_t lda, const float *b,
          size_t ldb, float beta, float *c, size_t ldc)
@@ -736,13 +737,13 @@ dot_body(const int R, size_t n, size_t k, float alpha, const float *a, size_t ld
     for (size_t j = 0; j < n; j += 2) {
         const size_t w = n - j < 2 ? n - j : 2;
         const float *r0 = b + j * ldb, *r1 = w > 1 ? r0 + ldb : r0;
-        __m256 s[8]; /* s[2 i + q]: row i of A, row j + q of B */
-#pragma GCC unroll 8
-        for (int v = 0; v < 8; v++) s[v] = _mm256_setzero_ps();
+        __m256 s[2 * DOT_GROUP]; /* s[2 i + q]: row i of A, row j + q of B */
+#pragma GCC unroll 12
+        for (int v = 0; v < 2 * R; v++) s[v] = _mm256_setzero_ps();
         size_t p = 0;
         for (; p + 8 <= k; p += 8) {
             const __m256 b0 = _mm256_loadu_ps(r0 + p), b1 = _mm256_loadu_ps(r1 + p);
-#pragma GCC unroll 4
+#pragma GCC unroll 6
             for (int i = 0; i < R; i++) {
                 const __m256 ai = _mm256_loadu_ps(a + i * lda + p);
                 s[2 * i] = _mm256_fmadd_ps(ai, b0, s[2 * i]);
@@ -751,21 +752,24 @@ dot_body(const int R, size_t n, size_t k, float alpha, const float *a, size_t ld
         }
         if (kt) {
             const __m256 b0 = _mm256_maskload_ps(r0 + p, msk), b1 = _mm256_maskload_ps(r1 + p, msk);
-#pragma GCC unroll 4
+#pragma GCC unroll 6
             for (int i = 0; i < R; i++) {
                 const __m256 ai = _mm256_maskload_ps(a + i * lda + p, msk);
                 s[2 * i] = _mm256_fmadd_ps(ai, b0, s[2 * i]);
                 s[2 * i + 1] = _mm256_fmadd_ps(ai, b1, s[2 * i + 1]);
             }
         }
-        /* lane v of the result = sum of s[v] */
-        const __m256 h03 = _mm256_hadd_ps(_mm256_hadd_ps(s[0], s[1]), _mm256_hadd_ps(s[2], s[3]));
-        const __m256 h47 = _mm256_hadd_ps(_mm256_hadd_ps(s[4], s[5]), _mm256_hadd_ps(s[6], s[7]));
-        const __m256 v = _mm256_mul_ps(_mm256_set1_ps(alpha),
-                                       _mm256_add_ps(_mm256_permute2f128_ps(h03, h47, 0x20),
-                                                     _mm256_permute2f128_ps(h03, h47, 0x31)));
-        float out[8];
-        _mm256_storeu_ps(out, v);
+        /* lane v of out = sum of s[v], four accumulators at a time (rows past R: zero) */
+        float out[2 * DOT_GROUP];
+#pragma GCC unroll 3
+        for (int g = 0; g < 2 * R; g += 4) {
+            const __m256 z = _mm256_setzero_ps();
+            const __m256 x2 = g + 2 < 2 * R ? s[g + 2] : z, x3 = g + 2 < 2 * R ? s[g + 3] : z;
+            const __m256 h = _mm256_hadd_ps(_mm256_hadd_ps(s[g], s[g + 1]), _mm256_hadd_ps(x2, x3));
+            _mm_storeu_ps(out + g, _mm_mul_ps(_mm_set1_ps(alpha),
+                                              _mm_add_ps(_mm256_castps256_ps128(h),
+                                                         _mm256_extractf128_ps(h, 1))));
+        }
         for (int i = 0; i < R; i++)
             for (size_t q = 0; q < w; q++) {
                 float *cij = c + (size_t)i * ldc + j + q;
@@ -774,14 +778,25 @@ dot_body(const int R, size_t n, size_t k, float alpha, const float *a, size_t ld
     }
 }
 
+/* The rows of A in near-equal groups of at most DOT_GROUP, each group a pass over B (the
+   planner keeps more rows than DOT_GROUP to a B that passes again quickly, gemm.h's dot_span). */
 void sk_gemm_dot_avx2(size_t m, size_t n, size_t k, float alpha, const float *a, size_t lda,
                       const float *b, size_t ldb, float beta, float *c, size_t ldc)
 {
-    switch (m) {
-    case 1: dot_body(1, n, k, alpha, a, lda, b, ldb, beta, c, ldc); break;
-    case 2: dot_body(2, n, k, alpha, a, lda, b, ldb, beta, c, ldc); break;
-    case 3: dot_body(3, n, k, alpha, a, lda, b, ldb, beta, c, ldc); break;
-    default: dot_body(4, n, k, alpha, a, lda, b, ldb, beta, c, ldc); break;
+    const size_t groups = (m + DOT_GROUP - 1) / DOT_GROUP;
+    for (size_t g = 0, i0 = 0; g < groups; g++) {
+        const size_t r = (m - i0) / (groups - g);
+        const float *ag = a + i0 * lda;
+        float *cg = c + i0 * ldc;
+        switch (r) {
+        case 1: dot_body(1, n, k, alpha, ag, lda, b, ldb, beta, cg, ldc); break;
+        case 2: dot_body(2, n, k, alpha, ag, lda, b, ldb, beta, cg, ldc); break;
+        case 3: dot_body(3, n, k, alpha, ag, lda, b, ldb, beta, cg, ldc); break;
+        case 4: dot_body(4, n, k, alpha, ag, lda, b, ldb, beta, cg, ldc); break;
+        case 5: dot_body(5, n, k, alpha, ag, lda, b, ldb, beta, cg, ldc); break;
+        default: dot_body(6, n, k, alpha, ag, lda, b, ldb, beta, cg, ldc); break;
+        }
+        i0 += r;
     }
 }
 
