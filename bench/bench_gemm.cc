@@ -50,6 +50,8 @@ const Shape kShapes[] = {
     { 32, 32, 32 },     { 64, 512, 64 },
     /* a decoder step of a d_model 384 model: a projection and the feed-forward's second layer */
     { 1, 384, 384 },    { 1, 384, 1536 },
+    /* a decoder step under beam search: x with one row per beam (5, 8, 12 beams) */
+    { 5, 512, 512 },    { 8, 1024, 1024 },  { 12, 1024, 1024 },
 };
 
 struct Operands {
