@@ -773,13 +773,14 @@ static void planner_edge_tests(void)
                             ck_rand_u32(2) ? SS : 0, s ? SS : 0);
                 }
         }
-    /* rows_n past rows_group rows (plan_rows): m around rows_group and rows_max, B's rows at a
-       set_stride multiple (one float more a quarter of the time), B around rows_span and
-       rows_span_max / 2 floats */
+    /* rows_n past rows_group rows (plan_rows): m around rows_group, MR and rows_max, B's rows at
+       a set_stride multiple (one float more a quarter of the time), B around rows_span and
+       rows_span_max / 4 floats */
     if (d->rows_n && d->rows_max > d->rows_group) {
-        const size_t rm[] = { d->rows_group, d->rows_group + 1, d->rows_max, d->rows_max + 1 };
-        const size_t lo = d->rows_span / SS, hi = d->rows_span_max / 2 / SS;
-        const size_t rk[] = { lo - 1, lo, hi - 1, hi };
+        const size_t rm[] = { d->rows_group, d->rows_group + 1, MR,
+                              MR + 1,        d->rows_max,       d->rows_max + 1 };
+        const size_t lo = d->rows_span / SS, hi = d->rows_span_max / 4 / SS;
+        const size_t rk[] = { lo - 1, lo, hi, hi + 1 };
         for (size_t im = 0; im < sizeof rm / sizeof *rm; im++)
             for (size_t ik = 0; ik < sizeof rk / sizeof *rk; ik++) {
                 if (ck_quick() && (im + ik) % 2) continue;
