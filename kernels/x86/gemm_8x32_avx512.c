@@ -1117,8 +1117,9 @@ dot_body(const int R, size_t n, size_t k, float alpha, const float *a, size_t ld
                 float *ci = c + (size_t)(i0 + q) * ldc + j;
                 __m128 v = q == 0 ? _mm512_castps512_ps128(r) : _mm512_extractf32x4_ps(r, q);
                 /* a register, then the masked store: GCC otherwise folds the two into a masked
-                   vextractf32x4 to memory, which faulted on AMD Zen 5 at a PROT_NONE page past
-                   the stored lanes (checkasm's guard pages) */
+                   vextractf32x4 to memory, which does not suppress faults on its masked-off
+                   lanes as a masked vmovups does (it faulted at a PROT_NONE page past the stored
+                   lanes: checkasm's guard pages) */
                 __asm__("" : "+v"(v));
                 if (beta != 0.f)
                     v = _mm_fmadd_ps(_mm_set1_ps(beta), _mm_maskz_loadu_ps(mw, ci), v);
