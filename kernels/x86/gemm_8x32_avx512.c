@@ -1039,6 +1039,17 @@ void sk_gemv_t_avx512(size_t n, size_t k, float alpha, const float *a, const flo
     }
 }
 
+/* 128-bit lane q of r (the extract takes an immediate: a switch, folded away where q is known) */
+static inline __attribute__((always_inline)) __m128 lane128(__m512 r, int q)
+{
+    switch (q) {
+    case 0: return _mm512_castps512_ps128(r);
+    case 1: return _mm512_extractf32x4_ps(r, 1);
+    case 2: return _mm512_extractf32x4_ps(r, 2);
+    default: return _mm512_extractf32x4_ps(r, 3);
+    }
+}
+
 /* dot (see sk_gemm_dot_fn) for R <= DOT_GROUP rows of A: R x 4 accumulators, four rows of B at a
    time, k in 16-lane steps (masked tail); A's R rows stay in L1 (or L2) while B streams once.
    The sums are reduced four rows of A at a time, in-lane shuffles first and three levels of
@@ -1115,7 +1126,7 @@ dot_body(const int R, size_t n, size_t k, float alpha, const float *a, size_t ld
             for (int q = 0; q < 4; q++) {
                 if (i0 + q >= R) break;
                 float *ci = c + (size_t)(i0 + q) * ldc + j;
-                __m128 v = q == 0 ? _mm512_castps512_ps128(r) : _mm512_extractf32x4_ps(r, q);
+                __m128 v = lane128(r, q);
                 /* a register, then the masked store: GCC otherwise folds the two into a masked
                    vextractf32x4 to memory, which does not suppress faults on its masked-off
                    lanes as a masked vmovups does (it faulted at a PROT_NONE page past the stored
