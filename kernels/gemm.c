@@ -200,12 +200,16 @@ static int plan_wide(const sk_gemm_dsp *d, sk_trans tb, size_t m, size_t n, size
 }
 
 /* NT on the dot kernel (op(A) = A): up to dot_few rows, more up to dot_rows for a k and a B that
-   the kernel's passes over B read fast (gemm.h). */
+   the kernel's passes over B read fast, where the transposed tiles would fill less than
+   dot_t_fill sixteenths of their lanes, and for k >= ukr_t_k_rows m (below, the blocked path's
+   transposition of B is shared by enough row blocks) (gemm.h). */
 static int plan_dot(const sk_gemm_dsp *d, size_t m, size_t n, size_t k)
 {
     if (!d->dot || m > d->dot_rows) return 0;
-    return m <= d->dot_few ||
-           (k >= d->dot_k_min && k <= d->dot_k_max && (double)n * (double)k <= d->dot_span);
+    if (m <= d->dot_few) return 1;
+    if (k < d->dot_k_min || k > d->dot_k_max || (double)n * (double)k > d->dot_span) return 0;
+    return !d->ukr_t ||
+           (k >= (size_t)d->ukr_t_k_rows * m && 16 * m < d->dot_t_fill * plan_t_lanes(d, m));
 }
 
 /* The path of a whole problem, from ta, tb, m, B's row stride and the table's kernels and their

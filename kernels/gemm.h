@@ -130,10 +130,12 @@ typedef struct sk_gemm_dsp {
                                            span rule of ukr_t_span still applies) */
     unsigned dot_rows, dot_few;         /* NT with op(A) = A on dot: up to dot_few rows at any
                                            k, up to dot_rows only with dot_k_min <= k <=
-                                           dot_k_max and op(B) spanning n k <= dot_span floats
+                                           dot_k_max, op(B) spanning n k <= dot_span floats
                                            (op(A)'s rows reread from L1 for every few rows of B;
-                                           B read once per group of the kernel's rows) */
-    unsigned dot_k_min, dot_k_max, dot_span;
+                                           B read once per group of the kernel's rows) and where
+                                           the transposed tiles would fill less than dot_t_fill
+                                           sixteenths of their lanes */
+    unsigned dot_k_min, dot_k_max, dot_span, dot_t_fill;
     unsigned rows_max, rows_group;      /* rows of rows_n, and per pass over B (more: several
                                            passes) */
     unsigned rows_span, rows_span_max;  /* rows_n's planner thresholds, floats of B (k x ldb),

@@ -26,7 +26,7 @@
 #define SK_GEMM_AVX512_NR       32
 #define SK_GEMM_AVX512_T_M      32
 #define SK_GEMM_AVX512_T_N      16
-#define SK_GEMM_AVX512_DOT_ROWS 12
+#define SK_GEMM_AVX512_DOT_ROWS 38
 #define SK_GEMM_AVX512_TP_N     12 /* ukr_tp's rows of B at most */
 #define SK_GEMM_AVX512_W_MR     6 /* the wide tile's rows (AMD Zen 5: 4 elsewhere) */
 #define SK_GEMM_AVX512_W_NR     64
@@ -125,7 +125,7 @@ static inline void sk_gemm_dsp_init_x86(sk_gemm_dsp *d, sk_isa isa, uint64_t fea
     d->gemv_t = sk_gemv_t_avx2;
     d->dot = sk_gemm_dot_avx2;
     /* NT with op(A) = A: up to 6 rows on dot (one pass over B), more up to 12 (two passes) for
-       a B of at most 8 MiB, any k. AMD Zen 5, against the blocked path or the transposed tiles
+       a B of at most 8 MiB and k >= 4 m (the transposed tiles' lanes filled under 13/16). AMD Zen 5, against the blocked path or the transposed tiles
        (in-process, fastest of 15): 5x1024x1024 1.57x, 6x1024x1024 1.48x, 5x4096x1024 1.43x,
        6x512x512 1.24x, 5x64x64 1.05x, 6x64x64 0.98x; past 6 rows 7x64x64 1.38x, 10x512x512
        1.29x, 7x1024x1024 1.27x, 8x1024x1024 1.15x, 12x512x512 1.12x, 12x512x2048 1.02x; left to
@@ -136,6 +136,7 @@ static inline void sk_gemm_dsp_init_x86(sk_gemm_dsp *d, sk_isa isa, uint64_t fea
     d->dot_k_min = 1;
     d->dot_k_max = ~0u; /* any k */
     d->dot_span = 2 * 1024 * 1024;
+    d->dot_t_fill = 13;
     d->pack_t = sk_gemm_pack_t_avx2;
     d->ukr_t_m = SK_GEMM_AVX2_T_M;
     d->ukr_t_n = SK_GEMM_AVX2_T_N;
@@ -254,20 +255,25 @@ static inline void sk_gemm_dsp_init_x86(sk_gemm_dsp *d, sk_isa isa, uint64_t fea
     d->rows_span = 64 * 1024;
     d->rows_span_max = 8 * 1024 * 1024;
     d->rows_edge = 1;
-    /* NT with op(A) = A: up to 6 rows on dot (one pass over B), more up to 12 (two passes) for
-       128 <= k <= 1024 and a B of at most 8 MiB. AMD Zen 5, against the blocked path's
-       transposing tile or the transposed tiles (in-process, fastest of 15): 5x1024x1024 2.8x,
-       5x512x512 2.3x, 6x1024x1024 2.4x, 6x4096x1024 1.8x, 5x1024x4096 1.8x, 5x64x64 1.08x,
-       6x64x64 0.96x; past 6 rows 9x512x512 1.74x, 8x512x512 1.71x, 10x1024x1024 1.39x,
-       12x512x512 1.26x, 12x2048x1024 1.29x, 8x512x128 1.11x, 12x64x128 0.97x; left to the
+    /* NT with op(A) = A: up to 6 rows on dot (one pass over B); more, up to 38 (seven passes),
+       for 128 <= k <= 1024 and k >= 4 m, a B of at most 8 MiB, and where the transposed tiles
+       would fill less than 13/16 of their lanes (7-12, 17-25 and 33-38 rows). AMD Zen 5, against
+       the blocked path's transposing tile or the transposed tiles (in-process, fastest of 15):
+       5x1024x1024 2.8x, 5x512x512 2.3x, 6x1024x1024 2.4x, 6x4096x1024 1.8x, 5x1024x4096 1.8x,
+       5x64x64 1.08x, 6x64x64 0.96x; 9x512x512 1.74x, 8x512x512 1.71x, 10x1024x1024 1.39x,
+       12x512x512 1.26x, 12x2048x1024 1.29x, 8x512x128 1.11x, 12x64x128 0.97x; 17x1024x1024
+       1.49x, 17x512x512 1.42x, 20x512x512 1.33x, 24x512x512 1.26x, 25x1024x1024 1.15x,
+       17x512x128 1.04x; 33x1024x1024 1.22x, 38x300x300 1.20x, 36x512x512 1.16x. Left to the
        others: k = 64 (7-16x64x64 0.69-0.95x), k from 2048 (12x512x2048 0.87x, 8x1024x4096
-       0.86x), a 16 MiB B (12x4096x1024 0.83x), 13 rows and more (three passes: 13x1024x1024
-       0.99x, 16x512x512 0.93x) */
+       0.86x), a 16 MiB B (12x4096x1024 0.83x, 24x4096x1024 0.65x), filled lanes (13-16, 26-32
+       and 39-48 rows: 16x512x512 0.96x, 32x1024x1024 0.87x, 28x1024x1024 0.97x), k < 4 m (33-38
+       x 512 x 128 0.92-0.96x: the blocked path's transposition shared by 5 row blocks) */
     d->dot_rows = SK_GEMM_AVX512_DOT_ROWS;
     d->dot_few = 6;
     d->dot_k_min = 128;
     d->dot_k_max = 1024;
     d->dot_span = 2 * 1024 * 1024;
+    d->dot_t_fill = 13;
     /* pack_t: the AVX2 tier's (its 8-row groups cover these panels) */
     d->ukr_t_m = SK_GEMM_AVX512_T_M;
     d->ukr_t_n = SK_GEMM_AVX512_T_N;

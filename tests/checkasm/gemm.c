@@ -2,9 +2,9 @@
  * against a double-precision reference with the contract's bound
  *   |C - exact| <= (2 k + 4) 2^-24 (|alpha| |op(A)| |op(B)| + |beta| |C0|)   (elementwise),
  * over sizes around every tile edge (MR, NR), cache block (MC, KC, NC) and planner threshold
- * (dot_rows, dot_few, dot_k_min, dot_k_max, dot_span, ukr_t_m, ukr_t_min, ukr_t_n, ukr_t_lane,
- * ukr_t_span, ukr_t_direct, ukr_t_max, ukr_t_k_rows, ukr_t_fill, ukr_tp_n, ukr_tp_k, w_ldb_min,
- * set_stride, set_rows, b_alias, b_span_min, b_rows_min, cp_min, cp_stride, cp_blocks,
+ * (dot_rows, dot_few, dot_k_min, dot_k_max, dot_span, dot_t_fill, ukr_t_m, ukr_t_min, ukr_t_n,
+ * ukr_t_lane, ukr_t_span, ukr_t_direct, ukr_t_max, ukr_t_k_rows, ukr_t_fill, ukr_tp_n, ukr_tp_k,
+ * w_ldb_min, set_stride, set_rows, b_alias, b_span_min, b_rows_min, cp_min, cp_stride, cp_blocks,
  * cp_blocks_set, cp_ldb_min, direct_a_strips, copy_packs_a) of the table under test, each read from
  * it, B strides that are multiples of 4 KiB; each slot of the table (micro-kernel in every A
  * layout, copying B or not; the tile transposing B into its panel; transposed tile; matrix-vector
@@ -792,8 +792,8 @@ static void planner_edge_tests(void)
             }
     }
     /* the dot kernel past dot_few rows (plan_dot): m around dot_few and dot_rows, k around
-       dot_k_min and dot_k_max, op(B) around dot_span floats; A's and B's rows at 4 KiB multiples
-       or not */
+       dot_k_min and dot_k_max, op(B) around dot_span floats, A's and B's rows at 4 KiB multiples
+       or not; m around the transposed tiles' lane fill dot_t_fill, k around ukr_t_k_rows m */
     if (d->dot && d->dot_rows > d->dot_few) {
         const size_t dm[] = { d->dot_few, d->dot_few + 1, d->dot_rows, d->dot_rows + 1 };
         const size_t dk[] = { d->dot_k_min - 1, d->dot_k_min, d->dot_k_max, d->dot_k_max + 1 };
@@ -807,6 +807,24 @@ static void planner_edge_tests(void)
         const size_t k = d->dot_k_max < 1024 ? d->dot_k_max : 1024, n = d->dot_span / k;
         for (int s = 0; s < 2; s++)
             ld_case(SK_NOTRANS, SK_TRANS, d->dot_few + 1 + (size_t)s, n + (size_t)s, k, 0, 0);
+        /* the row counts where the transposed tiles' lane fill crosses dot_t_fill sixteenths,
+           and k around ukr_t_k_rows m there */
+        if (d->ukr_t) {
+            const size_t W = d->ukr_t_m, L = d->ukr_t_lane;
+            int below_prev = 1;
+            for (size_t m = d->dot_few + 1; m <= d->dot_rows + 1; m++) {
+                const size_t full = (m - 1) / W * W, lanes = full + (m - full + L - 1) / L * L;
+                const int below = 16 * m < (size_t)d->dot_t_fill * lanes;
+                if (below != below_prev)
+                    for (int s = 0; s < 3; s++) {
+                        const size_t kr = (size_t)d->ukr_t_k_rows * m;
+                        const size_t km = kr > d->dot_k_min ? kr : d->dot_k_min;
+                        ld_case(SK_NOTRANS, SK_TRANS, m - (size_t)(s & 1), 9 + ck_rand_u32(30),
+                                km - 1 + (size_t)s, 0, 0);
+                    }
+                below_prev = below;
+            }
+        }
     }
     /* the transposed tiles' k block: k around kc_t, m at 2 and ukr_t_m (dot_rows + 1 when
        larger), B's rows at 4 KiB multiples or not */
