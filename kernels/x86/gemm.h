@@ -124,13 +124,14 @@ static inline void sk_gemm_dsp_init_x86(sk_gemm_dsp *d, sk_isa isa, uint64_t fea
     d->gemv_span = SK_GEMV_AVX2_SPAN;
     d->gemv_t = sk_gemv_t_avx2;
     d->dot = sk_gemm_dot_avx2;
-    /* NT with op(A) = A: up to 6 rows on dot (one pass over B), more up to 12 (two passes) for
-       a B of at most 8 MiB and k >= 4 m (the transposed tiles' lanes filled under 13/16). AMD Zen 5, against the blocked path or the transposed tiles
-       (in-process, fastest of 15): 5x1024x1024 1.57x, 6x1024x1024 1.48x, 5x4096x1024 1.43x,
-       6x512x512 1.24x, 5x64x64 1.05x, 6x64x64 0.98x; past 6 rows 7x64x64 1.38x, 10x512x512
-       1.29x, 7x1024x1024 1.27x, 8x1024x1024 1.15x, 12x512x512 1.12x, 12x512x2048 1.02x; left to
-       the others: a 16 MiB B (8x4096x1024 0.93x, 12x4096x1024 1.01x), 13 rows and more (three
-       passes: 13x512x512 0.97x, 16x512x512 0.81x) */
+    /* NT with op(A) = A: up to 6 rows on dot (one pass over B), more up to 12 (two passes) for a
+       B of at most 8 MiB and k >= 4 m (the transposed tiles' lanes filled under 13/16). AMD Zen
+       5, against the blocked path or the transposed tiles (in-process, fastest of 15):
+       5x1024x1024 1.57x, 6x1024x1024 1.48x, 5x4096x1024 1.43x, 6x512x512 1.24x, 5x64x64 1.05x,
+       6x64x64 0.98x; past 6 rows 7x64x64 1.38x, 10x512x512 1.29x, 7x1024x1024 1.27x, 8x1024x1024
+       1.15x, 12x512x512 1.12x, 12x512x2048 1.02x; left to the others: a 16 MiB B (8x4096x1024
+       0.93x, 12x4096x1024 1.01x), 13 rows and more (three passes: 13x512x512 0.97x, 16x512x512
+       0.81x) */
     d->dot_rows = SK_GEMM_AVX2_DOT_ROWS;
     d->dot_few = 6;
     d->dot_k_min = 1;
