@@ -715,6 +715,25 @@ static void run_row(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t n, si
         row_chunks_nomem(d, ta, n, k, nk, kr, alpha, a, lda, b, ldb, beta, c);
 }
 
+/* PATH_ROWS and PATH_DOT: m rows in near-equal groups of at most the kernel's rows (rows_group,
+   dot_group; 12 = 6 + 6, 7 = 3 + 4), one call and one pass over B each. */
+static void run_row_groups(const sk_gemm_dsp *d, enum gemm_path path, sk_trans ta, size_t m,
+                           size_t n, size_t k, float alpha, const float *a, size_t lda,
+                           const float *b, size_t ldb, float beta, float *c, size_t ldc)
+{
+    const int dot = path == PATH_DOT;
+    const size_t rsa = ta ? 1 : lda, groups = cdiv(m, dot ? d->dot_group : d->rows_group);
+    for (size_t g = 0, i0 = 0; g < groups; g++) {
+        const size_t r = (m - i0) / (groups - g);
+        if (dot)
+            d->dot(r, n, k, alpha, a + i0 * lda, lda, b, ldb, beta, c + i0 * ldc, ldc);
+        else
+            d->rows_n(r, n, k, alpha, a + i0 * rsa, rsa, ta ? lda : 1, b, ldb, beta, c + i0 * ldc,
+                      ldc);
+        i0 += r;
+    }
+}
+
 /* Runs a problem (m, n, k >= 1, alpha != 0) by its plan p. Without a packing buffer the
    transposed tiles fall back to the blocked path, the blocked path to the reference. */
 static void gemm_run_plan(const sk_gemm_dsp *d, const gemm_plan *p, sk_trans ta, sk_trans tb,
@@ -729,13 +748,9 @@ static void gemm_run_plan(const sk_gemm_dsp *d, const gemm_plan *p, sk_trans ta,
         run_row(d, ta, tb, n, k, alpha, a, lda, b, ldb, beta, bias, c);
         return;
     case PATH_ROWS: /* C starts as the bias, the products are added */
+    case PATH_DOT:
         if (bias) put_bias(m, n, bias, c, ldc);
-        d->rows_n(m, n, k, alpha, a, ta ? 1 : lda, ta ? lda : 1, b, ldb, bias ? 1.f : beta, c,
-                  ldc);
-        return;
-    case PATH_DOT: /* C starts as the bias, the products are added */
-        if (bias) put_bias(m, n, bias, c, ldc);
-        d->dot(m, n, k, alpha, a, lda, b, ldb, bias ? 1.f : beta, c, ldc);
+        run_row_groups(d, p->path, ta, m, n, k, alpha, a, lda, b, ldb, bias ? 1.f : beta, c, ldc);
         return;
     case PATH_NT_ROWS:
         if ((buf = sk_tbuf_get(SK_TBUF_GEMM, p->buf_floats))) {

@@ -34,14 +34,14 @@ typedef void (*sk_gemm_ukr_fn)(size_t r, size_t k, const float *a, size_t rsa, s
 typedef void (*sk_gemv_fn)(size_t n, size_t k, float alpha, const float *a, const float *b,
                            size_t ldb, float beta, float *c);
 
-/* NN with a few rows (1 <= m <= rows_max), op(A)(i,p) = a[i*rsa + p*csa]:
+/* NN with a few rows (1 <= m <= rows_group), op(A)(i,p) = a[i*rsa + p*csa]:
  *   C[i*ldc + j] = alpha * sum_p op(A)(i,p) b[p*ldb + j] + beta * C[i*ldc + j]
  * for i < m, j < n (beta == 0: C not read). n, k >= 1. */
 typedef void (*sk_gemm_rows_fn)(size_t m, size_t n, size_t k, float alpha, const float *a,
                                 size_t rsa, size_t csa, const float *b, size_t ldb, float beta,
                                 float *c, size_t ldc);
 
-/* NT with a few rows of A in place (m <= dot_rows): dot products of contiguous rows,
+/* NT with a few rows of A in place (m <= dot_group): dot products of contiguous rows,
  *   C[i*ldc + j] = alpha * sum_p a[i*lda + p] b[j*ldb + p] + beta * C[i*ldc + j]
  * for i < m, j < n (beta == 0: C not read). m, n, k >= 1. */
 typedef void (*sk_gemm_dot_fn)(size_t m, size_t n, size_t k, float alpha, const float *a,
@@ -74,8 +74,8 @@ typedef struct sk_gemm_dsp {
                                            two k steps of op(A)^T at a time (more accumulators
                                            and fewer loads per FMA); NULL: none */
     sk_gemv_fn gemv_n, gemv_t;          /* m == 1; NULL: the blocked path */
-    sk_gemm_dot_fn dot;                 /* NT, op(A) = A, 1 <= m <= dot_rows; NULL: none */
-    sk_gemm_rows_fn rows_n;             /* NN, 2 <= m <= rows_max, B streamed by rows into C's
+    sk_gemm_dot_fn dot;                 /* NT, op(A) = A, 1 <= m <= dot_group; NULL: none */
+    sk_gemm_rows_fn rows_n;             /* NN, 1 <= m <= rows_group, B streamed by rows into C's
                                            rows held in L1 (the planner's rows_span); NULL: none */
     sk_gemm_ukr_fn ukr_tcp;             /* ukr's mr x nr tile over op(B) = B^T read in place,
                                            B(p,j) = b[j*rsb + p], storing it to the packed panel
@@ -136,8 +136,10 @@ typedef struct sk_gemm_dsp {
                                            the transposed tiles would fill less than dot_t_fill
                                            sixteenths of their lanes */
     unsigned dot_k_min, dot_k_max, dot_span, dot_t_fill;
-    unsigned rows_max, rows_group;      /* rows of rows_n, and per pass over B (more: several
-                                           passes) */
+    unsigned dot_group;                 /* rows per call of dot (more: calls on near-equal groups
+                                           of rows, a pass over B each) */
+    unsigned rows_max, rows_group;      /* NN rows on rows_n, and per call of it (more: calls on
+                                           near-equal groups of rows, a pass over B each) */
     unsigned rows_span, rows_span_max;  /* rows_n's planner thresholds, floats of B (k x ldb),
                                            and rows_edge (1: rows_n for partial wide panels
                                            too): gemm.c, plan_rows */

@@ -42,7 +42,7 @@ static inline void sk_gemm_dsp_init_arm(sk_gemm_dsp *d, sk_isa isa)
     d->rows_n = NULL; /* not the scalar table's: no NEON rows kernel, few rows on the tiles */
     d->gemv_t = sk_gemv_t_neon;
     d->dot = sk_gemm_dot_neon;
-    d->dot_rows = d->dot_few = SK_GEMM_NEON_DOT_ROWS;
+    d->dot_rows = d->dot_few = d->dot_group = SK_GEMM_NEON_DOT_ROWS;
     d->mr = SK_GEMM_NEON_MR;
     /* planner: rows at 4 KiB strides share an L1 set, 8 such rows walked side by side stay in
        L1; B at such strides packed row by row (its kernels read kc rows of one set, unprefetched);

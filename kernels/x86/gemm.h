@@ -15,6 +15,7 @@
 #define SK_GEMM_AVX2_T_M      16
 #define SK_GEMM_AVX2_T_N      SK_GEMM_AVX2_MR
 #define SK_GEMM_AVX2_DOT_ROWS 12
+#define SK_GEMM_AVX2_DOT_GROUP 6 /* rows per call of sk_gemm_dot_avx2 */
 #define SK_GEMM_AVX2_W_MR     4 /* the wide tile for few rows */
 #define SK_GEMM_AVX2_W_NR     24
 #define SK_GEMV_AVX2_ROWS_MIN  256 /* gemv_n streams B's rows whole from this many columns on */
@@ -27,6 +28,7 @@
 #define SK_GEMM_AVX512_T_M      32
 #define SK_GEMM_AVX512_T_N      16
 #define SK_GEMM_AVX512_DOT_ROWS 38
+#define SK_GEMM_AVX512_DOT_GROUP 6 /* rows per call of sk_gemm_dot_avx512 */
 #define SK_GEMM_AVX512_TP_N     12 /* ukr_tp's rows of B at most */
 #define SK_GEMM_AVX512_W_MR     6 /* the wide tile's rows (AMD Zen 5: 4 elsewhere) */
 #define SK_GEMM_AVX512_W_NR     64
@@ -133,6 +135,7 @@ static inline void sk_gemm_dsp_init_x86(sk_gemm_dsp *d, sk_isa isa, uint64_t fea
        0.93x, 12x4096x1024 1.01x), 13 rows and more (three passes: 13x512x512 0.97x, 16x512x512
        0.81x) */
     d->dot_rows = SK_GEMM_AVX2_DOT_ROWS;
+    d->dot_group = SK_GEMM_AVX2_DOT_GROUP;
     d->dot_few = 6;
     d->dot_k_min = 1;
     d->dot_k_max = ~0u; /* any k */
@@ -270,6 +273,7 @@ static inline void sk_gemm_dsp_init_x86(sk_gemm_dsp *d, sk_isa isa, uint64_t fea
        and 39-48 rows: 16x512x512 0.96x, 32x1024x1024 0.87x, 28x1024x1024 0.97x), k < 4 m (33-38
        x 512 x 128 0.92-0.96x: the blocked path's transposition shared by 5 row blocks) */
     d->dot_rows = SK_GEMM_AVX512_DOT_ROWS;
+    d->dot_group = SK_GEMM_AVX512_DOT_GROUP;
     d->dot_few = 6;
     d->dot_k_min = 128;
     d->dot_k_max = 1024;

@@ -727,7 +727,7 @@ static void pack_a6(size_t r, size_t kc, const float *a, size_t lda, float *dst,
 
 /* dot (see sk_gemm_dot_fn) for R <= DOT_GROUP rows of A: R x 2 accumulators, two rows of B at a
    time, k in 8-lane steps (masked tail); A's R rows stay in L1 (or L2) while B streams once. */
-#define DOT_GROUP 6 /* dot's rows of A per pass over B: 12 accumulators */
+#define DOT_GROUP SK_GEMM_AVX2_DOT_GROUP /* dot's rows of A: 12 accumulators */
 static inline __attribute__((always_inline)) void
 dot_body(const int R, size_t n, size_t k, float alpha, const float *a, size_t lda, const float *b,
          size_t ldb, float beta, float *c, size_t ldc)
@@ -778,25 +778,16 @@ dot_body(const int R, size_t n, size_t k, float alpha, const float *a, size_t ld
     }
 }
 
-/* The rows of A in near-equal groups of at most DOT_GROUP, each group a pass over B (the
-   planner keeps more rows than DOT_GROUP to a B that passes again quickly, gemm.h's dot_span). */
 void sk_gemm_dot_avx2(size_t m, size_t n, size_t k, float alpha, const float *a, size_t lda,
                       const float *b, size_t ldb, float beta, float *c, size_t ldc)
 {
-    const size_t groups = (m + DOT_GROUP - 1) / DOT_GROUP;
-    for (size_t g = 0, i0 = 0; g < groups; g++) {
-        const size_t r = (m - i0) / (groups - g);
-        const float *ag = a + i0 * lda;
-        float *cg = c + i0 * ldc;
-        switch (r) {
-        case 1: dot_body(1, n, k, alpha, ag, lda, b, ldb, beta, cg, ldc); break;
-        case 2: dot_body(2, n, k, alpha, ag, lda, b, ldb, beta, cg, ldc); break;
-        case 3: dot_body(3, n, k, alpha, ag, lda, b, ldb, beta, cg, ldc); break;
-        case 4: dot_body(4, n, k, alpha, ag, lda, b, ldb, beta, cg, ldc); break;
-        case 5: dot_body(5, n, k, alpha, ag, lda, b, ldb, beta, cg, ldc); break;
-        default: dot_body(6, n, k, alpha, ag, lda, b, ldb, beta, cg, ldc); break;
-        }
-        i0 += r;
+    switch (m) {
+    case 1: dot_body(1, n, k, alpha, a, lda, b, ldb, beta, c, ldc); break;
+    case 2: dot_body(2, n, k, alpha, a, lda, b, ldb, beta, c, ldc); break;
+    case 3: dot_body(3, n, k, alpha, a, lda, b, ldb, beta, c, ldc); break;
+    case 4: dot_body(4, n, k, alpha, a, lda, b, ldb, beta, c, ldc); break;
+    case 5: dot_body(5, n, k, alpha, a, lda, b, ldb, beta, c, ldc); break;
+    default: dot_body(6, n, k, alpha, a, lda, b, ldb, beta, c, ldc); break;
     }
 }
 

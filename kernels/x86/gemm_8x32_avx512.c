@@ -23,7 +23,7 @@
 #define NR SK_GEMM_AVX512_NR
 #define W_MR SK_GEMM_AVX512_W_MR
 #define W_NR SK_GEMM_AVX512_W_NR
-#define DOT_GROUP 6 /* dot's rows of A per pass over B */
+#define DOT_GROUP SK_GEMM_AVX512_DOT_GROUP /* dot's rows of A (24 accumulators) */
 #define PF_ROWS 8 /* prefetch distance of an in-place B, rows (~64 cycles at 8 rows per tile) */
 #define PN_RSB_MIN 1024 /* the _rb main tile prefetches only B's next panel from this stride on */
 #define HW_RSB 512      /* the _rb wide tile does not prefetch B at multiples of this row stride */
@@ -1140,26 +1140,16 @@ dot_body(const int R, size_t n, size_t k, float alpha, const float *a, size_t ld
     }
 }
 
-/* The rows of A in near-equal groups of at most DOT_GROUP (24 accumulators), each group a pass
-   over B: 12 rows as 6 + 6, B read twice (the planner keeps more rows than DOT_GROUP to a B that
-   passes again quickly, gemm.h's dot_span). */
 void sk_gemm_dot_avx512(size_t m, size_t n, size_t k, float alpha, const float *a, size_t lda,
                         const float *b, size_t ldb, float beta, float *c, size_t ldc)
 {
-    const size_t groups = (m + DOT_GROUP - 1) / DOT_GROUP;
-    for (size_t g = 0, i0 = 0; g < groups; g++) {
-        const size_t r = (m - i0) / (groups - g);
-        const float *ag = a + i0 * lda;
-        float *cg = c + i0 * ldc;
-        switch (r) {
-        case 1: dot_body(1, n, k, alpha, ag, lda, b, ldb, beta, cg, ldc); break;
-        case 2: dot_body(2, n, k, alpha, ag, lda, b, ldb, beta, cg, ldc); break;
-        case 3: dot_body(3, n, k, alpha, ag, lda, b, ldb, beta, cg, ldc); break;
-        case 4: dot_body(4, n, k, alpha, ag, lda, b, ldb, beta, cg, ldc); break;
-        case 5: dot_body(5, n, k, alpha, ag, lda, b, ldb, beta, cg, ldc); break;
-        default: dot_body(6, n, k, alpha, ag, lda, b, ldb, beta, cg, ldc); break;
-        }
-        i0 += r;
+    switch (m) {
+    case 1: dot_body(1, n, k, alpha, a, lda, b, ldb, beta, c, ldc); break;
+    case 2: dot_body(2, n, k, alpha, a, lda, b, ldb, beta, c, ldc); break;
+    case 3: dot_body(3, n, k, alpha, a, lda, b, ldb, beta, c, ldc); break;
+    case 4: dot_body(4, n, k, alpha, a, lda, b, ldb, beta, c, ldc); break;
+    case 5: dot_body(5, n, k, alpha, a, lda, b, ldb, beta, c, ldc); break;
+    default: dot_body(6, n, k, alpha, a, lda, b, ldb, beta, c, ldc); break;
     }
 }
 

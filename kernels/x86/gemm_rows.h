@@ -55,7 +55,6 @@ rows_body(const int M, size_t n, size_t k, float alpha, const float *a, size_t r
 ROWS_FN(1) ROWS_FN(2) ROWS_FN(3) ROWS_FN(4)
 #undef ROWS_FN
 
-/* m rows in near-equal groups of at most ROWS (12 = 4 + 4 + 4, 7 = 4 + 3), a pass over B each */
 void ROWS_ENTRY(size_t m, size_t n, size_t k, float alpha, const float *a, size_t rsa, size_t csa,
                 const float *b, size_t ldb, float beta, float *c, size_t ldc)
 {
@@ -63,10 +62,5 @@ void ROWS_ENTRY(size_t m, size_t n, size_t k, float alpha, const float *a, size_
                             size_t, float, float *, size_t);
     _Static_assert(ROWS == 4, "one kernel per row count up to ROWS");
     static const rows_fn tab[ROWS] = { rows_1, rows_2, rows_3, rows_4 };
-    const size_t groups = (m + ROWS - 1) / ROWS;
-    for (size_t g = 0, i0 = 0; g < groups; g++) {
-        const size_t r = (m - i0) / (groups - g);
-        tab[r - 1](n, k, alpha, a + i0 * rsa, rsa, csa, b, ldb, beta, c + i0 * ldc, ldc);
-        i0 += r;
-    }
+    tab[m - 1](n, k, alpha, a, rsa, csa, b, ldb, beta, c, ldc);
 }

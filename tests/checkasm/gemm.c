@@ -505,7 +505,7 @@ static void slot_gemv_case(const sk_gemm_dsp *d, int t, size_t n, size_t k, floa
     ck_buf_free(a); ck_buf_free(b); ck_buf_free(c); ck_buf_free(c0);
 }
 
-/* dot: m rows of A (1..dot_rows), n rows of B, all contiguous in k. */
+/* dot: m rows of A (1..dot_group), n rows of B, all contiguous in k. */
 static void slot_dot_case(const sk_gemm_dsp *d, size_t m, size_t n, size_t k, float alpha,
                           float beta)
 {
@@ -618,7 +618,7 @@ static void slot_tests_of(const sk_gemm_dsp *d, int ukr_only)
     if (d->dot) {
         static const size_t dn[] = { 1, 2, 3, 4, 5, 7, 9, 33 };
         static const size_t dk[] = { 1, 2, 7, 8, 9, 15, 16, 17, 31, 33, 256, 1024 };
-        for (size_t m = 1; m <= d->dot_rows; m++)
+        for (size_t m = 1; m <= d->dot_group; m++)
             for (size_t in = 0; in < sizeof dn / sizeof *dn; in++)
                 for (size_t ik = 0; ik < sizeof dk / sizeof *dk; ik += ck_quick() ? 3 : 1)
                     slot_dot_case(d, m, dn[in], dk[ik], al[ck_rand_u32(3)], be[ck_rand_u32(4)]);

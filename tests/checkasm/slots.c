@@ -657,13 +657,13 @@ static void check_gemm(const sk_gemm_dsp *d, const sk_gemm_dsp *ref, const sk_ge
         /* (rows, cols) pairs: ukr r = 1..mr x nr (ukr_w: 1..w_mr x w_nr); ukr_t w x r,
            r = 1..ukr_t_n, w at 1, about half and all of ukr_t_m (ukr_tp: r = 1..ukr_tp_n, w up
            to ukr_t_lane); gemv 1 x gv_ns; dot
-           m = 1..dot_rows x ns; pack_t w = 1..nr */
+           m = 1..dot_group x ns; pack_t w = 1..nr */
         const int tile = slot == G_UKR || slot == G_UKR_W;
         const size_t nrow = slot == G_UKR ? d->mr : slot == G_UKR_W ? d->w_mr
                           : slot == G_UKR_T ? 3 * d->ukr_t_n
                           : slot == G_UKR_TP ? 3 * d->ukr_tp_n
-                          : slot == G_DOT ? d->dot_rows * 5 : slot == G_PACK ? d->nr
-                          : slot == G_ROWS_N ? d->rows_max * n_rn : n_gv;
+                          : slot == G_DOT ? d->dot_group * 5 : slot == G_PACK ? d->nr
+                          : slot == G_ROWS_N ? d->rows_group * n_rn : n_gv;
         for (size_t s = 0; s < nrow; s++)
             for (size_t ik = 0; ik < 3; ik++)
                 for (int lay = 0; lay < (tile ? 9 : slot == G_ROWS_N ? 4 : 1); lay++)
@@ -698,9 +698,9 @@ static void check_gemm(const sk_gemm_dsp *d, const sk_gemm_dsp *ref, const sk_ge
             if (slot == G_UKR_W) rows = d->w_mr, cols = d->w_nr;
             if (slot == G_UKR_T) rows = d->ukr_t_m, cols = d->ukr_t_n;
             if (slot == G_UKR_TP) rows = d->ukr_t_lane, cols = d->ukr_tp_n;
-            if (slot == G_DOT) rows = d->dot_rows, cols = 64;
+            if (slot == G_DOT) rows = d->dot_group, cols = 64;
             if (slot == G_PACK) cols = d->nr;
-            if (slot == G_ROWS_N) rows = d->rows_max;
+            if (slot == G_ROWS_N) rows = d->rows_group;
             gemm_arg g = gemm_shape(d, slot, rows, cols, k, 0);
             const size_t na = gemm_a_len(&g), nb = gemm_b_len(&g);
             const size_t nc = slot == G_PACK ? k * g.ldc : rows * g.ldc;
