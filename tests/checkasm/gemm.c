@@ -774,12 +774,13 @@ static void planner_edge_tests(void)
                 }
         }
     /* rows_n past rows_group rows (plan_rows): m around rows_group, MR and rows_max, B's rows at
-       a set_stride multiple (one float more a quarter of the time), B around rows_span and
+       a set_stride multiple (one float more in a quarter of the cases), B around rows_span and
        rows_span_max / 4 floats */
     if (d->rows_n && d->rows_max > d->rows_group) {
         const size_t rm[] = { d->rows_group, d->rows_group + 1, MR,
                               MR + 1,        d->rows_max,       d->rows_max + 1 };
-        const size_t lo = d->rows_span / SS, hi = d->rows_span_max / 4 / SS;
+        const size_t lo = d->rows_span / SS > 1 ? d->rows_span / SS : 2;
+        const size_t hi = d->rows_span_max / 4 / SS;
         const size_t rk[] = { lo - 1, lo, hi, hi + 1 };
         for (size_t im = 0; im < sizeof rm / sizeof *rm; im++)
             for (size_t ik = 0; ik < sizeof rk / sizeof *rk; ik++) {
@@ -787,7 +788,7 @@ static void planner_edge_tests(void)
                 if (ik >= 2 && im % 2 == 0) continue; /* the large B: a row count of each kind */
                 const size_t n = 40 + ck_rand_u32(60);
                 run_case(SK_NOTRANS, SK_NOTRANS, rm[im], n, rk[ik], g_alpha[ck_rand_u32(2)],
-                         g_beta[ck_rand_u32(3)], rand_pad(), SS - n + ck_rand_u32(4) / 3,
+                         g_beta[ck_rand_u32(3)], rand_pad(), SS - n + ((im + ik) % 4 == 3),
                          rand_pad());
             }
     }
