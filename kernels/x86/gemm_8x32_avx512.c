@@ -1052,8 +1052,8 @@ static inline __attribute__((always_inline)) __m128 lane128(__m512 r, int q)
 
 /* dot (see sk_gemm_dot_fn) for R <= DOT_GROUP rows of A: R x 4 accumulators, four rows of B at a
    time, k in 16-lane steps (masked tail); A's R rows stay in L1 (or L2) while B streams once.
-   The sums are reduced four rows of A at a time, in-lane shuffles first and three levels of
-   128-bit lane shuffles shared by the four rows: 30 shuffles and 15 adds per 16 sums where
+   The sums are reduced four rows of A at a time (sk_reduce16_avx512: in-lane shuffles first,
+   then 128-bit lane shuffles shared by the four rows): 30 shuffles and 15 adds per 16 sums where
    reducing each row's four alone (sk_reduce4_avx512) took 44 and 32; AMD Zen 5, NT
    4-6x512x64 1.16-1.19x, 6x2048x64 1.28x, 4x64x64 1.18x, 6x512x512 1.06x, 12x512x128 1.11x. */
 static inline __attribute__((always_inline)) void
@@ -1065,9 +1065,9 @@ dot_body(const int R, size_t n, size_t k, float alpha, const float *a, size_t ld
         const size_t w = n - j < 4 ? n - j : 4;
         const float *r[4];
         for (size_t q = 0; q < 4; q++) r[q] = b + (j + (q < w ? q : 0)) * ldb;
-        __m512 s[DOT_GROUP][4];
-#pragma GCC unroll 6
-        for (int i = 0; i < R; i++)
+        __m512 s[(DOT_GROUP + 3) / 4 * 4][4]; /* whole groups of 4 rows for the reduction */
+#pragma GCC unroll 8
+        for (int i = 0; i < (R + 3) / 4 * 4; i++)
             s[i][0] = s[i][1] = s[i][2] = s[i][3] = _mm512_setzero_ps();
         size_t p = 0;
         for (; p + 16 <= k; p += 16) {
@@ -1097,31 +1097,11 @@ dot_body(const int R, size_t n, size_t k, float alpha, const float *a, size_t ld
             }
         }
         const __mmask8 mw = (__mmask8)((1u << w) - 1u);
-        /* four rows at a time: lane L of their reduction = row i0 + L's four sums */
+        /* four rows at a time (rows past R are zero): 128-bit lane q of their reduction holds
+           row i0 + q's four sums */
 #pragma GCC unroll 2
         for (int i0 = 0; i0 < R; i0 += 4) {
-            __m512 h[4];
-#pragma GCC unroll 4
-            for (int q = 0; q < 4; q++) {
-                if (i0 + q >= R) {
-                    h[q] = _mm512_setzero_ps();
-                    continue;
-                }
-                const __m512 *x = s[i0 + q];
-                const __m512 s01 = _mm512_add_ps(_mm512_unpacklo_ps(x[0], x[1]),
-                                                 _mm512_unpackhi_ps(x[0], x[1]));
-                const __m512 s23 = _mm512_add_ps(_mm512_unpacklo_ps(x[2], x[3]),
-                                                 _mm512_unpackhi_ps(x[2], x[3]));
-                h[q] = _mm512_add_ps(_mm512_shuffle_ps(s01, s23, 0x44),
-                                     _mm512_shuffle_ps(s01, s23, 0xee));
-            }
-            const __m512 a01 = _mm512_add_ps(_mm512_shuffle_f32x4(h[0], h[1], 0x44),
-                                             _mm512_shuffle_f32x4(h[0], h[1], 0xee));
-            const __m512 a23 = _mm512_add_ps(_mm512_shuffle_f32x4(h[2], h[3], 0x44),
-                                             _mm512_shuffle_f32x4(h[2], h[3], 0xee));
-            const __m512 r = _mm512_mul_ps(_mm512_set1_ps(alpha),
-                                           _mm512_add_ps(_mm512_shuffle_f32x4(a01, a23, 0x88),
-                                                         _mm512_shuffle_f32x4(a01, a23, 0xdd)));
+            const __m512 r = _mm512_mul_ps(_mm512_set1_ps(alpha), sk_reduce16_avx512(s[i0]));
 #pragma GCC unroll 4
             for (int q = 0; q < 4; q++) {
                 if (i0 + q >= R) break;
