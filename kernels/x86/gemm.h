@@ -105,17 +105,19 @@ static inline void sk_gemm_dsp_init_x86(sk_gemm_dsp *d, sk_isa isa, uint64_t fea
        0.99x), nor below the span (4x64x64 0.74x, 4x48x48 0.64x, 4x96x96 0.86x, 2x128x128 0.96x)
        nor past it (4x4096x4096 0.90x) */
     d->rows_n = sk_gemm_rows4_avx2;
-    /* 7-11 rows in passes of at most 4 over B (gemm.c, plan_rows: B's rows at 4 KiB multiples,
+    /* 7-12 rows in passes of at most 4 over B (gemm.c, plan_rows: B's rows at 4 KiB multiples,
        B from 256 KiB to 8 MiB, more rows than the 6x16 tile's one row block), where the tile's
        second row block reads B's 16-column panels again down rows that share an L1 set. AMD Zen
        5, 64-byte aligned operands, against the tiles (in-process, fastest of 15): 7x1024x1024
        1.67x, 7x2048x1024 1.75x, 7x1024x64 1.68x, 8x1024x1024 1.51x, 9x2048x1024 1.39x,
-       9x1024x1024 1.36x, 10x1024x1024 1.27x, 11x1024x256 1.26x, 11x1024x1024 1.20x; not for 12
-       rows (two full row blocks: 12x1024x1024 0.95x, 12x1024x256 1.07x), one row block (5 and 6
+       9x1024x1024 1.36x, 10x1024x1024 1.27x, 11x1024x256 1.26x, 11x1024x1024 1.20x, 12x1024x1024
+       1.15-1.27x, 12x2048x512 1.17-1.19x, 12x1024x256 1.14-1.20x, 12x1024x64 1.11-1.12x (B and C
+       at five placements within a page: docs/bench/gemm-tuning.md); not past 12 rows (three row
+       blocks: 13x2048x512 0.90x, 16x1024x1024 0.93x, 14x1024x1024 level), one row block (5 and 6
        rows: 0.86-1.07x), a 12 MiB B (9-11x3072x1024 0.78-0.89x; 7-8 rows 1.17-1.31x), nor on
        the AVX-512 tiles, faster than these passes from 5 rows on (12x1024x1024 0.66x,
        7x1024x1024 0.95x) */
-    d->rows_max = 11;
+    d->rows_max = 12;
     d->rows_group = SK_GEMM_AVX2_ROWS;
     d->rows_span = 64 * 1024;
     d->rows_span_max = 8 * 1024 * 1024;
