@@ -167,14 +167,18 @@ static int t_tiles_fit(const sk_gemm_dsp *d, sk_trans ta, size_t m, size_t n, si
    set_stride multiples from rows_span floats on (its rows share the ways of one L1 set). Past
    rows_group rows (rows_n then passes over B once per group of rows) only that last case, for a
    B of at most rows_span_max / 4 floats, and where the tiles would take more than one row block
-   (m > mr: the later ones read B again at its stride; one row block reads it once, as rows_n). */
+   (m > mr: the later ones read B again at its stride; one row block reads it once, as rows_n);
+   up to rows_half_max rows also at multiples of set_stride / 2 from rows_half_span floats on. */
 static int plan_rows(const sk_gemm_dsp *d, sk_trans tb, size_t m, size_t n, size_t k, size_t ldb)
 {
     if (tb || m < 2 || m > d->rows_max || !d->rows_n) return 0;
     const double span = (double)k * (double)ldb;
-    if (m > d->rows_group)
-        return m > d->mr && umod(ldb, d->set_stride) == 0 && span >= d->rows_span &&
-               span <= (double)d->rows_span_max / 4;
+    if (m > d->rows_group) {
+        if (m <= d->mr || span > (double)d->rows_span_max / 4) return 0;
+        if (umod(ldb, d->set_stride) == 0) return span >= d->rows_span;
+        return m <= d->rows_half_max && umod(ldb, d->set_stride / 2) == 0 &&
+               span >= d->rows_half_span;
+    }
     if (m > 2 && span > (double)d->rows_span_max / (double)(m - 2)) return 0;
     return (d->rows_edge && d->w_nr && umod(n, d->w_nr) != 0 && ldb >= d->w_ldb_min) ||
            span >= (double)(m - 1) * d->rows_span ||

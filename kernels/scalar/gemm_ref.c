@@ -133,8 +133,9 @@ void sk_gemm_dsp_init_ref(sk_gemm_dsp *d)
            read whole rows of B (the matrix-vector kernels only; the scalar table has none) */
         .gemv_k_rows = 128, .gemv_k_min = 1u << 18, .gemv_span = 0,
         /* few rows by rows of B (rows_n) from 64 floats of B per row past the first, or 64 at
-           4 KiB strides, up to 64 Ki floats (2 rows: any): every side of plan_rows within reach
-           of small tests */
+           4 KiB strides, up to 64 Ki floats (2 rows: any), up to 2 MR rows at 2 KiB strides from
+           4 Ki floats: every side of plan_rows within reach of small tests */
         .rows_span = 64, .rows_span_max = 1u << 16, .rows_edge = 0,
+        .rows_half_max = 2 * SK_GEMM_REF_MR, .rows_half_span = 4096,
     };
 }

@@ -792,6 +792,22 @@ static void planner_edge_tests(void)
                          rand_pad());
             }
     }
+    /* ... and at an odd multiple of set_stride / 2 (rows in two L1 sets): m around MR and
+       rows_half_max, B around rows_half_span floats */
+    if (d->rows_n && d->rows_half_max > d->rows_group) {
+        const size_t ldb = 3 * (SS / 2);
+        const size_t hm[] = { MR, MR + 1, d->rows_half_max, d->rows_half_max + 1 };
+        const size_t lo = (d->rows_half_span + ldb - 1) / ldb;
+        const size_t hk[] = { lo - 1, lo };
+        for (size_t im = 0; im < sizeof hm / sizeof *hm; im++)
+            for (size_t ik = 0; ik < sizeof hk / sizeof *hk; ik++) {
+                if (ck_quick() && (im + ik) % 2) continue;
+                if (hk[ik] < 1 || hm[im] <= d->rows_group) continue;
+                const size_t n = 40 + ck_rand_u32(60);
+                run_case(SK_NOTRANS, SK_NOTRANS, hm[im], n, hk[ik], g_alpha[ck_rand_u32(2)],
+                         g_beta[ck_rand_u32(3)], rand_pad(), ldb - n, rand_pad());
+            }
+    }
     /* the dot kernel past dot_few rows (plan_dot): m around dot_few and dot_rows, k around
        dot_k_min and dot_k_max, op(B) around dot_span floats, A's and B's rows at 4 KiB multiples
        or not; m around the transposed tiles' lane fill dot_t_fill, k around ukr_t_k_rows m */
