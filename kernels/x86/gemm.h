@@ -126,10 +126,11 @@ static inline void sk_gemm_dsp_init_x86(sk_gemm_dsp *d, sk_isa isa, uint64_t fea
        fastest of 15, B and C at six placements within a page: the tiles' speed depends on
        them, the passes' does not): 7x512x512 1.11-1.49x, 8x512x512 0.96-1.20x, 9x512x512
        0.95-1.14x, 7x512x1024 1.59-1.79x, 8x512x1024 1.41-1.52x, 8x512x1536 1.13-1.50x,
-       7x1536x512 1.15-1.23x, 7x512x4096 1.25-1.34x, 9x2560x512 0.99-1.03x; not for 10-12 rows (10x512x256 and 12x512x128 0.81x,
-       11x512x512 0.98x, 12x512x2048 0.98x, 12x512x512 1.06x), nor for a smaller B (8x512x256
-       0.94x, 8x512x128 0.95x), nor at other strides (9x384x384 0.90x, 11x1200x1200 0.84x,
-       8x256x256 0.95x; 8x640x640 1.29x, 7x768x768 1.17x) (docs/bench/gemm-tuning.md) */
+       7x1536x512 1.15-1.23x, 7x512x4096 1.25-1.34x, 9x2560x512 0.99-1.03x; not for 10-12 rows
+       (10x512x256 and 12x512x128 0.81x, 11x512x512 0.98x, 12x512x2048 0.98x, 12x512x512 1.06x),
+       nor for a smaller B (8x512x256 0.94x, 8x512x128 0.95x), nor at other strides (9x384x384
+       0.90x, 11x1200x1200 0.84x, 8x256x256 0.95x; 8x640x640 1.29x, 7x768x768 1.17x)
+       (docs/bench/gemm-tuning.md) */
     d->rows_half_max = 9;
     d->rows_half_span = 256 * 1024;
     /* gemv_n picks its kernel by the width it is given, and its two kernels sum in different
