@@ -51,7 +51,7 @@ const Shape kShapes[] = {
     /* a decoder step of a d_model 384 model: a projection and the feed-forward's second layer */
     { 1, 384, 384 },    { 1, 384, 1536 },
     /* a decoder step under beam search: x with one row per beam (5, 8, 12 beams) */
-    { 5, 512, 512 },    { 8, 1024, 1024 },  { 12, 1024, 1024 },
+    { 5, 512, 512 },    { 8, 1024, 1024 },  { 12, 1024, 1024 },    { 8, 512, 512 },
 };
 
 struct Operands {
