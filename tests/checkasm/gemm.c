@@ -680,6 +680,14 @@ static size_t ld_for(size_t cols, size_t mult)
     return mult ? (cols + mult - 1) / mult * mult : cols + rand_pad();
 }
 
+/* The lanes of op(A)^T packed for the transposed tiles with m rows of op(A) (as the planner
+   packs them): whole groups of ukr_t_m, the last group rounded up to ukr_t_lane. */
+static size_t t_lanes(const sk_gemm_dsp *d, size_t m)
+{
+    const size_t W = d->ukr_t_m, L = d->ukr_t_lane, full = (m - 1) / W * W;
+    return full + (m - full + L - 1) / L * L;
+}
+
 /* sgemm with explicit row strides (multiples of 4 KiB, of the planner's strides). */
 static void ld_case(sk_trans ta, sk_trans tb, size_t m, size_t n, size_t k, size_t lda_mult,
                     size_t ldb_mult)
@@ -827,11 +835,9 @@ static void planner_edge_tests(void)
         /* the row counts where the transposed tiles' lane fill crosses dot_t_fill sixteenths,
            and k around ukr_t_k_rows m there */
         if (d->ukr_t) {
-            const size_t W = d->ukr_t_m, L = d->ukr_t_lane;
             int below_prev = 1;
             for (size_t m = d->dot_few + 1; m <= d->dot_rows + 1; m++) {
-                const size_t full = (m - 1) / W * W, lanes = full + (m - full + L - 1) / L * L;
-                const int below = 16 * m < (size_t)d->dot_t_fill * lanes;
+                const int below = 16 * m < (size_t)d->dot_t_fill * t_lanes(d, m);
                 if (below != below_prev)
                     for (int s = 0; s < 3; s++) {
                         const size_t kr = (size_t)d->ukr_t_k_rows * m;
@@ -862,8 +868,7 @@ static void planner_edge_tests(void)
                               X - 1, X, X + 1 };
         for (size_t im = 0; im < sizeof gm / sizeof *gm; im++)
             for (int s = 0; s < 8; s++) {
-                const size_t m = gm[im], kr = (size_t)d->ukr_t_k_rows * m;
-                const size_t full = (m - 1) / W * W, lanes = full + (m - full + L - 1) / L * L;
+                const size_t m = gm[im], kr = (size_t)d->ukr_t_k_rows * m, lanes = t_lanes(d, m);
                 if (ck_quick() && (im + (size_t)s) % 3) continue;
                 const size_t k = s < 2 ? kr - 1 + (size_t)s : s < 4 ? kr + 1 + ck_rand_u32(64)
                                : s < 6 ? (size_t)d->kc_t * W / lanes + 3 : 4 * kr + 5;
