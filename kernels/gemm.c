@@ -173,7 +173,7 @@ static int plan_rows(const sk_gemm_dsp *d, sk_trans tb, size_t m, size_t n, size
 {
     if (tb || m < 2 || m > d->rows_max || !d->rows_n) return 0;
     const double span = (double)k * (double)ldb;
-    if (m > d->rows_group) {
+    if (m > d->rows_few) {
         if (m <= d->mr || span > (double)d->rows_span_max / 4) return 0;
         if (umod(ldb, d->set_stride) == 0) return span >= d->rows_span;
         return m <= d->rows_half_max && umod(ldb, d->set_stride / 2) == 0 &&

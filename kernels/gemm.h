@@ -144,6 +144,8 @@ typedef struct sk_gemm_dsp {
                                            and rows_edge (1: rows_n for partial wide panels
                                            too): gemm.c, plan_rows */
     unsigned rows_edge;
+    unsigned rows_few;                  /* plan_rows' rule for a few rows up to this many (at
+                                           most rows_group); past it, its rule for groups */
     unsigned rows_half_max, rows_half_span; /* ... past rows_group rows also at B row strides
                                            that are multiples of set_stride / 2 (rows in two
                                            L1 sets), up to rows_half_max rows and from

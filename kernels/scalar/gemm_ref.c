@@ -106,6 +106,7 @@ void sk_gemm_dsp_init_ref(sk_gemm_dsp *d)
         /* rows_n takes up to MR rows a call; up to 3 MR, the framework calls it on groups of
            rows (as on the AVX2 table), on every build */
         .rows_n = sk_gemm_rows_ref, .rows_max = 3 * SK_GEMM_REF_MR, .rows_group = SK_GEMM_REF_MR,
+        .rows_few = SK_GEMM_REF_MR,
         .mr = SK_GEMM_REF_MR, .nr = SK_GEMM_REF_NR, .mc = 32, .kc = 64, .nc = 256, .kc_t = 64,
         /* packed B: panels of two tiles, so that every build runs the tile over parts of one */
         .pack_nr = 2 * SK_GEMM_REF_NR,

@@ -33,7 +33,7 @@
 #define SK_GEMM_AVX512_W_MR     6 /* the wide tile's rows (AMD Zen 5: 4 elsewhere) */
 #define SK_GEMM_AVX512_W_NR     64
 #define SK_GEMM_AVX512_ROWS     4 /* rows of sk_gemm_rows4_avx512 */
-#define SK_GEMM_AVX2_ROWS       4 /* rows of sk_gemm_rows4_avx2 */
+#define SK_GEMM_AVX2_ROWS       6 /* rows of sk_gemm_rows6_avx2 */
 
 void sk_gemm_ukr_avx2(size_t r, size_t k, const float *a, size_t rsa, size_t csa, const float *b,
                       size_t rsb, float *c, size_t ldc, float alpha, float beta, float *bp,
@@ -47,7 +47,7 @@ void sk_gemm_ukr_w_avx2(size_t r, size_t k, const float *a, size_t rsa, size_t c
 void sk_gemm_ukr_t_avx2(size_t r, size_t k, const float *a, size_t rsa, const float *b,
                         size_t rsb, size_t w, float *c, size_t ldc, size_t room, float alpha,
                         float beta);
-void sk_gemm_rows4_avx2(size_t m, size_t n, size_t k, float alpha, const float *a, size_t rsa,
+void sk_gemm_rows6_avx2(size_t m, size_t n, size_t k, float alpha, const float *a, size_t rsa,
                         size_t csa, const float *b, size_t ldb, float beta, float *c, size_t ldc);
 void sk_gemm_rows4_avx512(size_t m, size_t n, size_t k, float alpha, const float *a, size_t rsa,
                           size_t csa, const float *b, size_t ldb, float beta, float *c,
@@ -95,30 +95,37 @@ static inline void sk_gemm_dsp_init_x86(sk_gemm_dsp *d, sk_isa isa, uint64_t fea
     d->ukr = sk_gemm_ukr_avx2;
     d->ukr_t = sk_gemm_ukr_t_avx2;
     d->gemv_n = sk_gemv_n_avx2;
-    /* NN with 2-4 rows: B's rows streamed into C's rows in L1 where the tiles would walk B down
-       their panels at its row stride (gemm.c, plan_rows). AMD Zen 5, against the tiles
-       (in-process, fastest of 15): 2x1024x1024 1.93x, 3x1024x1024 1.99x, 4x1024x1024 1.57x,
-       4x1024x256 1.84x, 4x2048x512 1.59x, 4x1024x64 1.43x, 2x512x512 1.34x, 3x512x512 1.41x,
-       4x768x768 1.31x, 4x3072x1024 1.32x, 3x4096x1024 1.29x, 2x4096x4096 1.20x, 4x512x512
-       1.08-1.28x, 4x4096x1024 1.06x; 4x1000x1000 0.95-1.08x, 4x640x640 0.99-1.20x, 2x1000x1000
-       0.92x. Not for the wide tile's partial panels (rows_edge 0: 4x512x128 0.97x, 4x512x64
-       0.99x), nor below the span (4x64x64 0.74x, 4x48x48 0.64x, 4x96x96 0.86x, 2x128x128 0.96x)
-       nor past it (4x4096x4096 0.90x) */
-    d->rows_n = sk_gemm_rows4_avx2;
-    /* 7-12 rows in passes of at most 4 over B (gemm.c, plan_rows: B's rows at 4 KiB multiples,
-       B from 256 KiB to 8 MiB, more rows than the 6x16 tile's one row block), where the tile's
-       second row block reads B's 16-column panels again down rows that share an L1 set. AMD Zen
-       5, 64-byte aligned operands, against the tiles (in-process, fastest of 15): 7x1024x1024
-       1.67x, 7x2048x1024 1.75x, 7x1024x64 1.68x, 8x1024x1024 1.51x, 9x2048x1024 1.39x,
-       9x1024x1024 1.36x, 10x1024x1024 1.27x, 11x1024x256 1.26x, 11x1024x1024 1.20x, 12x1024x1024
-       1.15-1.27x, 12x2048x512 1.17-1.19x, 12x1024x256 1.14-1.20x, 12x1024x64 1.11-1.12x (B and C
-       at five placements within a page: docs/bench/gemm-tuning.md); not past 12 rows (three row
-       blocks: 13x2048x512 0.90x, 16x1024x1024 0.93x, 14x1024x1024 level), one row block (5 and 6
-       rows: 0.86-1.07x), a 12 MiB B (9-11x3072x1024 0.78-0.89x; 7-8 rows 1.17-1.31x), nor on
-       the AVX-512 tiles, faster than these passes from 5 rows on (12x1024x1024 0.66x,
-       7x1024x1024 0.95x) */
+    /* NN with 2-6 rows: B's rows streamed into C's rows in L1 where the tiles would walk B down
+       their panels at its row stride (gemm.c, plan_rows). AMD Zen 5, against the tiles (in-process,
+       fastest of 15): 5 and 6 rows (one pass of the 6-row kernel; two runs) 5x512x2048 1.56-1.70x,
+       6x768x768 1.31-1.38x, 5x768x768 1.53-1.57x, 5x512x1024 1.48-1.53x, 6x512x2048 1.36-1.37x,
+       5x640x640 1.23-1.29x, 5x1024x256 1.21-1.31x, 5x1024x1024 1.16-1.23x, 6x1024x128 1.12-1.25x,
+       5x512x512 1.12-1.14x, 5x1000x1000 1.09-1.12x, 5x2048x512 1.10-1.14x, 6x1024x1024 0.98-1.09x,
+       6x2048x512 0.98-1.04x, 6x1536x512 0.92-1.01x, 5x1536x1536 0.91x (B 9 MiB); 2x1024x1024 1.93x,
+       3x1024x1024 1.99x, 4x1024x1024 1.57x, 4x1024x256 1.84x, 4x2048x512 1.59x, 4x1024x64 1.43x,
+       2x512x512 1.34x, 3x512x512 1.41x, 4x768x768 1.31x, 4x3072x1024 1.32x, 3x4096x1024 1.29x,
+       2x4096x4096 1.20x, 4x512x512 1.08-1.28x, 4x4096x1024 1.06x; 4x1000x1000 0.95-1.08x, 4x640x640
+       0.99-1.20x, 2x1000x1000 0.92x. Not for the wide tile's partial panels (rows_edge 0: 4x512x128
+       0.97x, 4x512x64 0.99x), nor below the span (4x64x64 0.74x, 4x48x48 0.64x, 4x96x96 0.86x,
+       2x128x128 0.96x) nor past it (4x4096x4096 0.90x) */
+    d->rows_n = sk_gemm_rows6_avx2;
+    /* 7-12 rows in two passes over B (gemm.c, plan_rows: B's rows at 4 KiB multiples, B from
+       256 KiB to 8 MiB, more rows than the 6x16 tile's one row block), where the tile's second
+       row block reads B's 16-column panels again down rows that share an L1 set. AMD Zen 5,
+       64-byte aligned operands, against the tiles (in-process, fastest of 15; passes of at most
+       4 rows): 7x1024x1024 1.67x, 7x2048x1024 1.75x, 7x1024x64 1.68x, 8x1024x1024 1.51x,
+       9x2048x1024 1.39x, 9x1024x1024 1.36x, 10x1024x1024 1.27x, 11x1024x256 1.26x, 11x1024x1024
+       1.20x, 12x1024x1024 1.15-1.27x, 12x2048x512 1.17-1.19x, 12x1024x256 1.14-1.20x, 12x1024x64
+       1.11-1.12x (B and C at five placements within a page: docs/bench/gemm-tuning.md); two
+       passes of at most 6 rows against three of 4, three runs: 12x2048x512 1.08-1.13x,
+       11x1024x256 1.03-1.08x, 9x512x1024 1.03-1.08x, 10x1024x1024 1.02-1.05x, 12x1024x1024
+       0.97-1.07x, 9x1024x1024 0.97-1.02x. Not past 12 rows (three row blocks: 13x2048x512 0.90x,
+       16x1024x1024 0.93x, 14x1024x1024 level), a 12 MiB B (9-11x3072x1024 0.78-0.89x; 7-8 rows
+       1.17-1.31x), nor on the AVX-512 tiles, faster than these passes from 5 rows on
+       (12x1024x1024 0.66x, 7x1024x1024 0.95x) */
     d->rows_max = 12;
     d->rows_group = SK_GEMM_AVX2_ROWS;
+    d->rows_few = 6;
     d->rows_span = 64 * 1024;
     d->rows_span_max = 8 * 1024 * 1024;
     /* 7-9 rows at 2 KiB multiples too (the tile's rows of B, and of C at the same stride, then
@@ -269,7 +276,7 @@ static inline void sk_gemm_dsp_init_x86(sk_gemm_dsp *d, sk_isa isa, uint64_t fea
        panels (4x512x256 0.88x, 4x256x256 0.92x, 3x256x256 0.94x, 2x128x128 0.89x, 4x64x64 0.53x,
        4x1024x32 0.93x) and from 32 MiB on with 4 rows (4x8192x1024 0.88x, 4x4096x4096 0.92x) */
     d->rows_n = sk_gemm_rows4_avx512;
-    d->rows_max = d->rows_group = SK_GEMM_AVX512_ROWS;
+    d->rows_max = d->rows_group = d->rows_few = SK_GEMM_AVX512_ROWS;
     d->rows_span = 64 * 1024;
     d->rows_span_max = 8 * 1024 * 1024;
     d->rows_edge = 1;

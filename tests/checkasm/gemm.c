@@ -781,12 +781,29 @@ static void planner_edge_tests(void)
                             ck_rand_u32(2) ? SS : 0, s ? SS : 0);
                 }
         }
-    /* rows_n past rows_group rows (plan_rows): m around rows_group, MR and rows_max, B's rows at
-       a set_stride multiple (one float more in a quarter of the cases), B around rows_span and
-       rows_span_max / 4 floats */
-    if (d->rows_n && d->rows_max > d->rows_group) {
-        const size_t rm[] = { d->rows_group, d->rows_group + 1, MR,
-                              MR + 1,        d->rows_max,       d->rows_max + 1 };
+    /* rows_n for a few rows (plan_rows, m <= rows_few): the last two such row counts at a stride
+       off set_stride, B around (m - 1) rows_span and rows_span_max / (m - 2) floats */
+    if (d->rows_n && d->rows_few > 2) {
+        const size_t ldb = SS / 2 + 40;
+        for (size_t m = d->rows_few - 1; m <= d->rows_few; m++) {
+            const size_t lo = ((m - 1) * d->rows_span + ldb - 1) / ldb;
+            const size_t hi = d->rows_span_max / (m - 2) / ldb;
+            const size_t fk[] = { lo - 1, lo, hi, hi + 1 };
+            for (size_t ik = 0; ik < sizeof fk / sizeof *fk; ik++) {
+                if (ck_quick() && (m + ik) % 2) continue;
+                if (fk[ik] < 1) continue;
+                const size_t n = 40 + ck_rand_u32(60);
+                run_case(SK_NOTRANS, SK_NOTRANS, m, n, fk[ik], g_alpha[ck_rand_u32(2)],
+                         g_beta[ck_rand_u32(3)], rand_pad(), ldb - n, rand_pad());
+            }
+        }
+    }
+    /* rows_n past rows_few rows (plan_rows): m around rows_few, rows_group, MR and rows_max, B's
+       rows at a set_stride multiple (one float more in a quarter of the cases), B around
+       rows_span and rows_span_max / 4 floats */
+    if (d->rows_n && d->rows_max > d->rows_few) {
+        const size_t rm[] = { d->rows_few, d->rows_few + 1, d->rows_group, d->rows_group + 1,
+                              MR,          MR + 1,          d->rows_max,   d->rows_max + 1 };
         const size_t lo = d->rows_span / SS > 1 ? d->rows_span / SS : 2;
         const size_t hi = d->rows_span_max / 4 / SS;
         const size_t rk[] = { lo - 1, lo, hi, hi + 1 };
@@ -802,7 +819,7 @@ static void planner_edge_tests(void)
     }
     /* ... and at an odd multiple of set_stride / 2 (rows in two L1 sets): m around MR and
        rows_half_max, B around rows_half_span floats */
-    if (d->rows_n && d->rows_half_max > d->rows_group) {
+    if (d->rows_n && d->rows_half_max > d->rows_few) {
         const size_t ldb = 3 * (SS / 2);
         const size_t hm[] = { MR, MR + 1, d->rows_half_max, d->rows_half_max + 1 };
         const size_t lo = (d->rows_half_span + ldb - 1) / ldb;
@@ -810,7 +827,7 @@ static void planner_edge_tests(void)
         for (size_t im = 0; im < sizeof hm / sizeof *hm; im++)
             for (size_t ik = 0; ik < sizeof hk / sizeof *hk; ik++) {
                 if (ck_quick() && (im + ik) % 2) continue;
-                if (hk[ik] < 1 || hm[im] <= d->rows_group) continue;
+                if (hk[ik] < 1 || hm[im] <= d->rows_few) continue;
                 const size_t n = 40 + ck_rand_u32(60);
                 run_case(SK_NOTRANS, SK_NOTRANS, hm[im], n, hk[ik], g_alpha[ck_rand_u32(2)],
                          g_beta[ck_rand_u32(3)], rand_pad(), ldb - n, rand_pad());
