@@ -146,7 +146,7 @@ typedef struct sk_gemm_dsp {
     unsigned rows_edge;
     unsigned rows_few;                  /* plan_rows' rule for a few rows up to this many (at
                                            most rows_group); past it, its rule for groups */
-    unsigned rows_half_max, rows_half_span; /* ... past rows_group rows also at B row strides
+    unsigned rows_half_max, rows_half_span; /* ... past rows_few rows also at B row strides
                                            that are multiples of set_stride / 2 (rows in two
                                            L1 sets), up to rows_half_max rows and from
                                            rows_half_span floats of B (0: never) */
