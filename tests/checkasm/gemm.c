@@ -792,9 +792,7 @@ static void planner_edge_tests(void)
             for (size_t ik = 0; ik < sizeof fk / sizeof *fk; ik++) {
                 if (ck_quick() && (m + ik) % 2) continue;
                 if (fk[ik] < 1) continue;
-                const size_t n = 40 + ck_rand_u32(60);
-                run_case(SK_NOTRANS, SK_NOTRANS, m, n, fk[ik], g_alpha[ck_rand_u32(2)],
-                         g_beta[ck_rand_u32(3)], rand_pad(), ldb - n, rand_pad());
+                ld_case(SK_NOTRANS, SK_NOTRANS, m, 40 + ck_rand_u32(60), fk[ik], 0, ldb);
             }
         }
     }
@@ -811,10 +809,8 @@ static void planner_edge_tests(void)
             for (size_t ik = 0; ik < sizeof rk / sizeof *rk; ik++) {
                 if (ck_quick() && (im + ik) % 2) continue;
                 if (ik >= 2 && im % 2 == 0) continue; /* the large B: a row count of each kind */
-                const size_t n = 40 + ck_rand_u32(60);
-                run_case(SK_NOTRANS, SK_NOTRANS, rm[im], n, rk[ik], g_alpha[ck_rand_u32(2)],
-                         g_beta[ck_rand_u32(3)], rand_pad(), SS - n + ((im + ik) % 4 == 3),
-                         rand_pad());
+                ld_case(SK_NOTRANS, SK_NOTRANS, rm[im], 40 + ck_rand_u32(60), rk[ik], 0,
+                        SS + ((im + ik) % 4 == 3));
             }
     }
     /* ... and at an odd multiple of set_stride / 2 (rows in two L1 sets): m around MR and
@@ -828,9 +824,7 @@ static void planner_edge_tests(void)
             for (size_t ik = 0; ik < sizeof hk / sizeof *hk; ik++) {
                 if (ck_quick() && (im + ik) % 2) continue;
                 if (hk[ik] < 1 || hm[im] <= d->rows_few) continue;
-                const size_t n = 40 + ck_rand_u32(60);
-                run_case(SK_NOTRANS, SK_NOTRANS, hm[im], n, hk[ik], g_alpha[ck_rand_u32(2)],
-                         g_beta[ck_rand_u32(3)], rand_pad(), ldb - n, rand_pad());
+                ld_case(SK_NOTRANS, SK_NOTRANS, hm[im], 40 + ck_rand_u32(60), hk[ik], 0, ldb);
             }
     }
     /* the dot kernel past dot_few rows (plan_dot): m around dot_few and dot_rows, k around
