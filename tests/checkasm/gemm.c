@@ -781,9 +781,10 @@ static void planner_edge_tests(void)
                             ck_rand_u32(2) ? SS : 0, s ? SS : 0);
                 }
         }
-    /* rows_n for a few rows (plan_rows, m <= rows_few): the last two such row counts at a stride
-       off set_stride, B around (m - 1) rows_span and rows_span_max / (m - 2) floats */
-    if (d->rows_n && d->rows_few > 2) {
+    /* rows_n for a few rows (plan_rows, m <= rows_few): the last two such row counts (from 3: two
+       rows take any B) at a stride off set_stride, B around (m - 1) rows_span and
+       rows_span_max / (m - 2) floats */
+    if (d->rows_n && d->rows_few > 3) {
         const size_t ldb = SS / 2 + 40;
         for (size_t m = d->rows_few - 1; m <= d->rows_few; m++) {
             const size_t lo = ((m - 1) * d->rows_span + ldb - 1) / ldb;
