@@ -148,8 +148,8 @@ typedef struct sk_gemm_dsp {
                                            most rows_group); past it, its rule for groups */
     unsigned rows_half_max, rows_half_span; /* ... past rows_few rows also at B row strides
                                            that are multiples of set_stride / 2 (rows in two
-                                           L1 sets), up to rows_half_max rows and from
-                                           rows_half_span floats of B (0: never) */
+                                           L1 sets), up to rows_half_max rows (0: never)
+                                           and from rows_half_span floats of B (0: any B) */
     /* the planner's thresholds (floats, rows, blocks):
        set_stride  row strides that are multiples of this map every row to one L1 set
        set_rows    rows at such a stride, walked side by side, that stay in L1: A read in place
