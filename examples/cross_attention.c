@@ -24,6 +24,12 @@ static const char *const SRC[] = { "The", "quick", "brown", "fox" };
 static const char *const TGT[] = { "Le", "renard" };
 enum { N_SRC = 4, N_TGT = 2 };
 
+/* aligned_alloc with the size rounded up to a multiple of the alignment, as C11 requires */
+static float *alloc64(size_t bytes)
+{
+    return aligned_alloc(64, (bytes + 63) / 64 * 64);
+}
+
 /* splitmix64 -> uniform -> Box-Muller normal; a fixed seed gives the same run everywhere */
 static uint64_t rng_state = 0x5eed2025u;
 static double uniform01(void)
@@ -91,8 +97,10 @@ static double max_diff(const float *a, const float *b, size_t n)
 static int whisper_layer(void)
 {
     enum { DW = 384, HW = 6, NE = 1500, ND = 3 };
-    float *w = malloc(sizeof(float) * (4 * DW * DW + 3 * DW + (size_t)NE * DW + ND * DW * 3));
-    float *kv = malloc(2 * sizeof(float) * NE * DW);
+    /* 64-byte aligned, as an engine allocates them: the rows of K/V (DW a multiple of 16) then
+       start on cache lines, which the attention reading kv in place runs faster on */
+    float *w = alloc64(sizeof(float) * (4 * DW * DW + 3 * DW + (size_t)NE * DW + ND * DW * 3));
+    float *kv = alloc64(2 * sizeof(float) * NE * DW);
     if (!w || !kv) {
         free(w);
         free(kv);
