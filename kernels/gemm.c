@@ -822,6 +822,33 @@ void sk_gemm_dsp_init(sk_gemm_dsp *d, sk_isa isa, uint64_t features)
         ldc = sk_ld1(m, n, ldc);                                                                   \
     } while (0)
 
+/* The columns of a call that run as a call of their own before the rest (0: none): NN with 2..mc
+   rows whose B starts off a cache line by a whole number of floats that is not a multiple of
+   realign_floats (the kernels' vector: its loads split across two lines), at a row stride that is a
+   multiple of a line (every row of B as far off), a B of at least realign_span floats, and after
+   the first line boundary at least realign_rows_n columns on the rows_n path or realign_n on the
+   blocked path (the path of the whole call): those columns reach the boundary, and the rest of
+   the call reads whole lines of B (sk_gemm_dsp, realign_n). Read from the operands, not the plan:
+   the plain call, the pool's and a prepared call split alike. */
+static size_t realign_cols(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t m, size_t n,
+                           size_t k, const float *b, size_t ldb)
+{
+    const size_t LINE = d->line_floats, bytes = LINE * sizeof(float);
+    if ((!d->realign_n && !d->realign_rows_n) || tb || m < 2 || m > d->mc || !LINE || !ldb ||
+        umod(ldb, LINE) != 0)
+        return 0;
+    const size_t off = (size_t)((uintptr_t)b % bytes), vec = d->realign_floats * sizeof(float);
+    if (off % sizeof(float) != 0 || !vec || off % vec == 0) return 0;
+    /* k x ldb >= realign_span, within B's validated extent (k rows of ldb >= n floats) */
+    if (k < udiv(d->realign_span, ldb) + (umod(d->realign_span, ldb) != 0)) return 0;
+    const size_t h = LINE - off / sizeof(float);
+    const enum gemm_path path = plan_path(d, ta, tb, m, n, k, ldb);
+    const size_t need = path == PATH_ROWS      ? d->realign_rows_n
+                      : path == PATH_BLOCKED ? d->realign_n
+                                             : 0;
+    return need && n > h && n - h >= need ? h : 0;
+}
+
 /* The plan of this thread's last product, and what it was made from: a plan is a function of the
    table, the transposes, the sizes and the strides of A and B alone, so a call that repeats them
    (a decoder's projections at every step, a head's products in a loop) runs the plan it already
@@ -861,6 +888,13 @@ void sk_gemm_run_bias(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t m, 
         else scale_c(m, n, beta, c, ldc);
         return;
     }
+    const size_t h = realign_cols(d, ta, tb, m, n, k, b, ldb);
+    if (h) { /* the columns up to B's first line boundary, then the rest */
+        sk_gemm_run_bias(d, ta, tb, m, h, k, alpha, a, lda, b, ldb, beta, bias, c, ldc);
+        sk_gemm_run_bias(d, ta, tb, m, n - h, k, alpha, a, lda, b + h, ldb, beta,
+                         bias ? bias + h : NULL, c + h, ldc);
+        return;
+    }
     gemm_run_plan(d, plan_memo(d, ta, tb, m, n, k, lda, ldb), ta, tb, m, n, k, alpha, a, lda, b,
                   ldb, beta, bias, c, ldc);
 }
@@ -898,7 +932,10 @@ void sk_gemm_run_prepared_tp(const sk_threadpool *tp, const sk_gemm_prepared *g,
         scale_c(g->m, g->n, g->beta, c, g->ldc);
         return;
     case SK_GEMM_PRODUCT:
-        if (sk_tp_threads(tp) == 1) /* the pool's partition plans each tile of C itself */
+        if (realign_cols(g->d, g->ta, g->tb, g->m, g->n, g->k, b, g->ldb)) /* split as the call */
+            sk_gemm_run_bias_tp(tp, g->d, g->ta, g->tb, g->m, g->n, g->k, g->alpha, a, g->lda,
+                                b, g->ldb, g->beta, NULL, c, g->ldc);
+        else if (sk_tp_threads(tp) == 1) /* the pool's partition plans each tile of C itself */
             gemm_run_plan(g->d, &g->plan, g->ta, g->tb, g->m, g->n, g->k, g->alpha, a, g->lda,
                           b, g->ldb, g->beta, NULL, c, g->ldc);
         else
@@ -995,6 +1032,13 @@ void sk_gemm_run_bias_tp(const sk_threadpool *tp, const sk_gemm_dsp *d, sk_trans
         return;
     }
     GEMM_LD1();
+    const size_t h = realign_cols(d, ta, tb, m, n, k, b, ldb);
+    if (h) { /* as the plain call: the columns up to B's first line boundary, then the rest */
+        sk_gemm_run_bias_tp(tp, d, ta, tb, m, h, k, alpha, a, lda, b, ldb, beta, bias, c, ldc);
+        sk_gemm_run_bias_tp(tp, d, ta, tb, m, n - h, k, alpha, a, lda, b + h, ldb, beta,
+                            bias ? bias + h : NULL, c + h, ldc);
+        return;
+    }
     const enum gemm_path path = plan_path(d, ta, tb, m, n, k, ldb);
     gemm_job j = { .d = d, .path = path, .ta = ta, .tb = tb, .m = m, .n = n, .k = k,
                    .alpha = alpha, .beta = beta, .a = a, .b = b, .bias = bias, .c = c,

@@ -251,6 +251,9 @@ static void st_ok(sk_status a, sk_status b)
     if (a != SK_OK || b != SK_OK) fail("status not SK_OK");
 }
 
+/* floats past a 64-byte boundary that gemm_case's B starts at (0: where malloc puts it) */
+static size_t g_b_off;
+
 static void gemm_case(sk_trans ta, sk_trans tb, size_t m, size_t n, size_t k, float alpha,
                       float beta, size_t pad, size_t lda_fix, size_t ldb_fix)
 {
@@ -259,8 +262,10 @@ static void gemm_case(sk_trans ta, sk_trans tb, size_t m, size_t n, size_t k, fl
     const size_t ar = ta ? k : m, ac = ta ? m : k, br = tb ? n : k, bc = tb ? k : n;
     const size_t lda = lda_fix ? lda_fix : ac + pad, ldb = ldb_fix ? ldb_fix : bc + pad,
                  ldc = n + pad;
-    float *a = fbuf(ar * lda), *b = fbuf(br * ldb), *c0 = fbuf(m * ldc),
+    float *a = fbuf(ar * lda), *bm = fbuf(br * ldb + 16), *c0 = fbuf(m * ldc),
           *c1 = malloc(m * ldc * 4 + 4);
+    const size_t at = (size_t)((uintptr_t)bm % 64) / sizeof(float); /* bm: 16-byte aligned */
+    const float *b = g_b_off ? bm + (g_b_off + 16 - at) % 16 : bm;
     memcpy(c1, c0, m * ldc * sizeof(float));
     /* the same product from B packed once: the plain packed call, the pool's, and the pool's
        without packing buffers (A read in place: the same kernel arithmetic), bit for bit */
@@ -293,7 +298,7 @@ static void gemm_case(sk_trans ta, sk_trans tb, size_t m, size_t n, size_t k, fl
     free(p1);
     free(p2);
     free(a);
-    free(b);
+    free(bm);
     free(c0);
     free(c1);
 }
@@ -383,6 +388,19 @@ static void test_gemm(void)
             gemm_case((sk_trans)(t >> 1), (sk_trans)(t & 1), big[s][0], big[s][1], big[s][2],
                       al[rnd(2)], be[rnd(3)], rnd(2), 0, 0);
         }
+    /* NN with B off a cache line at a row stride of whole lines: the columns before its first
+       line boundary run as a call of their own, on the pool as on the calling thread (the x86
+       tables from 256 columns on the rows_n path and 1000 on the blocked path and 64 Ki floats of
+       B, the scalar table from 8 and 16 columns and 256 floats) */
+    static const size_t off_shapes[][4] = {
+        {2, 300, 300, 304},  {4, 520, 130, 528},    {8, 1040, 70, 1040}, {16, 1030, 65, 1040},
+        {40, 1100, 80, 1104}, {3, 40, 30, 48},      {20, 70, 20, 80},    {33, 100, 9, 112}};
+    for (size_t s = 0; s < sizeof off_shapes / sizeof *off_shapes; s++) {
+        g_b_off = s % 2 ? 4 : 9;
+        gemm_case(SK_NOTRANS, SK_NOTRANS, off_shapes[s][0], off_shapes[s][1], off_shapes[s][2],
+                  al[rnd(2)], be[rnd(3)], rnd(2) ? 0 : 3, 0, off_shapes[s][3]);
+    }
+    g_b_off = 0;
     /* row strides at multiples of 4 KiB (other kernel choices), alpha == 0 and k == 0 */
     for (int t = 0; t < 4; t++) {
         gemm_case((sk_trans)(t >> 1), (sk_trans)(t & 1), 29, 37, 50, 0.7f, 0.3f, 0, 1024, 1024);

@@ -63,6 +63,7 @@ static inline void sk_gemm_dsp_init_arm(sk_gemm_dsp *d, sk_isa isa)
     d->cp_ldb_min = 0;
     d->direct_a_strips = 4;
     d->copy_packs_a = 0;
+    d->realign_n = d->realign_rows_n = 0; /* B off a line: not measured on an Arm core */
     d->nr = SK_GEMM_NEON_NR;
     d->pack_nr = SK_GEMM_NEON_NR; /* not measured on an Arm core */
     /* typical Arm cores: L1d 64 KiB (B micro-panel KC x 12 = 12 KiB), L2 1 MiB (A block 128 KiB) */

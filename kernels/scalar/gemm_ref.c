@@ -138,5 +138,10 @@ void sk_gemm_dsp_init_ref(sk_gemm_dsp *d)
            4 Ki floats: every side of plan_rows within reach of small tests */
         .rows_span = 64, .rows_span_max = 1u << 16, .rows_edge = 0,
         .rows_half_max = 2 * SK_GEMM_REF_MR, .rows_half_span = 4096,
+        /* B any whole number of floats off a line: the columns before its first boundary apart
+           from 2 NR columns after them (NR on rows_n) and 256 floats of B, so that small tests
+           run both sides of the split */
+        .realign_n = 2 * SK_GEMM_REF_NR, .realign_rows_n = SK_GEMM_REF_NR, .realign_span = 256,
+        .realign_floats = 16,
     };
 }

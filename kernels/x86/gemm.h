@@ -211,6 +211,27 @@ static inline void sk_gemm_dsp_init_x86(sk_gemm_dsp *d, sk_isa isa, uint64_t fea
     d->cp_ldb_min = 0;
     d->direct_a_strips = 4;
     d->copy_packs_a = 0;
+    /* B off a cache line, at a row stride that is a multiple of one (every row as far off): each
+       load of a panel's row then splits across two lines, and each panel reads one line of the
+       next one too. The columns before the first boundary run as a call of their own; the rest
+       of the call reads whole lines. AMD Zen 5, B 16 and 48 bytes off, the split against the
+       whole call on the same operands (in-process, fastest of 15): on rows_n, AVX-512 2x512x512
+       1.12-1.14x, 2x1024x1024 1.15-1.16x, 4x512x512 1.05-1.09x, 4x1024x1024 1.03-1.05x, AVX2
+       2x512x512 1.21-1.25x, 2x1024x1024 1.22-1.26x, 8x512x512 1.05-1.11x, 12x1024x1024
+       1.06-1.11x; on the blocked path from about 1000 columns on, AVX-512 8x1024x1024 1.40-1.41x,
+       8x2048x1024 1.29-1.53x, 16x1024x1024 1.06x, 16x2048x1024 1.08x, 32x1024x1024 1.01-1.02x,
+       64x1024x1024 0.98-0.99x, AVX2 16x1024x1024 1.14-1.15x, 16x2048x1024 1.17-1.19x,
+       32x1024x1024 1.06x, 64x1024x1024 1.03-1.04x. Not over fewer columns (the narrow call and
+       the rest's partial panel cost a panel more: AVX-512 8x512x512 0.85-0.87x, 16x512x512
+       0.90-0.92x, 64x512x512 0.92-0.94x, 16x768x768 0.93x, AVX2 16x512x512 0.93-0.95x), nor on
+       the wide tile (AVX-512 12x1024x1024 0.76-0.78x: the rest's partial panel takes it off the
+       tile) (docs/bench/gemm-tuning.md) */
+    d->realign_rows_n = 256;
+    d->realign_n = 1000;
+    d->realign_span = 64 * 1024;
+    /* 32 bytes off, no 32-byte load splits: AVX2 2x512x512 0.94-0.97x, 4x512x512 0.91-0.95x,
+       8x512x512 0.92-0.97x with the split */
+    d->realign_floats = 8;
     d->mr = SK_GEMM_AVX2_MR;
     d->nr = SK_GEMM_AVX2_NR;
     /* two tiles wide: m == 1 over a packed B then keeps 4 accumulators of 8 columns per row */
@@ -259,6 +280,7 @@ static inline void sk_gemm_dsp_init_x86(sk_gemm_dsp *d, sk_isa isa, uint64_t fea
     }
 
     if (!sk_x86_tier(isa, SK_ISA_AVX512)) return;
+    d->realign_floats = 16; /* 64-byte loads: every offset splits them */
     d->ukr = sk_gemm_ukr_avx512;
     d->ukr_t = sk_gemm_ukr_t_avx512;
     d->gemv_n = sk_gemv_n_avx512; /* rows streamed from SK_GEMV_AVX2_ROWS_MIN columns, as the

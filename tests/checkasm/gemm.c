@@ -146,6 +146,85 @@ static void bias_cases(void)
     }
 }
 
+/* B off a cache line (gemm.c, realign_cols): C = alpha A B + beta C (or + bias) through the table
+   under test with B `off` floats past a 64-byte boundary at row stride ldb (a multiple of 16
+   floats), within the bound of the double-precision result, A, B and C intact around the call
+   (the columns before B's first line boundary and the rest each written once, in place). */
+static int realign_case(const sk_gemm_dsp *d, size_t m, size_t n, size_t k, size_t ldb, size_t off,
+                        int with_bias, float alpha, float beta)
+{
+    ck_func("gemm B %zu floats off a line m=%zu n=%zu k=%zu ldb=%zu%s alpha=%g beta=%g", off, m, n,
+            k, ldb, with_bias ? " bias" : "", alpha, beta);
+    if (with_bias) beta = 0.f; /* C not read */
+    mat A = mat_new(m, k, rand_pad());
+    float *bb = ck_buf_alloc(k * ldb + 16);
+    ck_fill(bb, k * ldb + 16, -1.f, 1.f);
+    const size_t at = (size_t)((uintptr_t)bb % 64) / sizeof(float); /* bb: 4-byte aligned */
+    mat B = { bb + (off + 16 - at) % 16, k, n, ldb };
+    mat C0 = mat_new(m, n, rand_pad()), C = mat_new(m, n, C0.ld - n);
+    if (beta == 0.f) /* C must not be read: NaN must not propagate */
+        for (size_t i = 0; i < m; i++)
+            for (size_t j = 0; j < n; j++) C0.p[i * C0.ld + j] = NAN;
+    memcpy(C.p, C0.p, m * C0.ld * sizeof(float));
+    float *bias = with_bias ? ck_buf_alloc(n) : NULL;
+    if (bias) ck_fill(bias, n, -2.f, 2.f);
+    sk_gemm_run_bias(d, SK_NOTRANS, SK_NOTRANS, m, n, k, alpha, A.p, A.ld, B.p, B.ld, beta, bias,
+                     C.p, C.ld);
+    int ok = ck_check((uintptr_t)B.p % 64 == off * sizeof(float), "B not %zu floats off", off);
+    ok &= mat_intact(&A, "A") && ck_buf_check(bb, "B") && mat_intact(&C, "C");
+    ok &= !bias || ck_buf_check(bias, "bias");
+    for (size_t i = 0; i < m && ok; i++)
+        for (size_t j = 0; j < n && ok; j++) {
+            double bound;
+            double exact = mat_exact(&A, &B, &C0, SK_NOTRANS, SK_NOTRANS, i, j, k, alpha, beta,
+                                     &bound);
+            if (bias) {
+                exact += bias[j];
+                bound += 2. * (double)(k + 1) * 0x1p-24 * fabs(bias[j]);
+            }
+            const float v = C.p[i * C.ld + j];
+            ok &= ck_check(fabs(v - exact) <= bound, "C(%zu,%zu) = %.9g, exact %.9g, bound %.3g",
+                           i, j, v, exact, bound);
+        }
+    ck_buf_free(A.p); ck_buf_free(bb); ck_buf_free(C0.p); ck_buf_free(C.p);
+    if (bias) ck_buf_free(bias);
+    return ok;
+}
+
+/* Both sides of each of the table's thresholds for B off a line: the columns after the first
+   boundary (realign_rows_n on 2 rows, realign_n on more), B's span (realign_span), the rows (mc),
+   B 1 to 15 floats off, at strides of a whole number of lines. */
+static void realign_cases(void)
+{
+    const sk_gemm_dsp *d = &sk_dsp_for(ck_isa())->gemm;
+    if (!d->realign_n && !d->realign_rows_n) return;
+    static const size_t offs[] = { 1, 4, 8, 12, 15 };
+    const size_t need[2] = { d->realign_rows_n, d->realign_n };
+    for (size_t o = 0; o < sizeof offs / sizeof *offs; o++) {
+        const size_t off = offs[o], h = 16 - off;
+        for (int w = 0; w < 2; w++) {
+            if (!need[w]) continue;
+            const size_t ms[3] = { 2, (size_t)d->mr + 1, d->mc };
+            for (int e = 0; e < 2; e++) { /* one column short of the rule, then on it */
+                const size_t n = h + need[w] - 1 + (size_t)e;
+                const size_t ldb = (n + 15) / 16 * 16 + (e ? 16 : 0);
+                const size_t kspan = (d->realign_span + ldb - 1) / ldb;
+                for (int ks = 0; ks < 2; ks++) { /* B's span one row short, then on it */
+                    const size_t k = ks ? (kspan ? kspan : 1) : kspan > 1 ? kspan - 1 : 1;
+                    const size_t m = w ? ms[1 + (o + (size_t)e) % 2] : ms[0];
+                    realign_case(d, m, n, k, ldb, off, (int)((o + (size_t)ks) % 2),
+                                 g_alpha[ck_rand_u32(2)], g_beta[ck_rand_u32(3)]);
+                    if (ck_failures() > 50) return;
+                }
+            }
+        }
+        /* past the rows of one MC block: never split */
+        const size_t nm = h + d->realign_n + 5;
+        realign_case(d, (size_t)d->mc + 1, nm, 8, (nm + 15) / 16 * 16, off, 0, 1.f,
+                     g_beta[ck_rand_u32(3)]);
+    }
+}
+
 /* n floats that end a mapping: the float after them is on a PROT_NONE page, so that a kernel
    reading (not only writing, which the guard bands catch) past the values it needs faults. */
 static float *page_end_alloc(size_t n, char **base, size_t *len)
@@ -1011,6 +1090,7 @@ void ck_test_gemm(void)
     tile_edge_tests();
     block_edge_tests();
     planner_edge_tests();
+    realign_cases();
 
     /* Every transpose and alpha/beta on a few shapes, with and without padding. */
     static const size_t full[][3] = { { 1, 1, 1 }, { 7, 13, 5 }, { 17, 33, 31 }, { 1, 70, 9 } };

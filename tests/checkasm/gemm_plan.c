@@ -201,6 +201,49 @@ static void plan_bad_args(void)
         ck_check(cz[i] == 0.f, "alpha == 0, beta == 0: C[%d] = %g, want 0", i, cz[i]);
 }
 
+/* NN with B `off` floats past a cache line at a row stride of whole lines (ldb a multiple of 16):
+   sk_sgemm runs the columns before B's first line boundary as a call of their own (the table's
+   realign rule, read from the operands), and a plan's run does the same: the same bits. alpha and
+   beta not powers of 2, so that a column run on another tile's store would round otherwise. */
+static int plan_realign_case(size_t m, size_t n, size_t k, size_t ldb, size_t off)
+{
+    ck_func("sgemm_plan NN m=%zu n=%zu k=%zu ldb=%zu, B %zu floats off a line", m, n, k, ldb, off);
+    const float alpha = -0.7f, beta = 0.3f;
+    mat A = mat_new(m, k, 0), C0 = mat_new(m, n, 0), C = mat_new(m, n, 0), Cs = mat_new(m, n, 0);
+    float *bb = ck_buf_alloc(k * ldb + 16);
+    ck_fill(bb, k * ldb + 16, -1.f, 1.f);
+    const size_t at = (size_t)((uintptr_t)bb % 64) / sizeof(float);
+    const mat B = { bb + (off + 16 - at) % 16, k, n, ldb };
+    const size_t cb = m * C0.ld * sizeof(float);
+    memcpy(C.p, C0.p, cb), memcpy(Cs.p, C0.p, cb);
+    sk_sgemm_plan plan;
+    int ok = ck_check(sk_sgemm_plan_init(&plan, SK_NOTRANS, SK_NOTRANS, m, n, k, alpha, A.ld, ldb,
+                                         beta, C.ld) == SK_OK, "init status");
+    ok = ok && ck_check(sk_sgemm_plan_run(&plan, A.p, B.p, C.p) == SK_OK, "run status");
+    ok = ok && ck_check(sk_sgemm(SK_NOTRANS, SK_NOTRANS, m, n, k, alpha, A.p, A.ld, B.p, ldb, beta,
+                                 Cs.p, Cs.ld) == SK_OK, "sk_sgemm status");
+    ok = ok && mat_intact(&C, "C") && ck_buf_check(bb, "B");
+    ok = ok && ck_check(memcmp(C.p, Cs.p, cb) == 0, "not sk_sgemm's result bit for bit");
+    ok = ok && mat_within_bound(&A, &B, &C0, &C, SK_NOTRANS, SK_NOTRANS, k, alpha, beta);
+    ck_buf_free(A.p); ck_buf_free(bb); ck_buf_free(C0.p); ck_buf_free(C.p); ck_buf_free(Cs.p);
+    return ok;
+}
+
+/* plan_realign_case past each of the table's realign thresholds (rows_n and blocked paths) */
+static void plan_realign_cases(const sk_gemm_dsp *d)
+{
+    static const size_t offs[] = { 3, 8, 13 };
+    for (size_t o = 0; o < sizeof offs / sizeof *offs; o++) {
+        const size_t h = 16 - offs[o];
+        const size_t need[2] = { d->realign_rows_n, d->realign_n }, rows[2] = { 2, d->mr + 1 };
+        for (int w = 0; w < 2; w++) {
+            const size_t n = h + (need[w] ? need[w] : 256) + 3, ldb = (n + 15) / 16 * 16;
+            const size_t k = (d->realign_span + ldb - 1) / ldb + 1;
+            plan_realign_case(rows[w], n, k, ldb, offs[o]);
+        }
+    }
+}
+
 void ck_test_gemm_plan(void)
 {
     static const float al[3] = { 1.f, -0.5f, 0.f }, be[3] = { 0.f, 1.f, 0.25f };
@@ -212,6 +255,7 @@ void ck_test_gemm_plan(void)
     const size_t TM = d->ukr_t_max ? d->ukr_t_max : MR;
     plan_bad_args();
     plan_memo_cases(MR, NR);
+    plan_realign_cases(d);
 
     /* every transpose and alpha / beta on small shapes */
     for (int tt = 0; tt < 4; tt++)
