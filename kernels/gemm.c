@@ -830,15 +830,16 @@ void sk_gemm_dsp_init(sk_gemm_dsp *d, sk_isa isa, uint64_t features)
    blocked path (the path of the whole call): those columns reach the boundary, and the rest of
    the call reads whole lines of B (sk_gemm_dsp, realign_n). Read from the operands, not the plan:
    the plain call, the pool's and a prepared call split alike. */
-static size_t realign_cols(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t m, size_t n,
-                           size_t k, const float *b, size_t ldb)
+static __attribute__((noinline)) size_t realign_cols_off(const sk_gemm_dsp *d, sk_trans ta,
+                                                          sk_trans tb, size_t m, size_t n,
+                                                          size_t k, uintptr_t at, size_t ldb)
 {
+    if (at % sizeof(float) != 0) return 0;
     const size_t LINE = d->line_floats, bytes = LINE * sizeof(float);
     if ((!d->realign_n && !d->realign_rows_n) || tb || m < 2 || m > d->mc || !LINE || !ldb ||
         umod(ldb, LINE) != 0)
         return 0;
-    const size_t off = (size_t)((uintptr_t)b % bytes), vec = d->realign_floats * sizeof(float);
-    if (off % sizeof(float) != 0 || !vec || off % vec == 0) return 0;
+    const size_t off = (size_t)(at % bytes);
     /* k x ldb >= realign_span, within B's validated extent (k rows of ldb >= n floats) */
     if (k < udiv(d->realign_span, ldb) + (umod(d->realign_span, ldb) != 0)) return 0;
     const size_t h = LINE - off / sizeof(float);
@@ -847,6 +848,14 @@ static size_t realign_cols(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_
                       : path == PATH_BLOCKED ? d->realign_n
                                              : 0;
     return need && n > h && n - h >= need ? h : 0;
+}
+
+static inline size_t realign_cols(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t m,
+                                  size_t n, size_t k, const float *b, size_t ldb)
+{
+    /* inline, what an aligned B fails: a mask (realign_floats: a power of 2) */
+    const uintptr_t vec = (uintptr_t)d->realign_floats * sizeof(float), at = (uintptr_t)b;
+    return vec && (at & (vec - 1)) != 0 ? realign_cols_off(d, ta, tb, m, n, k, at, ldb) : 0;
 }
 
 /* The plan of this thread's last product, and what it was made from: a plan is a function of the

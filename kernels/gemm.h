@@ -181,13 +181,13 @@ typedef struct sk_gemm_dsp {
                    a slice per B panel, while the current one runs (0: left to the hardware) */
     unsigned set_stride, set_rows, b_alias, b_span_min, b_rows_min, cp_min, cp_stride, cp_blocks;
     unsigned cp_blocks_set, cp_ldb_min, direct_a_strips, copy_packs_a, line_floats, a_prefetch;
-    /* B off a cache line (gemm.c, realign_cols): NN with 2..mc rows whose op(B) = B starts
-       between two line boundaries, off a multiple of realign_floats (the kernels' vector), at a
-       row stride that is a multiple of line_floats (every row as far off), over a B of at least
-       realign_span floats (k x ldb), runs the columns before the first boundary as a call of
-       their own when at least realign_rows_n columns follow them on the rows_n path, realign_n
-       on the blocked path (0: never on that path); the rest of the call then reads whole lines
-       of B */
+    /* B off a cache line (gemm.c, realign_cols): NN with 2..mc rows whose op(B) = B starts a
+       number of floats past a line boundary that is not a multiple of realign_floats (the
+       kernels' vector; a power of 2, 0: never), at a row stride that is a multiple of
+       line_floats (every row as far off), over a B of at least realign_span floats (k x ldb),
+       runs the columns before the next boundary as a call of their own when at least
+       realign_rows_n columns follow them on the rows_n path, realign_n on the blocked path (0:
+       never on that path); the rest of the call then reads whole lines of B */
     unsigned realign_n, realign_rows_n, realign_span, realign_floats;
     /* the partition over a thread pool:
        gemv_group  columns per unit of the m == 1 and dot paths (a multiple of the matrix-vector
