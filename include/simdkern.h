@@ -68,9 +68,9 @@ typedef enum sk_trans { SK_NOTRANS = 0, SK_TRANS = 1 } sk_trans;
    Operands whose rows start on 64-byte boundaries run fastest. NN with few rows (up to a row
    cache block) and a B that starts off a boundary, at a row stride that is a multiple of 16
    floats, runs the columns before B's first boundary as a call of their own where the rest is
-   wide enough to gain (on AMD Zen 5, AVX-512, B 16 bytes off: 8x1024x1024 1.4x faster than
-   without the split, 2x512x512 1.12x); the split follows from the operands alone, so the _tp and
-   planned calls make it too. */
+   wide enough to gain (on AMD Zen 5, AVX-512, B 16 to 48 bytes off: 8x1024x1024 1.4x faster than
+   without the split, 2x512x512 1.1-1.3x); the split follows from the operands alone, so the _tp
+   and planned calls make it too. */
 sk_status sk_sgemm(sk_trans ta, sk_trans tb, size_t m, size_t n, size_t k,
                    float alpha, const float *a, size_t lda, const float *b, size_t ldb,
                    float beta, float *c, size_t ldc);

@@ -215,13 +215,14 @@ static inline void sk_gemm_dsp_init_x86(sk_gemm_dsp *d, sk_isa isa, uint64_t fea
        load of a panel's row then splits across two lines, and each panel reads one line of the
        next one too. The columns before the first boundary run as a call of their own; the rest
        of the call reads whole lines. AMD Zen 5, B 16 and 48 bytes off, the split against the
-       whole call on the same operands (in-process, fastest of 15): on rows_n, AVX-512 2x512x512
-       1.12-1.14x, 2x1024x1024 1.15-1.16x, 4x512x512 1.05-1.09x, 4x1024x1024 1.03-1.05x, AVX2
-       2x512x512 1.21-1.25x, 2x1024x1024 1.22-1.26x, 8x512x512 1.05-1.11x, 12x1024x1024
-       1.06-1.11x; on the blocked path from about 1000 columns on, AVX-512 8x1024x1024 1.40-1.41x,
-       8x2048x1024 1.29-1.53x, 16x1024x1024 1.06x, 16x2048x1024 1.08x, 32x1024x1024 1.01-1.02x,
-       64x1024x1024 0.98-0.99x, AVX2 16x1024x1024 1.14-1.15x, 16x2048x1024 1.17-1.19x,
-       32x1024x1024 1.06x, 64x1024x1024 1.03-1.04x. Not over fewer columns (the narrow call and
+       whole call on the same operands (in-process, fastest of 15, 3-11 runs): on rows_n,
+       AVX-512 2x512x512 1.11-1.26x, 2x1024x1024 1.02-1.30x, 4x512x512 1.05-1.13x, 4x1024x1024
+       1.03-1.28x, AVX2 2x512x512 1.12-1.25x, 2x1024x1024 1.08-1.26x, 8x512x512 1.01-1.11x,
+       4x1024x1024 1.05-1.08x, 8x1024x1024 0.97-1.08x, 12x1024x1024 0.98-1.11x; on the blocked
+       path from about 1000 columns on, AVX-512 8x1024x1024 1.39-1.41x, 8x2048x1024 1.29-1.53x,
+       16x1024x1024 1.06-1.07x, 16x2048x1024 1.08-1.11x, 32x1024x1024 1.01-1.03x, 64x1024x1024
+       0.98-1.00x, AVX2 16x1024x1024 1.11-1.21x, 16x2048x1024 1.14-1.19x, 32x1024x1024 1.06x,
+       64x1024x1024 1.01-1.04x. Not over fewer columns (the narrow call and
        the rest's partial panel cost a panel more: AVX-512 8x512x512 0.85-0.87x, 16x512x512
        0.90-0.92x, 64x512x512 0.92-0.94x, 16x768x768 0.93x, AVX2 16x512x512 0.93-0.95x), nor on
        the wide tile (AVX-512 12x1024x1024 0.76-0.78x: the rest's partial panel takes it off the
