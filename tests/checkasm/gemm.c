@@ -5,7 +5,8 @@
  * (dot_rows, dot_few, dot_k_min, dot_k_max, dot_span, dot_t_fill, ukr_t_m, ukr_t_min, ukr_t_n,
  * ukr_t_lane, ukr_t_span, ukr_t_direct, ukr_t_max, ukr_t_k_rows, ukr_t_fill, ukr_tp_n, ukr_tp_k,
  * w_ldb_min, set_stride, set_rows, b_alias, b_span_min, b_rows_min, cp_min, cp_stride, cp_blocks,
- * cp_blocks_set, cp_ldb_min, direct_a_strips, copy_packs_a) of the table under test, each read from
+ * cp_blocks_set, cp_ldb_min, direct_a_strips, copy_packs_a, realign_rows_n, realign_n,
+ * realign_span, with B 1 to 15 floats off a cache line) of the table under test, each read from
  * it, B strides that are multiples of 4 KiB; each slot of the table (micro-kernel in every A
  * layout, copying B or not; the tile transposing B into its panel; transposed tile; matrix-vector
  * kernels; dot kernel; transposing pack) called directly, also those the ISA's table picks on other
