@@ -160,8 +160,7 @@ static int realign_case(const sk_gemm_dsp *d, size_t m, size_t n, size_t k, size
     mat A = mat_new(m, k, rand_pad());
     float *bb = ck_buf_alloc(k * ldb + 16);
     ck_fill(bb, k * ldb + 16, -1.f, 1.f);
-    const size_t at = (size_t)((uintptr_t)bb % 64) / sizeof(float); /* bb: 4-byte aligned */
-    mat B = { bb + (off + 16 - at) % 16, k, n, ldb };
+    mat B = { ck_past_line(bb, off), k, n, ldb };
     mat C0 = mat_new(m, n, rand_pad()), C = mat_new(m, n, C0.ld - n);
     if (beta == 0.f) /* C must not be read: NaN must not propagate */
         for (size_t i = 0; i < m; i++)

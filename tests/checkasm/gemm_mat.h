@@ -4,6 +4,7 @@
 #define CK_GEMM_MAT_H
 
 #include <math.h>
+#include <stdint.h>
 #include "checkasm.h"
 
 typedef struct mat {
@@ -25,6 +26,14 @@ static inline mat mat_new(size_t rows, size_t cols, size_t pad)
 static inline int mat_intact(const mat *x, const char *what)
 {
     return ck_buf_check(x->p, what) && ck_mat_pad_check(x->p, x->rows, x->cols, x->ld, what);
+}
+
+/* p advanced to the first float `off` floats past a 64-byte boundary (p: 4-byte aligned, with 15
+   floats to spare past what the caller reads there) */
+static inline float *ck_past_line(float *p, size_t off)
+{
+    const size_t at = (size_t)((uintptr_t)p % 64) / sizeof(float);
+    return p + (off + 16 - at) % 16;
 }
 
 static inline size_t rand_pad(void)

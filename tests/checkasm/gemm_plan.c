@@ -212,8 +212,7 @@ static int plan_realign_case(size_t m, size_t n, size_t k, size_t ldb, size_t of
     mat A = mat_new(m, k, 0), C0 = mat_new(m, n, 0), C = mat_new(m, n, 0), Cs = mat_new(m, n, 0);
     float *bb = ck_buf_alloc(k * ldb + 16);
     ck_fill(bb, k * ldb + 16, -1.f, 1.f);
-    const size_t at = (size_t)((uintptr_t)bb % 64) / sizeof(float);
-    const mat B = { bb + (off + 16 - at) % 16, k, n, ldb };
+    const mat B = { ck_past_line(bb, off), k, n, ldb };
     const size_t cb = m * C0.ld * sizeof(float);
     memcpy(C.p, C0.p, cb), memcpy(Cs.p, C0.p, cb);
     sk_sgemm_plan plan;
