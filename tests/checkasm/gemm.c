@@ -149,8 +149,8 @@ static void bias_cases(void)
 
 /* B off a cache line (gemm.c, realign_cols): C = alpha A B + beta C (or + bias) through the table
    under test with B `off` floats past a 64-byte boundary at row stride ldb (a multiple of 16
-   floats), within the bound of the double-precision result, A, B and C intact around the call
-   (the columns before B's first line boundary and the rest each written once, in place). */
+   floats): every element of C within the bound of the double-precision result (the columns
+   before B's first line boundary and the rest alike), A, B and C intact around the call. */
 static int realign_case(const sk_gemm_dsp *d, size_t m, size_t n, size_t k, size_t ldb, size_t off,
                         int with_bias, float alpha, float beta)
 {
