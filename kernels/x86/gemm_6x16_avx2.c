@@ -725,47 +725,57 @@ static void pack_a6(size_t r, size_t kc, const float *a, size_t lda, float *dst,
         for (int i = 0; i < 6; i++) dst[6 * p + i] = a[i * lda + p];
 }
 
-/* dot (see sk_gemm_dot_fn) for R <= DOT_GROUP rows of A: R x 2 accumulators, two rows of B at a
-   time, k in 8-lane steps (masked tail); A's R rows stay in L1 (or L2) while B streams once. */
-#define DOT_GROUP SK_GEMM_AVX2_DOT_GROUP /* dot's rows of A: 12 accumulators */
+/* dot (see sk_gemm_dot_fn) for R <= DOT_GROUP rows of A: R x Q accumulators, Q rows of B at a
+   time (R Q <= 12: Q = 8, 6, 4, 3 for 1-4 rows, 2 for 5-6), k in 8-lane steps (masked tail);
+   A's R rows stay in L1 (or L2) while B streams once. Each sum is reduced by the same tree
+   whatever Q and its place among the accumulators. */
+#define DOT_GROUP SK_GEMM_AVX2_DOT_GROUP /* dot's rows of A */
+#define DOT_ACC 12                       /* accumulators at most */
 static inline __attribute__((always_inline)) void
-dot_body(const int R, size_t n, size_t k, float alpha, const float *a, size_t lda, const float *b,
-         size_t ldb, float beta, float *c, size_t ldc)
+dot_body(const int R, const int Q, size_t n, size_t k, float alpha, const float *a, size_t lda,
+         const float *b, size_t ldb, float beta, float *c, size_t ldc)
 {
     const size_t kt = k & 7;
     const __m256i msk = sk_tail8_avx2(kt);
-    for (size_t j = 0; j < n; j += 2) {
-        const size_t w = n - j < 2 ? n - j : 2;
-        const float *r0 = b + j * ldb, *r1 = w > 1 ? r0 + ldb : r0;
-        __m256 s[2 * DOT_GROUP]; /* s[2 i + q]: row i of A, row j + q of B */
+    for (size_t j = 0; j < n; j += Q) {
+        const size_t w = n - j < (size_t)Q ? n - j : (size_t)Q;
+        const float *r[8]; /* rows j..j+Q-1 of B (past n: row j again) */
+#pragma GCC unroll 8
+        for (int q = 0; q < Q; q++) r[q] = b + (j + ((size_t)q < w ? (size_t)q : 0)) * ldb;
+        __m256 s[DOT_ACC]; /* s[Q i + q]: row i of A, row j + q of B */
 #pragma GCC unroll 12
-        for (int v = 0; v < 2 * R; v++) s[v] = _mm256_setzero_ps();
+        for (int v = 0; v < Q * R; v++) s[v] = _mm256_setzero_ps();
         size_t p = 0;
         for (; p + 8 <= k; p += 8) {
-            const __m256 b0 = _mm256_loadu_ps(r0 + p), b1 = _mm256_loadu_ps(r1 + p);
+            __m256 bq[8];
+#pragma GCC unroll 8
+            for (int q = 0; q < Q; q++) bq[q] = _mm256_loadu_ps(r[q] + p);
 #pragma GCC unroll 6
             for (int i = 0; i < R; i++) {
                 const __m256 ai = _mm256_loadu_ps(a + i * lda + p);
-                s[2 * i] = _mm256_fmadd_ps(ai, b0, s[2 * i]);
-                s[2 * i + 1] = _mm256_fmadd_ps(ai, b1, s[2 * i + 1]);
+#pragma GCC unroll 8
+                for (int q = 0; q < Q; q++) s[Q * i + q] = _mm256_fmadd_ps(ai, bq[q], s[Q * i + q]);
             }
         }
         if (kt) {
-            const __m256 b0 = _mm256_maskload_ps(r0 + p, msk), b1 = _mm256_maskload_ps(r1 + p, msk);
+            __m256 bq[8];
+#pragma GCC unroll 8
+            for (int q = 0; q < Q; q++) bq[q] = _mm256_maskload_ps(r[q] + p, msk);
 #pragma GCC unroll 6
             for (int i = 0; i < R; i++) {
                 const __m256 ai = _mm256_maskload_ps(a + i * lda + p, msk);
-                s[2 * i] = _mm256_fmadd_ps(ai, b0, s[2 * i]);
-                s[2 * i + 1] = _mm256_fmadd_ps(ai, b1, s[2 * i + 1]);
+#pragma GCC unroll 8
+                for (int q = 0; q < Q; q++) s[Q * i + q] = _mm256_fmadd_ps(ai, bq[q], s[Q * i + q]);
             }
         }
-        /* lane v of out = sum of s[v], four accumulators at a time (rows past R: zero) */
-        float out[2 * DOT_GROUP];
+        /* lane v of out = sum of s[v], four accumulators at a time (past Q R: zero) */
+        float out[DOT_ACC];
 #pragma GCC unroll 3
-        for (int g = 0; g < 2 * R; g += 4) {
+        for (int g = 0; g < Q * R; g += 4) {
             const __m256 z = _mm256_setzero_ps();
-            const __m256 x2 = g + 2 < 2 * R ? s[g + 2] : z, x3 = g + 2 < 2 * R ? s[g + 3] : z;
-            const __m256 h = _mm256_hadd_ps(_mm256_hadd_ps(s[g], s[g + 1]), _mm256_hadd_ps(x2, x3));
+            const __m256 x1 = g + 1 < Q * R ? s[g + 1] : z;
+            const __m256 x2 = g + 2 < Q * R ? s[g + 2] : z, x3 = g + 3 < Q * R ? s[g + 3] : z;
+            const __m256 h = _mm256_hadd_ps(_mm256_hadd_ps(s[g], x1), _mm256_hadd_ps(x2, x3));
             _mm_storeu_ps(out + g, _mm_mul_ps(_mm_set1_ps(alpha),
                                               _mm_add_ps(_mm256_castps256_ps128(h),
                                                          _mm256_extractf128_ps(h, 1))));
@@ -773,7 +783,7 @@ dot_body(const int R, size_t n, size_t k, float alpha, const float *a, size_t ld
         for (int i = 0; i < R; i++)
             for (size_t q = 0; q < w; q++) {
                 float *cij = c + (size_t)i * ldc + j + q;
-                *cij = beta == 0.f ? out[2 * i + q] : out[2 * i + q] + beta * *cij;
+                *cij = beta == 0.f ? out[Q * i + q] : out[Q * i + q] + beta * *cij;
             }
     }
 }
@@ -782,12 +792,12 @@ void sk_gemm_dot_avx2(size_t m, size_t n, size_t k, float alpha, const float *a,
                       const float *b, size_t ldb, float beta, float *c, size_t ldc)
 {
     switch (m) {
-    case 1: dot_body(1, n, k, alpha, a, lda, b, ldb, beta, c, ldc); break;
-    case 2: dot_body(2, n, k, alpha, a, lda, b, ldb, beta, c, ldc); break;
-    case 3: dot_body(3, n, k, alpha, a, lda, b, ldb, beta, c, ldc); break;
-    case 4: dot_body(4, n, k, alpha, a, lda, b, ldb, beta, c, ldc); break;
-    case 5: dot_body(5, n, k, alpha, a, lda, b, ldb, beta, c, ldc); break;
-    default: dot_body(6, n, k, alpha, a, lda, b, ldb, beta, c, ldc); break;
+    case 1: dot_body(1, 8, n, k, alpha, a, lda, b, ldb, beta, c, ldc); break;
+    case 2: dot_body(2, 6, n, k, alpha, a, lda, b, ldb, beta, c, ldc); break;
+    case 3: dot_body(3, 4, n, k, alpha, a, lda, b, ldb, beta, c, ldc); break;
+    case 4: dot_body(4, 3, n, k, alpha, a, lda, b, ldb, beta, c, ldc); break;
+    case 5: dot_body(5, 2, n, k, alpha, a, lda, b, ldb, beta, c, ldc); break;
+    default: dot_body(6, 2, n, k, alpha, a, lda, b, ldb, beta, c, ldc); break;
     }
 }
 

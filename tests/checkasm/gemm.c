@@ -695,7 +695,8 @@ static void slot_tests_of(const sk_gemm_dsp *d, int ukr_only)
                     slot_gemv_case(d, t, vn[in], vk[ik], al[ck_rand_u32(3)], be[ck_rand_u32(4)]);
     }
     if (d->dot) {
-        static const size_t dn[] = { 1, 2, 3, 4, 5, 7, 9, 33 };
+        /* n around every count of B's rows a kernel takes at a time (2 to 8 on AVX2) */
+        static const size_t dn[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 13, 16, 17, 25, 33 };
         static const size_t dk[] = { 1, 2, 7, 8, 9, 15, 16, 17, 31, 33, 256, 1024 };
         for (size_t m = 1; m <= d->dot_group; m++)
             for (size_t in = 0; in < sizeof dn / sizeof *dn; in++)
