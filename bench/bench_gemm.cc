@@ -5,7 +5,9 @@
 // loop), single thread; and "peak-avx2" / "peak-avx512": an FMA loop of 12 independent chains of
 // that width doing the same number of flops (the FMA peak of the core, so that avx2 / peak-avx2 is
 // the fraction of peak); "read" for m <= 4: a plain read of B's bytes, the bound of the
-// matrix-vector product and of 4 rows from L3. alpha = 1, beta = 0, random inputs, dense ld.
+// matrix-vector product and of 4 rows from L3, with the widest loads the core runs, and
+// "read-avx2" the same with 32-byte loads (the AVX2 path's bound). alpha = 1, beta = 0, random
+// inputs, dense ld.
 // Counter "GFLOP/s" = 2 m n k per second.
 #include <cmath>
 #include <string>
@@ -191,13 +193,18 @@ void run_onednn(benchmark::State &st, bool nt, Shape s)
 // float of B (the matrix-vector product; 4 rows: 2 flops per byte, below the FMA peak from L3)
 // (GFLOP/s: the product's flops at the read's speed, so that it pairs with the GEMM of the same
 // shape).
-void run_read(benchmark::State &st, Shape s)
+void run_read(benchmark::State &st, int avx2, Shape s)
 {
     const size_t n = s.k * s.n;
     skb::Buf b(n, -1.f, 1.f, 2);
     float sum = 0.f;
     for (auto _ : st) {
+#if defined(__x86_64__) && defined(__GNUC__)
+        sum += avx2 ? skb::read_sum_avx2(b.p, n) : skb::read_sum(b.p, n);
+#else
+        (void)avx2;
         sum += skb::read_sum(b.p, n);
+#endif
         benchmark::DoNotOptimize(sum);
         benchmark::ClobberMemory();
     }
@@ -321,8 +328,11 @@ void sk_register_gemm_benchmarks()
 #endif
             if (s.m <= 4)
                 benchmark::RegisterBenchmark(("sgemm/read/" + var + "/" + shape).c_str(), run_read,
-                                             s);
+                                             0, s);
 #if defined(__x86_64__)
+            if (s.m <= 4 && sk_isa_available(SK_ISA_AVX2))
+                benchmark::RegisterBenchmark(("sgemm/read-avx2/" + var + "/" + shape).c_str(),
+                                             run_read, 1, s);
             if (sk_isa_available(SK_ISA_AVX2))
                 benchmark::RegisterBenchmark(("sgemm/peak-avx2/" + var + "/" + shape).c_str(),
                                              run_peak, 8, s);

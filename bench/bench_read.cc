@@ -31,7 +31,7 @@ __attribute__((target("avx512f"))) float read_sum_avx512(const float *p, size_t 
 {
     SKB_READ_BODY(v16f, 16)
 }
-__attribute__((target("avx2"))) float read_sum_avx2(const float *p, size_t n)
+__attribute__((target("avx2"))) float read_loop_avx2(const float *p, size_t n)
 {
     SKB_READ_BODY(v8f, 8)
 }
@@ -43,12 +43,16 @@ float read_sum_base(const float *p, size_t n)
 
 } // namespace
 
+#if defined(__x86_64__) && defined(__GNUC__)
+float skb::read_sum_avx2(const float *p, size_t n) { return read_loop_avx2(p, n); }
+#endif
+
 float skb::read_sum(const float *p, size_t n)
 {
 #if defined(__x86_64__) && defined(__GNUC__)
     static float (*const fn)(const float *, size_t) = __builtin_cpu_supports("avx512f")
         ? read_sum_avx512
-        : __builtin_cpu_supports("avx2") ? read_sum_avx2 : read_sum_base;
+        : __builtin_cpu_supports("avx2") ? read_loop_avx2 : read_sum_base;
     return fn(p, n);
 #else
     return read_sum_base(p, n);

@@ -81,6 +81,11 @@ inline std::string case_name(const std::string &family, const std::string &conte
 // The sum of n floats, a plain read at the speed of the widest vectors this CPU runs
 // (bench_read.cc); the bound of the memory-bound cases.
 float read_sum(const float *p, size_t n);
+#if defined(__x86_64__) && defined(__GNUC__)
+// The same read with 32-byte loads: the bound of the AVX2 path's memory-bound cases (a core
+// may move more bytes per load with wider vectors than the path may use).
+float read_sum_avx2(const float *p, size_t n);
+#endif
 
 inline void set_rates(benchmark::State &st, double flops, double elems, double bytes)
 {
