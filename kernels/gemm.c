@@ -195,12 +195,12 @@ static int wide_rows(const sk_gemm_dsp *d, size_t m, size_t n)
 }
 
 /* NN on the wide tile: wide_rows, from w_many rows up to one MC block, at most w_set_max of them
-   at a B row stride that is a multiple of set_stride. */
+   at a B row stride that is a multiple of w_set_stride (0: set_stride). */
 static int plan_wide(const sk_gemm_dsp *d, sk_trans tb, size_t m, size_t n, size_t ldb)
 {
     if (tb || !d->ukr_w || ldb < d->w_ldb_min || !wide_rows(d, m, n)) return 0;
-    return m <= d->w_mr ||
-           (m <= d->mc && (umod(ldb, d->set_stride) != 0 || m <= d->w_set_max));
+    const size_t ws = d->w_set_stride ? d->w_set_stride : d->set_stride;
+    return m <= d->w_mr || (m <= d->mc && (umod(ldb, ws) != 0 || m <= d->w_set_max));
 }
 
 /* NT on the dot kernel (op(A) = A): up to dot_few rows, more up to dot_rows for a k and a B that

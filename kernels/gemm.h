@@ -88,7 +88,8 @@ typedef struct sk_gemm_dsp {
     unsigned w_few, w_many, w_set_max;  /* NN on the wide tile: m <= w_few over any n; over whole
                                            w_nr panels m <= w_mr, and w_many <= m <= mc (w_many 0:
                                            never), m <= w_set_max of them at a B row stride that
-                                           is a multiple of set_stride (gemm.c, plan_wide) */
+                                           is a multiple of w_set_stride (gemm.c, plan_wide) */
+    unsigned w_set_stride;              /* ... (0: set_stride) */
     unsigned w_ldb_min;                 /* ukr_w only for B rows at least this many floats apart
                                            (0: any) */
     unsigned pack_nr;                   /* a packed B's panel width (sk_gemm_pack_b), a multiple of

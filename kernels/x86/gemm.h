@@ -282,11 +282,26 @@ static inline void sk_gemm_dsp_init_x86(sk_gemm_dsp *d, sk_isa isa, uint64_t fea
            in-process A/B on Zen 5, fastest of 15, 512x512x64 1.016x, 256x256x256 1.017x,
            256x512x512 1.008x, 512x512x512 1.007x, 384^3 level (the AVX-512 tile gains more) */
         d->direct_a_strips = 32;
+        /* the 4x24 tile from 7 rows up to one MC block over whole 24-column panels (12
+           accumulators where 7-8 rows make two 4-row blocks of 8 on the 6x16 tile, and 3 loads
+           of B per 12 FMAs), B read in place by every row block; not at 2 KiB-multiple strides
+           (the row blocks' rows of B then share a few L1 sets). In-process against the 6x16
+           tile (two builds alternated, fastest of 15, two runs): 7x768x768 1.22-1.25x,
+           8x768x768 1.18-1.21x, 16x960x960 1.12x, 16x480x64 1.08x, 16x480x480 1.05-1.09x,
+           32x480x480 1.05-1.09x, 16x768x768 1.04-1.06x, 16x1920x960 1.03-1.06x, 12x480x480
+           1.03x, 64x480x480 1.02-1.04x, 32x768x768 1.01-1.03x, 16x768x3072 0.98-1.06x, 12x768x768
+           and 48x960x960 level, 64x768x768 0.97-1.01x; at 2 KiB multiples 16x1536x1536 0.92x,
+           16x3072x768 0.65x, and over a partial panel at 512 and 1024 columns 0.54-0.95x
+           (docs/bench/gemm-tuning.md) */
+        d->w_many = 7;
+        d->w_set_max = SK_GEMM_AVX2_W_MR;
+        d->w_set_stride = 512;
     }
 
     if (!sk_x86_tier(isa, SK_ISA_AVX512)) return;
     d->realign_floats = 16; /* 64-byte loads: every offset splits them */
     d->ukr = sk_gemm_ukr_avx512;
+    d->w_many = d->w_set_max = d->w_set_stride = 0; /* the AVX2 tile's rule (Zen 5) */
     d->ukr_t = sk_gemm_ukr_t_avx512;
     d->gemv_n = sk_gemv_n_avx512; /* rows streamed from SK_GEMV_AVX2_ROWS_MIN columns, as the
                                      AVX2 tier's: gemv_group stays at least that wide */

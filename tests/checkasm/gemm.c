@@ -4,9 +4,10 @@
  * over sizes around every tile edge (MR, NR), cache block (MC, KC, NC) and planner threshold
  * (dot_rows, dot_few, dot_k_min, dot_k_max, dot_span, dot_t_fill, ukr_t_m, ukr_t_min, ukr_t_n,
  * ukr_t_lane, ukr_t_span, ukr_t_direct, ukr_t_max, ukr_t_k_rows, ukr_t_fill, ukr_tp_n, ukr_tp_k,
- * w_ldb_min, set_stride, set_rows, b_alias, b_span_min, b_rows_min, cp_min, cp_stride, cp_blocks,
- * cp_blocks_set, cp_ldb_min, direct_a_strips, copy_packs_a, realign_rows_n, realign_n,
- * realign_span, with B 1 to 15 floats off a cache line) of the table under test, each read from
+ * w_ldb_min, w_many, w_set_max, w_set_stride, set_stride, set_rows, b_alias, b_span_min,
+ * b_rows_min, cp_min, cp_stride, cp_blocks, cp_blocks_set, cp_ldb_min, direct_a_strips,
+ * copy_packs_a, realign_rows_n, realign_n, realign_span, with B 1 to 15 floats off a cache line)
+ * of the table under test, each read from
  * it, B strides that are multiples of 4 KiB; each slot of the table (micro-kernel in every A
  * layout, copying B or not; the tile transposing B into its panel; transposed tile; matrix-vector
  * kernels; dot kernel; transposing pack) called directly, also those the ISA's table picks on other
@@ -779,7 +780,7 @@ static void ld_case(sk_trans ta, sk_trans tb, size_t m, size_t n, size_t k, size
 
 /* Around the register tile's MR and NR, read from the table under test; the wide tile's rows
    (1..w_mr, and w_mr + 1: the other tile), the edges of its rule (w_few, w_many, w_set_max, MC)
-   and w_nr, B's rows at 4 KiB multiples or not. */
+   and w_nr, B's rows at 4 KiB multiples, at w_set_stride multiples or neither. */
 static void tile_edge_tests(void)
 {
     const sk_gemm_dsp *d = &sk_dsp_for(ck_isa())->gemm;
@@ -795,18 +796,19 @@ static void tile_edge_tests(void)
                             ck_rand_u32(2) ? d->set_stride : 0, t & 1 ? 0 : d->set_stride);
                 }
         /* the wide tile's rule (plan_wide): m around w_few, w_mr, w_many, w_set_max and one MC
-           block, over whole panels and a partial one, B's rows at a multiple of set_stride or
-           not */
+           block, over whole panels and a partial one, B's rows at a multiple of set_stride, of
+           w_set_stride or neither */
         const size_t many = d->w_many ? d->w_many : d->w_mr + 1; /* 0: none */
         const size_t wm[] = { d->w_few, d->w_few + 1,       d->w_mr, d->w_mr + 1, many - 1,
                               many,     d->w_set_max + 1, d->mc,   d->mc + 1 };
         const size_t wn2[] = { W, 2 * W, 2 * W + 16, 8 * W };
+        const size_t wst[] = { 0, d->set_stride, d->w_set_stride ? d->w_set_stride : 0 };
         for (size_t im = 0; im < sizeof wm / sizeof *wm; im++)
             for (size_t in = 0; in < sizeof wn2 / sizeof *wn2; in++)
-                for (int c = 0; c < 2; c++) {
-                    if (wm[im] == 0 || (ck_quick() && (im + in + (size_t)c) % 3)) continue;
+                for (size_t c = 0; c < 3; c++) {
+                    if (wm[im] == 0 || (ck_quick() && (im + in + c) % 3)) continue;
                     ld_case(SK_NOTRANS, SK_NOTRANS, wm[im], wn2[in], 1 + ck_rand_u32(2 * d->kc),
-                            ck_rand_u32(2) ? d->set_stride : 0, c ? d->set_stride : 0);
+                            ck_rand_u32(2) ? d->set_stride : 0, wst[c]);
                 }
         /* B's row stride just under and at w_ldb_min (the other tile, then the wide one) */
         for (size_t ldb = d->w_ldb_min - 1; d->w_ldb_min && ldb <= d->w_ldb_min; ldb++)
