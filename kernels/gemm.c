@@ -194,13 +194,16 @@ static int wide_rows(const sk_gemm_dsp *d, size_t m, size_t n)
     return umod(n, d->w_nr) == 0 && (m <= d->w_mr || (d->w_many && m >= d->w_many));
 }
 
-/* NN on the wide tile: wide_rows, from w_many rows up to one MC block, at most w_set_max of them
-   at a B row stride that is a multiple of w_set_stride (0: set_stride). */
-static int plan_wide(const sk_gemm_dsp *d, sk_trans tb, size_t m, size_t n, size_t ldb)
+/* NN on the wide tile: wide_rows, from w_many rows up to one MC block over a B of at most
+   w_span_max floats (k x ldb; 0: any), at most w_set_max of them at a B row stride that is a
+   multiple of w_set_stride (0: set_stride). */
+static int plan_wide(const sk_gemm_dsp *d, sk_trans tb, size_t m, size_t n, size_t k, size_t ldb)
 {
     if (tb || !d->ukr_w || ldb < d->w_ldb_min || !wide_rows(d, m, n)) return 0;
+    if (m <= d->w_mr) return 1;
     const size_t ws = d->w_set_stride ? d->w_set_stride : d->set_stride;
-    return m <= d->w_mr || (m <= d->mc && (umod(ldb, ws) != 0 || m <= d->w_set_max));
+    return m <= d->mc && (!d->w_span_max || k <= udiv(d->w_span_max, ldb)) &&
+           (umod(ldb, ws) != 0 || m <= d->w_set_max);
 }
 
 /* NT on the dot kernel (op(A) = A): up to dot_few rows, more up to dot_rows for a k and a B that
@@ -226,7 +229,7 @@ static enum gemm_path plan_path(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, 
     if (tb && !ta && plan_dot(d, m, n, k)) return PATH_DOT;
     if (plan_rows(d, tb, m, n, k, ldb)) return PATH_ROWS;
     if (tb && t_tiles_fit(d, ta, m, n, k)) return PATH_NT_ROWS;
-    if (plan_wide(d, tb, m, n, ldb)) return PATH_WIDE;
+    if (plan_wide(d, tb, m, n, k, ldb)) return PATH_WIDE;
     return PATH_BLOCKED;
 }
 

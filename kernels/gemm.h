@@ -90,6 +90,8 @@ typedef struct sk_gemm_dsp {
                                            never), m <= w_set_max of them at a B row stride that
                                            is a multiple of w_set_stride (gemm.c, plan_wide) */
     unsigned w_set_stride;              /* ... (0: set_stride) */
+    unsigned w_span_max;                /* ... and from w_many rows only over a B of at most this
+                                           many floats, k x ldb (0: any) */
     unsigned w_ldb_min;                 /* ukr_w only for B rows at least this many floats apart
                                            (0: any) */
     unsigned pack_nr;                   /* a packed B's panel width (sk_gemm_pack_b), a multiple of

@@ -296,12 +296,17 @@ static inline void sk_gemm_dsp_init_x86(sk_gemm_dsp *d, sk_isa isa, uint64_t fea
         d->w_many = 7;
         d->w_set_max = SK_GEMM_AVX2_W_MR;
         d->w_set_stride = 512;
+        /* and over a B of at most 10 MiB: every row block reads B in place where the 6x16
+           tile's first one copies each panel for the others and fetches the next one into L2
+           (7x768x3072 1.19-1.22x, 16x768x3072 0.98-1.06x; 8x768x4096 1.02-1.10x but 16x768x4096
+           0.93x, 8x768x8192 0.91-0.94x, 8x2304x4096 0.80-0.82x) */
+        d->w_span_max = 2560 * 1024;
     }
 
     if (!sk_x86_tier(isa, SK_ISA_AVX512)) return;
     d->realign_floats = 16; /* 64-byte loads: every offset splits them */
     d->ukr = sk_gemm_ukr_avx512;
-    d->w_many = d->w_set_max = d->w_set_stride = 0; /* the AVX2 tile's rule (Zen 5) */
+    d->w_many = d->w_set_max = d->w_set_stride = d->w_span_max = 0; /* the AVX2 tile's (Zen 5) */
     d->ukr_t = sk_gemm_ukr_t_avx512;
     d->gemv_n = sk_gemv_n_avx512; /* rows streamed from SK_GEMV_AVX2_ROWS_MIN columns, as the
                                      AVX2 tier's: gemv_group stays at least that wide */

@@ -4,8 +4,8 @@
  * over sizes around every tile edge (MR, NR), cache block (MC, KC, NC) and planner threshold
  * (dot_rows, dot_few, dot_k_min, dot_k_max, dot_span, dot_t_fill, ukr_t_m, ukr_t_min, ukr_t_n,
  * ukr_t_lane, ukr_t_span, ukr_t_direct, ukr_t_max, ukr_t_k_rows, ukr_t_fill, ukr_tp_n, ukr_tp_k,
- * w_ldb_min, w_many, w_set_max, w_set_stride, set_stride, set_rows, b_alias, b_span_min,
- * b_rows_min, cp_min, cp_stride, cp_blocks, cp_blocks_set, cp_ldb_min, direct_a_strips,
+ * w_ldb_min, w_many, w_set_max, w_set_stride, w_span_max, set_stride, set_rows, b_alias,
+ * b_span_min, b_rows_min, cp_min, cp_stride, cp_blocks, cp_blocks_set, cp_ldb_min, direct_a_strips,
  * copy_packs_a, realign_rows_n, realign_n, realign_span, with B 1 to 15 floats off a cache line)
  * of the table under test, each read from
  * it, B strides that are multiples of 4 KiB; each slot of the table (micro-kernel in every A
@@ -810,6 +810,14 @@ static void tile_edge_tests(void)
                     ld_case(SK_NOTRANS, SK_NOTRANS, wm[im], wn2[in], 1 + ck_rand_u32(2 * d->kc),
                             ck_rand_u32(2) ? d->set_stride : 0, wst[c]);
                 }
+        /* from w_many rows: B's span around w_span_max (the wide tile, then the other one) */
+        if (d->w_many && d->w_span_max) {
+            const size_t n = d->w_ldb_min > 16 * W ? (d->w_ldb_min + W - 1) / W * W : 16 * W;
+            for (size_t e = 0; e < 2; e++)
+                run_case(SK_NOTRANS, SK_NOTRANS, d->w_many, n, d->w_span_max / n + e,
+                         g_alpha[ck_rand_u32(2)], g_beta[ck_rand_u32(3)], rand_pad(), 0,
+                         rand_pad());
+        }
         /* B's row stride just under and at w_ldb_min (the other tile, then the wide one) */
         for (size_t ldb = d->w_ldb_min - 1; d->w_ldb_min && ldb <= d->w_ldb_min; ldb++)
             for (int c = 0; c < 6; c++) {
