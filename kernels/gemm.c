@@ -190,7 +190,7 @@ static int plan_rows(const sk_gemm_dsp *d, sk_trans tb, size_t m, size_t n, size
    never). */
 static int wide_rows(const sk_gemm_dsp *d, size_t m, size_t n)
 {
-    if (m <= d->w_few) return 1;
+    if (m <= d->w_few || (d->w_many && m >= d->w_many && m <= d->w_part_max)) return 1;
     return umod(n, d->w_nr) == 0 && (m <= d->w_mr || (d->w_many && m >= d->w_many));
 }
 

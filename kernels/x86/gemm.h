@@ -301,12 +301,20 @@ static inline void sk_gemm_dsp_init_x86(sk_gemm_dsp *d, sk_isa isa, uint64_t fea
            (7x768x3072 1.19-1.22x, 16x768x3072 0.98-1.06x; 8x768x4096 1.02-1.10x but 16x768x4096
            0.93x, 8x768x8192 0.91-0.94x, 8x2304x4096 0.80-0.82x) */
         d->w_span_max = 2560 * 1024;
+        /* 7-8 rows over a partial last panel too (the 6x16 tile runs them as 4 + 4 rows):
+           7x1000x1000 1.18-1.25x, 8x330x330 1.11-1.16x, 8x1100x1100 1.11-1.14x, 8x1000x64
+           1.13-1.14x, 8x1280x1280 1.08-1.11x, 8x640x640 1.05-1.07x, 7x320x320 1.04-1.07x,
+           8x400x400 1.01-1.03x; not from 12 rows (12x1280x1280 0.93-0.95x, 32x1280x1280
+           0.93-0.98x, 64x1000x1000 0.95-0.97x; 16x1000x1000 1.04-1.08x, 16x1280x1280
+           0.96-1.00x) */
+        d->w_part_max = 8;
     }
 
     if (!sk_x86_tier(isa, SK_ISA_AVX512)) return;
     d->realign_floats = 16; /* 64-byte loads: every offset splits them */
     d->ukr = sk_gemm_ukr_avx512;
-    d->w_many = d->w_set_max = d->w_set_stride = d->w_span_max = 0; /* the AVX2 tile's (Zen 5) */
+    /* the AVX2 tile's rule (Zen 5) */
+    d->w_many = d->w_set_max = d->w_set_stride = d->w_span_max = d->w_part_max = 0;
     d->ukr_t = sk_gemm_ukr_t_avx512;
     d->gemv_n = sk_gemv_n_avx512; /* rows streamed from SK_GEMV_AVX2_ROWS_MIN columns, as the
                                      AVX2 tier's: gemv_group stays at least that wide */

@@ -4,17 +4,16 @@
  * over sizes around every tile edge (MR, NR), cache block (MC, KC, NC) and planner threshold
  * (dot_rows, dot_few, dot_k_min, dot_k_max, dot_span, dot_t_fill, ukr_t_m, ukr_t_min, ukr_t_n,
  * ukr_t_lane, ukr_t_span, ukr_t_direct, ukr_t_max, ukr_t_k_rows, ukr_t_fill, ukr_tp_n, ukr_tp_k,
- * w_ldb_min, w_many, w_set_max, w_set_stride, w_span_max, set_stride, set_rows, b_alias,
- * b_span_min, b_rows_min, cp_min, cp_stride, cp_blocks, cp_blocks_set, cp_ldb_min, direct_a_strips,
- * copy_packs_a, realign_rows_n, realign_n, realign_span, with B 1 to 15 floats off a cache line)
- * of the table under test, each read from
- * it, B strides that are multiples of 4 KiB; each slot of the table (micro-kernel in every A
- * layout, copying B or not; the tile transposing B into its panel; transposed tile; matrix-vector
- * kernels; dot kernel; transposing pack) called directly, also those the ISA's table picks on other
- * microarchitectures; all four transposes, padded leading dimensions (poisoned padding must stay
- * untouched), alpha in {1, -0.5, 0}, beta in {0, 1, 0.25} (beta == 0 with C full of NaN: must not
- * propagate), guard bands, concurrent calls from several threads, bad arguments, and a
- * hand-computed 2x2 case. */
+ * w_ldb_min, w_many, w_set_max, w_set_stride, w_span_max, w_part_max, set_stride, set_rows,
+ * b_alias, b_span_min, b_rows_min, cp_min, cp_stride, cp_blocks, cp_blocks_set, cp_ldb_min,
+ * direct_a_strips, copy_packs_a, realign_rows_n, realign_n, realign_span, with B 1 to 15 floats
+ * off a cache line) of the table under test, each read from it, B strides that are multiples of
+ * 4 KiB; each slot of the table (micro-kernel in every A layout, copying B or not; the tile
+ * transposing B into its panel; transposed tile; matrix-vector kernels; dot kernel; transposing
+ * pack) called directly, also those the ISA's table picks on other microarchitectures; all four
+ * transposes, padded leading dimensions (poisoned padding must stay untouched), alpha in
+ * {1, -0.5, 0}, beta in {0, 1, 0.25} (beta == 0 with C full of NaN: must not propagate), guard
+ * bands, concurrent calls from several threads, bad arguments, and a hand-computed 2x2 case. */
 #define _DEFAULT_SOURCE /* MAP_ANONYMOUS */
 #include <math.h>
 #include <pthread.h>
@@ -795,13 +794,18 @@ static void tile_edge_tests(void)
                     ld_case((sk_trans)(t >> 1), (sk_trans)(t & 1), m, wn[in], k,
                             ck_rand_u32(2) ? d->set_stride : 0, t & 1 ? 0 : d->set_stride);
                 }
-        /* the wide tile's rule (plan_wide): m around w_few, w_mr, w_many, w_set_max and one MC
-           block, over whole panels and a partial one, B's rows at a multiple of set_stride, of
-           w_set_stride or neither */
+        /* the wide tile's rule (plan_wide): m around w_few, w_mr, w_many, w_set_max, w_part_max
+           and one MC block, over whole panels and a partial one, B's rows at a multiple of
+           set_stride, of w_set_stride or neither */
         const size_t many = d->w_many ? d->w_many : d->w_mr + 1; /* 0: none */
-        const size_t wm[] = { d->w_few, d->w_few + 1,       d->w_mr, d->w_mr + 1, many - 1,
-                              many,     d->w_set_max + 1, d->mc,   d->mc + 1 };
-        const size_t wn2[] = { W, 2 * W, 2 * W + 16, 8 * W };
+        const size_t wm[] = { d->w_few,         d->w_few + 1,         d->w_mr, d->w_mr + 1,
+                              many - 1,         many,                 d->w_set_max + 1,
+                              d->w_part_max,    d->w_part_max + 1,    d->mc,   d->mc + 1 };
+        /* ... and n from w_ldb_min, whole panels and a partial one, where B's rows need not be
+           padded to reach it */
+        const size_t nw = (d->w_ldb_min + W - 1) / W * W > 8 * W ? (d->w_ldb_min + W - 1) / W * W
+                                                                  : 8 * W;
+        const size_t wn2[] = { W, 2 * W, 2 * W + 16, 8 * W, nw, nw + 5 };
         const size_t wst[] = { 0, d->set_stride, d->w_set_stride ? d->w_set_stride : 0 };
         for (size_t im = 0; im < sizeof wm / sizeof *wm; im++)
             for (size_t in = 0; in < sizeof wn2 / sizeof *wn2; in++)
