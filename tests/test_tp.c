@@ -336,7 +336,9 @@ static void row_nomem_case(sk_trans ta, size_t n, size_t k, float beta)
 static void test_gemm(void)
 {
     static const size_t ms[] = {1, 2, 5, 6, 7, 8, 9, 13, 16, 17, 29, 42, 43};
-    static const size_t ns[] = {1, 3, 12, 16, 17, 31, 32, 33, 65, 97, 129, 257, 300, 513};
+    /* 768 and 336: whole panels of the AVX2 wide tile (24 columns) past its w_ldb_min (768 in
+       the quick run's half too) */
+    static const size_t ns[] = {1, 3, 12, 16, 17, 31, 32, 33, 65, 97, 129, 257, 300, 513, 768, 336};
     static const size_t ks[] = {1, 3, 16, 17, 64, 65};
     /* alpha and beta not powers of 2: alpha * s and beta * c round (merged edge tiles would show)
      */
