@@ -284,17 +284,19 @@ static inline void sk_gemm_dsp_init_x86(sk_gemm_dsp *d, sk_isa isa, uint64_t fea
         d->direct_a_strips = 32;
         /* the 4x24 tile from 7 rows up to one MC block over whole 24-column panels (12
            accumulators where 7-8 rows make two 4-row blocks of 8 on the 6x16 tile, and 3 loads
-           of B per 12 FMAs), B read in place by every row block; not at 2 KiB-multiple strides
-           (the row blocks' rows of B then share a few L1 sets). In-process against the 6x16
+           of B per 12 FMAs), B read in place by every row block; at 2 KiB-multiple strides only
+           up to 8 rows (more row blocks' rows of B then share a few L1 sets; the row passes of
+           rows_n take 7-9 rows at such strides over larger Bs first). In-process against the 6x16
            tile (two builds alternated, fastest of 15, two runs): 7x768x768 1.22-1.25x,
            8x768x768 1.18-1.21x, 16x960x960 1.12x, 16x480x64 1.08x, 16x480x480 1.05-1.09x,
            32x480x480 1.05-1.09x, 16x768x768 1.04-1.06x, 16x1920x960 1.03-1.06x, 12x480x480
            1.03x, 64x480x480 1.02-1.04x, 32x768x768 1.01-1.03x, 16x768x3072 0.98-1.06x, 12x768x768
-           and 48x960x960 level, 64x768x768 0.97-1.01x; at 2 KiB multiples 16x1536x1536 0.92x,
-           16x3072x768 0.65x, and over a partial panel at 512 and 1024 columns 0.54-0.95x
-           (docs/bench/gemm-tuning.md) */
+           and 48x960x960 level, 64x768x768 0.97-1.01x; at 2 KiB multiples 7x512x200 1.11x,
+           8x512x256 1.10-1.11x, 8x1024x60 1.11x, 7x1024x48 1.09x, 8x1024x32 1.05-1.07x, 8x512x64
+           1.06x, 8x2048x16 1.04x, but 16x1536x1536 0.92x, 16x3072x768 0.65x; over a partial
+           panel at 512 and 1024 columns from 12 rows 0.54-0.95x (docs/bench/gemm-tuning.md) */
         d->w_many = 7;
-        d->w_set_max = SK_GEMM_AVX2_W_MR;
+        d->w_set_max = 8;
         d->w_set_stride = 512;
         /* and over a B of at most 10 MiB: every row block reads B in place where the 6x16
            tile's first one copies each panel for the others and fetches the next one into L2
