@@ -185,9 +185,9 @@ static int plan_rows(const sk_gemm_dsp *d, sk_trans tb, size_t m, size_t n, size
            (umod(ldb, d->set_stride) == 0 && span >= d->rows_span);
 }
 
-/* The row counts the wide tile takes over n columns: up to w_few over any n; over whole panels
-   (a partial one would go through a stack tile) up to w_mr (>= w_few), and from w_many (0:
-   never). */
+/* The row counts the wide tile takes over n columns: up to w_few over any n, and from w_many up
+   to w_part_max; over whole panels (a partial one goes through a stack tile) up to w_mr
+   (>= w_few), and from w_many (0: never). */
 static int wide_rows(const sk_gemm_dsp *d, size_t m, size_t n)
 {
     if (m <= d->w_few || (d->w_many && m >= d->w_many && m <= d->w_part_max)) return 1;
