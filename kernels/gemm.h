@@ -143,6 +143,8 @@ typedef struct sk_gemm_dsp {
     unsigned dot_k_min, dot_k_max, dot_span, dot_t_fill;
     unsigned dot_group;                 /* rows per call of dot (more: calls on near-equal groups
                                            of rows, a pass over B each) */
+    unsigned dot_group_many;            /* ... past dot_few rows at most this many per call (0:
+                                           dot_group) */
     unsigned rows_max, rows_group;      /* NN rows on rows_n, and per call of it (more: calls on
                                            near-equal groups of rows, a pass over B each) */
     unsigned rows_span, rows_span_max;  /* rows_n's planner thresholds, floats of B (k x ldb),
