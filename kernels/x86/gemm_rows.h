@@ -1,7 +1,8 @@
 /* The frame the x86 rows_n kernels share (gemm_rows6_avx2.c, gemm_rows4_avx512.c; see
  * sk_gemm_dsp.rows_n): C's m <= ROWS rows summed in an accumulator block of ROWS x W floats in L1,
- * B streamed into it ROWS_PASS rows at a time (then one at a time), each row of B read in order.
- * The including file defines ROWS, W, ROWS_PASS, ROWS_ENTRY (the entry point's name), the vector
+ * B streamed into it ROWS_PASS_M(M) rows at a time (at most ROWS_PASS; default ROWS_PASS; then
+ * one at a time), each row of B read in order. The including file defines ROWS, W, ROWS_PASS,
+ * optionally ROWS_PASS_M and ROWS_CW, ROWS_ENTRY (the entry point's name), the vector
  * type ROWS_V of ROWS_VEC floats, ROWS_BCAST(p) (*p in every lane), and
  *   rows_step(M, Q, acc, j, av, b, ldb, tail): acc[i][j..j+ROWS_VEC) += sum_q av[i][q]
  *       b[q*ldb + j..] for i < M over Q rows of B (tail: 0, or the columns left, < ROWS_VEC:
@@ -11,6 +12,9 @@
 
 #ifndef ROWS_CW
 #define ROWS_CW(M) W /* the columns of an accumulator block for M rows */
+#endif
+#ifndef ROWS_PASS_M
+#define ROWS_PASS_M(M) ROWS_PASS /* rows of B per pass for M rows of C (at most ROWS_PASS) */
 #endif
 
 /* Q rows of B from b (its columns [0, w)) into the accumulator block, op(A)(i, q) = a[i*rsa +
@@ -44,8 +48,9 @@ rows_body(const int M, size_t n, size_t k, float alpha, const float *a, size_t r
             for (size_t j = 0; j < w16; j++) acc[i][j] = 0.f;
         const float *bp = b + j0;
         size_t p = 0;
-        for (; p + ROWS_PASS <= k; p += ROWS_PASS, bp += ROWS_PASS * ldb)
-            rows_pass(M, ROWS_PASS, acc, w, a + p * csa, rsa, csa, bp, ldb);
+        const size_t QP = ROWS_PASS_M(M);
+        for (; p + QP <= k; p += QP, bp += QP * ldb)
+            rows_pass(M, ROWS_PASS_M(M), acc, w, a + p * csa, rsa, csa, bp, ldb);
         for (; p < k; p++, bp += ldb) rows_pass(M, 1, acc, w, a + p * csa, rsa, csa, bp, ldb);
         rows_store(M, acc, w, alpha, beta, c + j0, ldc);
     }

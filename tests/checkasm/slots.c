@@ -647,9 +647,9 @@ static void check_gemm(const sk_gemm_dsp *d, const sk_gemm_dsp *ref, const sk_ge
                                     1025, 2049 };
     const size_t n_gv = sizeof gv_ns / sizeof gv_ns[0];
     /* rows_n: around its 16-column vectors and its accumulator block (1024 columns), k around its
-       four rows of B per pass */
+       rows of B per pass (2-4: whole passes, and the rows left one at a time) */
     static const size_t rn_ns[] = { 1, 15, 16, 17, 64, 100, 1023, 1024, 1025, 2049 };
-    static const size_t rn_ks[] = { 1, 4, 17 };
+    static const size_t rn_ks[] = { 3, 4, 17 };
     const size_t n_rn = sizeof rn_ns / sizeof rn_ns[0];
     static const float ab[2][2] = { { -0.75f, 1.25f }, { 1.5f, 0.f } }; /* beta 0: C is NaN */
     for (int slot = G_UKR; slot <= G_PACK; slot++) {
