@@ -723,16 +723,16 @@ static void run_row(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t n, si
 }
 
 /* PATH_ROWS and PATH_DOT: m rows in near-equal groups of at most the kernel's rows (rows_group,
-   dot_group, past dot_few rows dot_group_many; 12 = 6 + 6, 7 = 3 + 4), one call and one pass over
-   B each. */
+   dot_group; past rows_few or dot_few rows rows_group_many, dot_group_many; 12 = 6 + 6,
+   7 = 3 + 4), one call and one pass over B each. */
 static void run_row_groups(const sk_gemm_dsp *d, enum gemm_path path, sk_trans ta, size_t m,
                            size_t n, size_t k, float alpha, const float *a, size_t lda,
                            const float *b, size_t ldb, float beta, float *c, size_t ldc)
 {
     const int dot = path == PATH_DOT;
-    const size_t group = !dot                                   ? d->rows_group
-                       : m > d->dot_few && d->dot_group_many ? d->dot_group_many
-                                                               : d->dot_group;
+    const size_t few = dot ? d->dot_few : d->rows_few;
+    const size_t many = dot ? d->dot_group_many : d->rows_group_many;
+    const size_t group = m > few && many ? many : dot ? d->dot_group : d->rows_group;
     const size_t rsa = ta ? 1 : lda, groups = cdiv(m, group);
     for (size_t g = 0, i0 = 0; g < groups; g++) {
         const size_t r = (m - i0) / (groups - g);

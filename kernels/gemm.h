@@ -147,6 +147,8 @@ typedef struct sk_gemm_dsp {
                                            dot_group) */
     unsigned rows_max, rows_group;      /* NN rows on rows_n, and per call of it (more: calls on
                                            near-equal groups of rows, a pass over B each) */
+    unsigned rows_group_many;           /* ... past rows_few rows at most this many per call (0:
+                                           rows_group) */
     unsigned rows_span, rows_span_max;  /* rows_n's planner thresholds, floats of B (k x ldb),
                                            and rows_edge (1: rows_n for partial wide panels
                                            too): gemm.c, plan_rows */
