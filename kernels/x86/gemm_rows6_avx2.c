@@ -17,10 +17,11 @@
    4 rows on cores with a 32 KiB L1; on AMD Zen 5 (48 KiB) level with W, in-process, fastest of
    15, twice: 5 and 6 x 512..2048 x 512..2048 0.93-1.05x (docs/bench/gemm-tuning.md) */
 #define ROWS_CW(M) ((M) > 4 ? (size_t)W / 2 : (size_t)W)
-/* Q: 4 rows of B against 2 before for 1-4 rows of C, in-process, fastest of 15, two runs:
-   2x4096x4096 1.42-1.46x, 2x512x512 1.23-1.26x, 4x512x512 1.21-1.22x, 4x1024x64 1.19-1.24x,
-   4x4096x1024 1.17-1.22x, 8x1024x1024 (4 + 4) 1.17-1.21x, 4x1024x1024 1.16-1.22x, 2x1024x1024
-   1.15-1.16x, 3x512x512 1.12-1.17x, 7x1024x1024 (3 + 4) 1.11-1.14x, 3x1024x1024 1.07-1.08x */
+/* Q rows of B per pass (4 for 1-2 rows of C, 3 for 3-4) against 2 for every count, in-process,
+   fastest of 15, two runs: 2x4096x4096 1.42-1.46x, 2x512x512 1.23-1.26x, 4x512x512 1.21-1.22x,
+   4x1024x64 1.19-1.24x, 4x4096x1024 1.17-1.22x, 8x1024x1024 (4 + 4) 1.17-1.21x, 4x1024x1024
+   1.16-1.22x, 2x1024x1024 1.15-1.16x, 3x512x512 1.12-1.17x, 7x1024x1024 (3 + 4) 1.11-1.14x,
+   3x1024x1024 1.07-1.08x (AMD Zen 5) */
 #define ROWS_PASS 4
 #define ROWS_PASS_M(M) ((M) <= 2 ? 4 : (M) <= 4 ? 3 : 2)
 #define ROWS_V __m256
