@@ -801,12 +801,12 @@ static void tile_edge_tests(void)
         const size_t wm[] = { d->w_few,         d->w_few + 1,         d->w_mr, d->w_mr + 1,
                               many - 1,         many,                 d->w_set_max + 1,
                               d->w_part_max,    d->w_part_max + 1,    d->mc,   d->mc + 1 };
-        /* ... and n from w_ldb_min, whole panels and a partial one, where B's rows need not be
-           padded to reach it */
-        const size_t nw = (d->w_ldb_min + W - 1) / W * W > 8 * W ? (d->w_ldb_min + W - 1) / W * W
-                                                                  : 8 * W;
+        /* ... and n from w_ldb_min (whole panels), whole panels and a partial one, where B's rows
+           need not be padded to reach it */
+        const size_t wmin = (d->w_ldb_min + W - 1) / W * W;
+        const size_t nw = wmin > 8 * W ? wmin : 8 * W;
         const size_t wn2[] = { W, 2 * W, 2 * W + 16, 8 * W, nw, nw + 5 };
-        const size_t wst[] = { 0, d->set_stride, d->w_set_stride ? d->w_set_stride : 0 };
+        const size_t wst[] = { 0, d->set_stride, d->w_set_stride };
         for (size_t im = 0; im < sizeof wm / sizeof *wm; im++)
             for (size_t in = 0; in < sizeof wn2 / sizeof *wn2; in++)
                 for (size_t c = 0; c < 3; c++) {
@@ -816,7 +816,7 @@ static void tile_edge_tests(void)
                 }
         /* from w_many rows: B's span around w_span_max (the wide tile, then the other one) */
         if (d->w_many && d->w_span_max) {
-            const size_t n = d->w_ldb_min > 16 * W ? (d->w_ldb_min + W - 1) / W * W : 16 * W;
+            const size_t n = wmin > 16 * W ? wmin : 16 * W;
             for (size_t e = 0; e < 2; e++)
                 run_case(SK_NOTRANS, SK_NOTRANS, d->w_many, n, d->w_span_max / n + e,
                          g_alpha[ck_rand_u32(2)], g_beta[ck_rand_u32(3)], rand_pad(), 0,
