@@ -288,6 +288,13 @@ static inline void sk_gemm_dsp_init_x86(sk_gemm_dsp *d, sk_isa isa, uint64_t fea
            8-64 x 1024 x 1024, 16x4096x1024, 16x2048x2048; at 2 KiB none (ukr_body in
            gemm_6x16_avx2.c) */
         d->ukr = sk_gemm_ukr_pn_avx2;
+        /* NC 2048 (B block 2 MiB, from L3 as the 1 MiB one mostly was): A packed once per k
+           block where n <= 2048, not once per 1024 columns. In-process against NC 1024 (two
+           builds alternated, fastest of 15-25, the same bits): 2048^3 1.01-1.03x, 16x2048x2048
+           1.04-1.05x, 128x2048x2048 1.03x, 1024x2048x1024 1.01x, 64x2048x2048 0.99-1.05x,
+           128x4096x1024 0.99-1.01x, 256x2048x512 and 64x2048x64 level
+           (docs/bench/gemm-tuning.md) */
+        d->nc = 2048;
         d->b_rows_min = 0;
         d->a_prefetch = 0;
         /* A read in place over several MC blocks up to 512 columns (32 strips), not packed:
@@ -508,8 +515,17 @@ static inline void sk_gemm_dsp_init_x86(sk_gemm_dsp *d, sk_isa isa, uint64_t fea
     d->mc = 64;
     d->nc = 1024;
     /* Zen 5: MC 128 (A block 128 KiB), 1.01-1.02x on 1024^3, 2048^3 and 256x1024x1024; 192 and
-       256 level with 128, 96 and 64 1-2% slower; KC 192, 384 and 512 and NC 512 2-4% slower */
-    if (features & SK_CPU_X86_ZEN5) d->mc = 128;
+       256 level with 128, 96 and 64 1-2% slower; KC 192, 384 and 512 and NC 512 2-4% slower.
+       NC 2048 (B block 2 MiB; A packed once per k block up to 2048 columns): in-process against
+       1024, two builds alternated, fastest of 15: 2048^3 1.01-1.04x (NT 1.01-1.02x),
+       64x2048x2048 1.03-1.05x, 128x4096x1024 1.03x, 16x2048x2048 1.02-1.03x, 2048x2048x512
+       1.02-1.03x, 1024x1536x1024 1.01-1.02x, 4096 columns (blocks of 2048 or 4096) 1.01-1.02x,
+       64x2048x64, 16x2048x256, 512x3072x768 level, 256x2048x512 and 128x1536x256 0.98-1.00x;
+       two threads level on 2048^3 (docs/bench/gemm-tuning.md) */
+    if (features & SK_CPU_X86_ZEN5) {
+        d->mc = 128;
+        d->nc = 2048;
+    }
 }
 
 #endif
