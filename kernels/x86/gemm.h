@@ -519,9 +519,9 @@ static inline void sk_gemm_dsp_init_x86(sk_gemm_dsp *d, sk_isa isa, uint64_t fea
        NC 2048 (B block 2 MiB; A packed once per k block up to 2048 columns): in-process against
        1024, two builds alternated, fastest of 15: 2048^3 1.01-1.04x (NT 1.01-1.02x),
        64x2048x2048 1.03-1.05x, 128x4096x1024 1.03x, 16x2048x2048 1.02-1.03x, 2048x2048x512
-       1.02-1.03x, 1024x1536x1024 1.01-1.02x, 4096 columns (blocks of 2048 or 4096) 1.01-1.02x,
-       64x2048x64, 16x2048x256, 512x3072x768 level, 256x2048x512 and 128x1536x256 0.98-1.00x;
-       two threads level on 2048^3 (docs/bench/gemm-tuning.md) */
+       1.02-1.03x, 1024x1536x1024 1.01-1.02x, 64x2048x64, 16x2048x256, 512x3072x768 level,
+       256x2048x512 and 128x1536x256 0.98-1.00x; two threads level on 2048^3
+       (docs/bench/gemm-tuning.md) */
     if (features & SK_CPU_X86_ZEN5) {
         d->mc = 128;
         d->nc = 2048;
