@@ -79,6 +79,29 @@ void run_parts(const sk_threadpool &tp, size_t parts, sk_task_fn fn, void *arg)
         fn(arg, 0);
 }
 
+// Calls f() for `seconds` (and at least min_calls times) before a case's timed loop.
+//   The decoder-step cases write hundreds of MiB on one thread in their setup, and the first calls
+//   after it ran slower on two threads: the step alternated with the read at 0.72-0.73x the read
+//   over 300 calls, 0.86x over 2800 (AMD Zen 5 VM); warmed for 0.5 s first, 300 calls gave
+//   0.90-0.93x.
+//   The GEMM cases run interleaved with other libraries' pools, whose threads spin on the cores
+//   for a while after their last call (OpenBLAS, OpenMP, pthreadpool): a case timed right after
+//   another contender shares the cores with those spinning threads. Warmed for WARM_S first, each
+//   contender is timed with the others' threads asleep. sk_sgemm_tp 1024^3 on 2 threads, its 20
+//   calls right after five 2-thread calls of OpenBLAS: 198-231 GFLOP/s; after a 1 s sleep
+//   instead 295-298; after 0.3 s of its own calls 304-308 (AMD Zen 5 VM, docs/bench).
+template <class F> void warm_up(F f, double seconds, size_t min_calls)
+{
+    using clock = std::chrono::steady_clock;
+    const auto t0 = clock::now();
+    for (size_t i = 0;
+         i < min_calls || std::chrono::duration<double>(clock::now() - t0).count() < seconds; i++)
+        f();
+}
+
+// The GEMM cases' warm-up, seconds: longer than the pools above spin after a call.
+constexpr double WARM_S = 0.3;
+
 struct GemmShape {
     size_t m, n, k;
 };
@@ -95,12 +118,16 @@ void bm_sgemm(benchmark::State &st, sk_isa isa, size_t t, GemmShape s, bool pack
         st.SkipWithError("pack failed");
         return;
     }
-    for (auto _ : st) {
+    auto call = [&] {
         if (packed)
             sk_sgemm_packed_tp(&tp, SK_NOTRANS, s.m, s.n, s.k, 1.f, a.p, s.k, pb.p, 0.f, c.p, s.n);
         else
             sk_sgemm_tp(&tp, SK_NOTRANS, SK_NOTRANS, s.m, s.n, s.k, 1.f, a.p, s.k, b.p, s.n, 0.f,
                         c.p, s.n);
+    };
+    warm_up(call, WARM_S, 1);
+    for (auto _ : st) {
+        call();
         benchmark::DoNotOptimize(c.p);
         benchmark::ClobberMemory();
     }
@@ -128,6 +155,7 @@ void bm_peak(benchmark::State &st, int lanes, size_t t, GemmShape s)
     const double flops = 2.0 * (double)s.m * (double)s.n * (double)s.k;
     const size_t parts = t < 64 ? t : 64;
     PeakJob j{skb_fma_steps(flops / (double)parts, lanes), lanes, {}};
+    warm_up([&] { run_parts(tp, parts, peak_task, &j); }, WARM_S, 1);
     for (auto _ : st) {
         run_parts(tp, parts, peak_task, &j);
         benchmark::DoNotOptimize(j.out);
@@ -142,10 +170,14 @@ void bm_sgemm_openblas(benchmark::State &st, size_t t, GemmShape s)
 {
     openblas_set_num_threads((int)t);
     skb::Buf a(s.m * s.k, -1.f, 1.f, 1), b(s.k * s.n, -1.f, 1.f, 2), c(s.m * s.n, -1.f, 1.f, 3);
-    for (auto _ : st) {
+    auto call = [&] {
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (blasint)s.m, (blasint)s.n,
                     (blasint)s.k, 1.f, a.p, (blasint)s.k, b.p, (blasint)s.n, 0.f, c.p,
                     (blasint)s.n);
+    };
+    warm_up(call, WARM_S, 1);
+    for (auto _ : st) {
+        call();
         benchmark::DoNotOptimize(c.p);
         benchmark::ClobberMemory();
     }
@@ -159,9 +191,13 @@ void bm_sgemm_onednn(benchmark::State &st, size_t t, GemmShape s)
 {
     omp_set_num_threads((int)t);
     skb::Buf a(s.m * s.k, -1.f, 1.f, 1), b(s.k * s.n, -1.f, 1.f, 2), c(s.m * s.n, -1.f, 1.f, 3);
-    for (auto _ : st) {
+    auto call = [&] {
         dnnl_sgemm('N', 'N', (dnnl_dim_t)s.m, (dnnl_dim_t)s.n, (dnnl_dim_t)s.k, 1.f, a.p,
                    (dnnl_dim_t)s.k, b.p, (dnnl_dim_t)s.n, 0.f, c.p, (dnnl_dim_t)s.n);
+    };
+    warm_up(call, WARM_S, 1);
+    for (auto _ : st) {
+        call();
         benchmark::DoNotOptimize(c.p);
         benchmark::ClobberMemory();
     }
@@ -268,18 +304,6 @@ size_t cold_copies(double bytes)
     return c < 2 ? 2 : c > 16 ? 16 : c;
 }
 
-// Calls f() for `seconds` (and at least min_calls times) before a case's timed loop. The
-// decoder-step cases write hundreds of MiB on one thread in their setup, and the first calls after
-// it ran slower on two threads: the step alternated with the read at 0.72-0.73x the read over 300
-// calls, 0.86x over 2800 (AMD Zen 5 VM); warmed for 0.5 s first, 300 calls gave 0.90-0.93x.
-template <class F> void warm_up(F f, double seconds, size_t min_calls)
-{
-    using clock = std::chrono::steady_clock;
-    const auto t0 = clock::now();
-    for (size_t i = 0;
-         i < min_calls || std::chrono::duration<double>(clock::now() - t0).count() < seconds; i++)
-        f();
-}
 
 // cold_copies(step bytes) layers with their kv buffers (K and V projected on the pool) and one
 // workspace: the decoder step on copy i at a time.
