@@ -292,8 +292,8 @@ static inline void sk_gemm_dsp_init_x86(sk_gemm_dsp *d, sk_isa isa, uint64_t fea
            block where n <= 2048, not once per 1024 columns. In-process against NC 1024 (two
            builds alternated, fastest of 15-25, the same bits): 2048^3 1.01-1.03x, 16x2048x2048
            1.04-1.05x, 128x2048x2048 1.03x, 1024x2048x1024 1.01x, 64x2048x2048 0.99-1.05x,
-           128x4096x1024 0.99-1.01x, 256x2048x512 and 64x2048x64 level
-           (docs/bench/gemm-tuning.md) */
+           128x4096x1024 0.99-1.01x, 256x2048x512 and 64x2048x64 level; in a noisier phase
+           later 2048^3 1.00-1.03x (docs/bench/gemm-tuning.md) */
         d->nc = 2048;
         d->b_rows_min = 0;
         d->a_prefetch = 0;
@@ -520,8 +520,9 @@ static inline void sk_gemm_dsp_init_x86(sk_gemm_dsp *d, sk_isa isa, uint64_t fea
        1024, two builds alternated, fastest of 15: 2048^3 1.01-1.04x (NT 1.01-1.02x),
        64x2048x2048 1.03-1.05x, 128x4096x1024 1.03x, 16x2048x2048 1.02-1.03x, 2048x2048x512
        1.02-1.03x, 1024x1536x1024 1.01-1.02x, 64x2048x64, 16x2048x256, 512x3072x768 level,
-       256x2048x512 and 128x1536x256 0.98-1.00x; two threads level on 2048^3
-       (docs/bench/gemm-tuning.md) */
+       256x2048x512 and 128x1536x256 0.98-1.00x; two threads level on 2048^3. In a noisier
+       phase later, 2048^3 0.98-1.03x where 1024^3 (not changed) ran 0.98-1.01x: a gain of 1-2%
+       at best, the size of the A packs it saves (docs/bench/gemm-tuning.md) */
     if (features & SK_CPU_X86_ZEN5) {
         d->mc = 128;
         d->nc = 2048;
