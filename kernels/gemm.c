@@ -1175,20 +1175,40 @@ static void packed_plan_make(const sk_gemm_dsp *d, sk_trans ta, size_t m, size_t
     p->rows_full = m > MC ? split_rows(MC, MR) : none;
 }
 
-/* The packed A blocks' floats (0: A in place). */
-static size_t packed_a_floats(const sk_gemm_dsp *d, const packed_plan *p, size_t m)
+/* Panels wider than the tile, read by several MC blocks: the tile reads its nr-wide part of each
+   panel row at the panel's stride, pack_nr floats, so a kc x nr part covers a fraction nr /
+   pack_nr of L1's sets; from pk_copy_rows rows on, the first MC block's kernels copy each part
+   they read into a kc x nr panel of its own (as sk_gemm_ukr_fn's bp), which the later MC blocks
+   read contiguous. */
+static int packed_copies(const sk_gemm_dsp *d, const packed_plan *p, size_t m)
 {
-    if (p->row || p->direct) return 0;
-    return cdiv(m < d->mc ? m : d->mc, d->mr) * d->mr * p->kc;
+    return !p->row && !p->direct && d->pack_nr > d->nr && d->pk_copy_rows &&
+           m >= d->pk_copy_rows;
 }
 
-/* m, n, k >= 1, alpha != 0. abuf: packed_a_floats, or NULL: A read in place (the same kernel
-   arithmetic as packed, slower at some strides). */
-static void run_packed(const sk_gemm_dsp *d, const packed_plan *p, float *abuf, sk_trans ta,
+/* The packed A blocks' floats (0: A in place), then the copies' (packed_copies: a kc x nc block
+   of op(B), nc at most the NC block in whole panels). */
+static size_t packed_buf_floats(const sk_gemm_dsp *d, const packed_plan *p, size_t m, size_t n)
+{
+    if (p->row || p->direct) return 0;
+    const size_t af = cdiv(m < d->mc ? m : d->mc, d->mr) * d->mr * p->kc;
+    if (!packed_copies(d, p, m)) return af;
+    const size_t PW = d->pack_nr, NCP = d->nc > PW ? udiv(d->nc, PW) * PW : PW;
+    const size_t nc = n < NCP ? cdiv(n, d->nr) * d->nr : NCP;
+    return af + nc * p->kc;
+}
+
+/* m, n, k >= 1, alpha != 0. buf: packed_buf_floats, or NULL: A read in place (the same kernel
+   arithmetic as packed, slower at some strides) and no copies of the panels' parts. */
+static void run_packed(const sk_gemm_dsp *d, const packed_plan *p, float *buf, sk_trans ta,
                        size_t m, size_t n, size_t k, float alpha, const float *a, size_t lda,
                        const float *pb, float beta, const float *bias, float *c, size_t ldc)
 {
     const size_t MR = d->mr, NR = d->nr, PW = d->pack_nr, MC = d->mc, KC = p->kc;
+    float *abuf = buf;
+    float *bbuf = buf && packed_copies(d, p, m)
+                      ? buf + cdiv(m < MC ? m : MC, MR) * MR * KC
+                      : NULL; /* the copies (packed_copies) */
     if (p->row) {
         if (bias) copy_row(c, bias, n); /* the row of C starts as the bias; the kernels add */
         for (size_t j = 0; j < n; j += PW, pb += k * PW)
@@ -1246,12 +1266,16 @@ static void run_packed(const sk_gemm_dsp *d, const packed_plan *p, float *abuf, 
                     const float *panel = pb + jp * k + pc * PW + (j - jp); /* row pc, column j */
                     const size_t nr = n - j < NR ? n - j : NR;
                     float *cj = c + ic * ldc + j;
+                    /* a whole part's copy: made by the first MC block's first row block */
+                    float *cp = bbuf && nr == NR ? bbuf + (j - jc) * kc : NULL;
                     for (size_t q = 0; q < rs->count; q++) {
                         const size_t r = q < rs->first ? rs->hi : rs->lo;
                         if (bb) put_bias(r, nr, bb + j, cj, ldc);
                         if (SK_LIKELY(nr == NR)) {
-                            d->ukr(r, kc, ar[q], rsa, csa, panel, PW, cj, ldc, alpha, be, NULL,
-                                   NULL, 0);
+                            const int from_copy = cp && (ic > 0 || q > 0);
+                            d->ukr(r, kc, ar[q], rsa, csa, from_copy ? cp : panel,
+                                   from_copy ? NR : PW, cj, ldc, alpha, be,
+                                   cp && !from_copy ? cp : NULL, NULL, 0);
                         } else {
                             d->ukr(r, kc, ar[q], rsa, csa, panel, PW, tile, NR, alpha, 0.f, NULL,
                                    NULL, 0);
@@ -1291,9 +1315,9 @@ static void packed_task(void *arg, size_t t)
     if (r0 >= r1 || c0 >= c1) return;
     packed_plan p = j->p;
     if (r1 < j->m) p.rows_last = p.rows_full; /* this part's last MC block is a full one */
-    const size_t af = packed_a_floats(d, &p, r1 - r0);
-    float *abuf = af ? sk_tbuf_get(SK_TBUF_GEMM, af) : NULL;
-    run_packed(d, &p, abuf, j->ta, r1 - r0, c1 - c0, j->k, j->alpha,
+    const size_t bf = packed_buf_floats(d, &p, r1 - r0, c1 - c0);
+    float *buf = bf ? sk_tbuf_get(SK_TBUF_GEMM, bf) : NULL;
+    run_packed(d, &p, buf, j->ta, r1 - r0, c1 - c0, j->k, j->alpha,
                j->ta ? j->a + r0 : j->a + r0 * j->lda, j->lda, j->pb + c0 * j->k, j->beta,
                j->bias ? j->bias + c0 : NULL, j->c + r0 * j->ldc + c0, j->ldc);
 }
@@ -1338,7 +1362,7 @@ void sk_gemm_run_packed_bias_tp(const sk_threadpool *tp, const sk_gemm_dsp *d, s
         return;
     }
     /* one task: no job (zeroing it and reading its fields back cost more than the partition) */
-    const size_t af = packed_a_floats(d, &p, m);
-    run_packed(d, &p, af ? sk_tbuf_get(SK_TBUF_GEMM, af) : NULL, ta, m, n, k, alpha, a, lda, pb,
+    const size_t bf = packed_buf_floats(d, &p, m, n);
+    run_packed(d, &p, bf ? sk_tbuf_get(SK_TBUF_GEMM, bf) : NULL, ta, m, n, k, alpha, a, lda, pb,
                beta, bias, c, ldc);
 }

@@ -102,6 +102,12 @@ typedef struct sk_gemm_dsp {
                                            columns alone may leave too few (AVX2: 2 for 16);
                                            pack_nr == w_nr: m <= w_few rows run ukr_w over whole
                                            panels */
+    unsigned pk_copy_rows;              /* a packed B read by the tile in nr-wide parts of wider
+                                           panels (pack_nr > nr), over several MC blocks: from this
+                                           many rows of C on, the first MC block's kernels copy
+                                           each whole part they read into a contiguous kc x nr
+                                           panel, which the later MC blocks read (gemm.c,
+                                           packed_copies; 0: never) */
     unsigned mc, kc, nc;                /* cache blocks: A block mc x kc (L2), B block kc x nc (L3),
                                            B micro-panel kc x nr (L1) */
     unsigned ukr_t_m, ukr_t_n;          /* ukr_t: at most C rows (lanes) x C columns per call */

@@ -108,8 +108,9 @@ void sk_gemm_dsp_init_ref(sk_gemm_dsp *d)
         .rows_n = sk_gemm_rows_ref, .rows_max = 3 * SK_GEMM_REF_MR, .rows_group = SK_GEMM_REF_MR,
         .rows_few = SK_GEMM_REF_MR,
         .mr = SK_GEMM_REF_MR, .nr = SK_GEMM_REF_NR, .mc = 32, .kc = 64, .nc = 256, .kc_t = 64,
-        /* packed B: panels of two tiles, so that every build runs the tile over parts of one */
-        .pack_nr = 2 * SK_GEMM_REF_NR,
+        /* packed B: panels of two tiles, so that every build runs the tile over parts of one,
+           and copies of those parts from two MC blocks on (the AVX-512 table's rule) */
+        .pack_nr = 2 * SK_GEMM_REF_NR, .pk_copy_rows = 2 * 32,
         /* planner: as the vector tables (rows at 4 KiB strides share an L1 set, 8 such rows
            stay in L1; an in-place panel copied past 16 KiB of B or at 2 KiB strides, for at least
            two more row blocks, one more at 4 KiB strides (both counts within reach of tests),

@@ -251,8 +251,10 @@ static inline void sk_gemm_dsp_init_x86(sk_gemm_dsp *d, sk_isa isa, uint64_t fea
     d->realign_floats = 8;
     d->mr = SK_GEMM_AVX2_MR;
     d->nr = SK_GEMM_AVX2_NR;
-    /* two tiles wide: m == 1 over a packed B then keeps 4 accumulators of 8 columns per row */
+    /* two tiles wide: m == 1 over a packed B then keeps 4 accumulators of 8 columns per row; the
+       tile's half of a panel is not copied (see the AVX-512 tier's pk_copy_rows) */
     d->pack_nr = 2 * SK_GEMM_AVX2_NR;
+    d->pk_copy_rows = 0;
     /* few rows: 4 rows of the 6x16 tile are 8 accumulators, just the FMA latency x two ports;
        the 4x24 tile has 12 */
     d->ukr_w = sk_gemm_ukr_w_avx2;
@@ -527,6 +529,16 @@ static inline void sk_gemm_dsp_init_x86(sk_gemm_dsp *d, sk_isa isa, uint64_t fea
         d->mc = 128;
         d->nc = 2048;
     }
+    /* A packed B (panels of 64, pack_nr) over two MC blocks or more: the 8x32 tile's half of each
+       panel row covers half of L1's sets (kc x 32 floats: 16 lines per set where the ways are 8
+       to 12), so the first MC block's kernels copy each half into a contiguous panel for the
+       others. AMD Zen 5, sk_sgemm_packed in-process against no copy (two builds alternated,
+       fastest of 15, the same bits): 1024^3 1.02-1.05x, 2048^3 1.035-1.05x, 256x1024x1024
+       1.00-1.02x, 512^3 level; with one row past the first MC block (129x1024x1024) 0.97-1.00x.
+       The AVX2 tile's half (16 of 32 floats, one line per row) leaves its sets room: 1024^3 and
+       2048^3 1.005-1.012x, 256x1024x1024 0.99x, 144x512x512 0.98-0.99x, not copied there
+       (docs/bench/gemm-tuning.md) */
+    d->pk_copy_rows = 2 * d->mc;
 }
 
 #endif

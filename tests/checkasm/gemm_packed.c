@@ -199,6 +199,24 @@ void ck_test_gemm_packed(void)
                         al[ck_rand_u32(2)], be[ck_rand_u32(3)], rand_pad(), rand_pad(), rand_pad());
         }
 
+    /* the first MC block's copies of the tile's parts of each panel (pk_copy_rows): m at the
+       rule's edge, n over one whole part, over whole ones and a partial one, and past the NC
+       block (the copies restart at each NC block), two k blocks (the copies hold one) */
+    if (d->pk_copy_rows) {
+        const size_t CR = d->pk_copy_rows;
+        const size_t cm[] = { CR - 1, CR, CR + MR + 1 };
+        const size_t cn[] = { NR, PW + NR + 3, d->nc + PW + 5 };
+        for (size_t im = 0; im < sizeof cm / sizeof *cm; im++)
+            for (size_t in = 0; in < sizeof cn / sizeof *cn; in++) {
+                if (in == 2 && im != 1) continue; /* the large n once */
+                if (ck_quick() && (im + in) % 2) continue;
+                const int tt = (int)ck_rand_u32(4);
+                packed_case((sk_trans)(tt >> 1), (sk_trans)(tt & 1), cm[im], cn[in], KC + 3,
+                            al[ck_rand_u32(2)], be[ck_rand_u32(3)], rand_pad(), rand_pad(),
+                            rand_pad());
+            }
+    }
+
     /* n past the NC block (whole panels per block): one MC block (A in place) and several */
     const size_t NC = d->nc, nbig = NC + PW + 3;
     for (int tt = 0; tt < 4; tt++) {
