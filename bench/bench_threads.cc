@@ -304,7 +304,6 @@ size_t cold_copies(double bytes)
     return c < 2 ? 2 : c > 16 ? 16 : c;
 }
 
-
 // cold_copies(step bytes) layers with their kv buffers (K and V projected on the pool) and one
 // workspace: the decoder step on copy i at a time.
 struct StepCopies {
