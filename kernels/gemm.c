@@ -1186,16 +1186,27 @@ static int packed_copies(const sk_gemm_dsp *d, const packed_plan *p, size_t m)
            m >= d->pk_copy_rows;
 }
 
+/* The packed path's NC block: whole panels, at least one. */
+static size_t packed_nc(const sk_gemm_dsp *d)
+{
+    const size_t PW = d->pack_nr;
+    return d->nc > PW ? udiv(d->nc, PW) * PW : PW;
+}
+
+/* The packed A blocks' floats (A packed: not p->row, not p->direct). */
+static size_t packed_a_floats(const sk_gemm_dsp *d, const packed_plan *p, size_t m)
+{
+    return cdiv(m < d->mc ? m : d->mc, d->mr) * d->mr * p->kc;
+}
+
 /* The packed A blocks' floats (0: A in place), then the copies' (packed_copies: a kc x nc block
-   of op(B), nc at most the NC block in whole panels). */
+   of op(B), nc at most the NC block). */
 static size_t packed_buf_floats(const sk_gemm_dsp *d, const packed_plan *p, size_t m, size_t n)
 {
     if (p->row || p->direct) return 0;
-    const size_t af = cdiv(m < d->mc ? m : d->mc, d->mr) * d->mr * p->kc;
+    const size_t af = packed_a_floats(d, p, m), NCP = packed_nc(d);
     if (!packed_copies(d, p, m)) return af;
-    const size_t PW = d->pack_nr, NCP = d->nc > PW ? udiv(d->nc, PW) * PW : PW;
-    const size_t nc = n < NCP ? cdiv(n, d->nr) * d->nr : NCP;
-    return af + nc * p->kc;
+    return af + (n < NCP ? cdiv(n, d->nr) * d->nr : NCP) * p->kc;
 }
 
 /* m, n, k >= 1, alpha != 0. buf: packed_buf_floats, or NULL: A read in place (the same kernel
@@ -1205,10 +1216,8 @@ static void run_packed(const sk_gemm_dsp *d, const packed_plan *p, float *buf, s
                        const float *pb, float beta, const float *bias, float *c, size_t ldc)
 {
     const size_t MR = d->mr, NR = d->nr, PW = d->pack_nr, MC = d->mc, KC = p->kc;
-    float *abuf = buf;
-    float *bbuf = buf && packed_copies(d, p, m)
-                      ? buf + cdiv(m < MC ? m : MC, MR) * MR * KC
-                      : NULL; /* the copies (packed_copies) */
+    float *abuf = buf; /* then the copies (packed_copies) */
+    float *bbuf = buf && packed_copies(d, p, m) ? buf + packed_a_floats(d, p, m) : NULL;
     if (p->row) {
         if (bias) copy_row(c, bias, n); /* the row of C starts as the bias; the kernels add */
         for (size_t j = 0; j < n; j += PW, pb += k * PW)
@@ -1242,7 +1251,7 @@ static void run_packed(const sk_gemm_dsp *d, const packed_plan *p, float *buf, s
     const float *ar[RB_MAX];
     /* NC blocks of whole panels: each MC block reuses the kc x nc block of B from L2 / L3, where
        the whole of a large B would come from memory again for every MC block */
-    const size_t NCP = d->nc > PW ? udiv(d->nc, PW) * PW : PW;
+    const size_t NCP = packed_nc(d);
     for (size_t jc = 0; jc < n; jc += NCP) {
         const size_t jn = n - jc < NCP ? n : jc + NCP; /* columns [jc, jn) */
         for (size_t pc = 0; pc < k; pc += KC) {
