@@ -13,9 +13,10 @@
  * table's micro-kernel). Both transposes and any ld are absorbed by the packing (the table's
  * transposing pack_t).
  * Blocked: k is cut into equal blocks of at most kc; rows of an MC block are split into full
- * MR-row blocks and the rest when the rest is at least 2/3 of MR (16 = 6 + 6 + 4), else into
- * near-equal row blocks (8 = 4 + 4 rather than 6 + 2); columns past n in the last B panel are zero
- * and that tile goes through a stack tile.
+ * MR-row blocks and the rest when the rest is at least 2/3 of MR and, on the main tile, at least
+ * the table's mr_rest_min rows (14 = 8 + 6), else into near-equal row blocks (8 = 4 + 4 rather
+ * than 6 + 2; 16 = 6 + 5 + 5 on the AVX2 tile); columns past n in the last B panel are zero and
+ * that tile goes through a stack tile.
  * B: NN with one MC block reads B in place (the kernels prefetch its rows), and the first row
  * block's kernel also stores the panel it reads to a packed panel, which the other row blocks
  * read from L1 (rows at a stride of cp_stride share a few L1 sets: read in place again, they would
@@ -233,13 +234,13 @@ static enum gemm_path plan_path(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, 
     return PATH_BLOCKED;
 }
 
-/* mc rows in full MR-row blocks and the rest last when the rest is at least 2/3 of MR (16 = 6 +
-   6 + 4), else in near-equal blocks, the first ones one row taller (8 = 4 + 4, not 6 + 2: a
-   2-row tile is FMA-latency bound). */
-static row_split split_rows(size_t mc, size_t MR)
+/* mc rows in full MR-row blocks and the rest last when the rest is at least 2/3 of MR and at
+   least rest_min rows (14 = 8 + 6), else in near-equal blocks, the first ones one row taller (8 =
+   4 + 4, not 6 + 2: a 2-row tile is FMA-latency bound; 16 = 6 + 5 + 5 with rest_min 5). */
+static row_split split_rows(size_t mc, size_t MR, size_t rest_min)
 {
     const size_t count = cdiv(mc, MR), rest = umod(mc, MR);
-    if (3 * rest >= 2 * MR) return (row_split){ count, count - 1, MR, rest };
+    if (3 * rest >= 2 * MR && rest >= rest_min) return (row_split){ count, count - 1, MR, rest };
     const size_t q = udiv(mc, count);
     return (row_split){ count, mc - q * count, q + 1, q };
 }
@@ -300,9 +301,10 @@ static void plan_make(const sk_gemm_dsp *d, enum gemm_path path, sk_trans ta, sk
           ? B_BLOCK_ROWS : B_IN_PLACE; /* ldb * k: within B's validated extent */
     else
         b = d->b_rows_min && kc * ncap >= d->b_rows_min ? B_BLOCK_ROWS : B_BLOCK_FUSED;
-    const row_split last = split_rows(one_ic ? m : m - (cdiv(m, MC) - 1) * MC, MR);
+    const size_t rest_min = wide ? 0 : d->mr_rest_min;
+    const row_split last = split_rows(one_ic ? m : m - (cdiv(m, MC) - 1) * MC, MR, rest_min);
     p->rows_last = last;
-    if (!one_ic) p->rows_full = split_rows(MC, MR);
+    if (!one_ic) p->rows_full = split_rows(MC, MR, rest_min);
     /* an in-place panel is copied when enough row blocks reuse it (fewer at set_stride
        multiples), its rows are far enough apart (cp_ldb_min) and it would not stay in L1 (B over
        cp_min floats, or rows at a multiple of cp_stride: a few L1 sets); never the wide tile's (a
@@ -1169,10 +1171,10 @@ static void packed_plan_make(const sk_gemm_dsp *d, sk_trans ta, size_t m, size_t
     p->row = m == 1 && d->gemv_n && (!ta || lda == 1);
     p->direct = direct;
     p->wide = direct && d->ukr_w && d->w_nr == d->pack_nr && wide_rows(d, m, n);
-    p->rows_wide = p->wide ? split_rows(m, d->w_mr) : none;
+    p->rows_wide = p->wide ? split_rows(m, d->w_mr, 0) : none;
     p->kc = direct || k <= d->kc ? k : cdiv(k, cdiv(k, d->kc));
-    p->rows_last = split_rows(m <= MC ? m : m - (cdiv(m, MC) - 1) * MC, MR);
-    p->rows_full = m > MC ? split_rows(MC, MR) : none;
+    p->rows_last = split_rows(m <= MC ? m : m - (cdiv(m, MC) - 1) * MC, MR, d->mr_rest_min);
+    p->rows_full = m > MC ? split_rows(MC, MR, d->mr_rest_min) : none;
 }
 
 /* Panels wider than the tile, read by several MC blocks: the tile reads its nr-wide part of each

@@ -84,6 +84,10 @@ typedef struct sk_gemm_dsp {
                                            pack_t first */
     sk_gemm_pack_fn pack_t;             /* the transposing pack */
     unsigned mr, nr;                    /* register tile */
+    unsigned mr_rest_min;               /* an MC block's rows past its full mr-row blocks run as a
+                                           block of their own only from this many rows (and 2/3
+                                           of mr); fewer: near-equal blocks (gemm.c, split_rows;
+                                           0: from 2/3 of mr) */
     unsigned w_mr, w_nr;                /* the wide tile (w_nr <= 64) */
     unsigned w_few, w_many, w_set_max;  /* NN on the wide tile: m <= w_few over any n; over whole
                                            w_nr panels m <= w_mr, and w_many <= m <= mc (w_many 0:

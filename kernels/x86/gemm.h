@@ -251,6 +251,13 @@ static inline void sk_gemm_dsp_init_x86(sk_gemm_dsp *d, sk_isa isa, uint64_t fea
     d->realign_floats = 8;
     d->mr = SK_GEMM_AVX2_MR;
     d->nr = SK_GEMM_AVX2_NR;
+    /* a 4-row block of the 6x16 tile holds 8 accumulators, just the FMA latency times two pipes:
+       m = 6 q + 4 rows run as near-equal blocks (16 = 6 + 5 + 5, 10 = 5 + 5), not q blocks of 6
+       and one of 4. AMD Zen 5, the two plans of one library alternated (fastest of 21, three
+       runs): 10x512x512 1.03-1.05x, 16x512x512 1.00-1.03x, 16x1024x1024 1.00-1.03x, 64x64x64
+       1.00-1.02x, 16x64x64 1.01x, 16x512x64 and 64x512x64 1.00-1.01x, 40x512x512 1.00-1.02x,
+       16x4096x1024 1.02x, 64x512x512 and 1024^3 level (docs/bench/gemm-tuning.md) */
+    d->mr_rest_min = 5;
     /* two tiles wide: m == 1 over a packed B then keeps 4 accumulators of 8 columns per row; the
        tile's half of a panel is not copied (see the AVX-512 tier's pk_copy_rows) */
     d->pack_nr = 2 * SK_GEMM_AVX2_NR;
@@ -426,6 +433,7 @@ static inline void sk_gemm_dsp_init_x86(sk_gemm_dsp *d, sk_isa isa, uint64_t fea
     d->kc_t = 512 * 1024 / 4 / SK_GEMM_AVX512_T_M; /* op(A)^T 512 KiB, as the AVX2 tier */
     /* planner: as the AVX2 tier */
     d->mr = SK_GEMM_AVX512_MR;
+    d->mr_rest_min = 0; /* a 6-row rest of the 8x32 tile: 12 accumulators */
     d->nr = SK_GEMM_AVX512_NR;
     /* a packed B in panels of the wide tile's width: up to 4 rows run the 4x64 tile (16
        accumulators) over whole panels, more rows the 8x32 tile over their halves. Against 32-column
