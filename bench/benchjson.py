@@ -23,6 +23,11 @@ RATE_COUNTERS = ("GFLOP/s", "elem/s", "GB/s", "items_per_second", "bytes_per_sec
 ISAS = ("scalar", "avx2", "avx512", "neon")
 # Pseudo-contender: the fastest simdkern ISA for each family/variant/shape.
 BEST_ALIASES = ("best", "simdkern")
+# Pseudo-contender: the fastest peer library for each family/variant/shape (bounds such as
+# "peak-avx512", "read" and "memcpy" and simdkern's own compositions are not peers here).
+PEER_ALIASES = ("peers",)
+# Contenders that measure a bound of the work, not a library doing it.
+BOUNDS = ("peak", "read", "memcpy")
 # How the repetitions of a benchmark become one value: their median, or the fastest of them. On a
 # shared machine, time stolen by other guests only ever slows a repetition down, so the fastest
 # repetitions of two contenders run side by side compare what each can do; the medians compare
@@ -274,14 +279,23 @@ def load(path, stat="median"):
     return Report(path, context, entries)
 
 
+def is_library_peer(contender):
+    """A peer library's own run of the work: a peer that is neither a bound nor a composition of
+    simdkern's kernels."""
+    return (is_peer(contender) and contender.split("-")[0] not in BOUNDS
+            and "simdkern" not in contender.split("-"))
+
+
 def by_key(report, contender):
     """key (family, variant, shape) -> Entry for one contender. 'best'/'simdkern' picks, per key,
-    the simdkern ISA with the highest rate (by the first rate counter the ISAs share)."""
+    the simdkern ISA with the highest rate (by the first rate counter the ISAs share); 'peers'
+    the peer library with the highest rate."""
     out = {}
-    if contender in BEST_ALIASES:
+    if contender in BEST_ALIASES or contender in PEER_ALIASES:
+        pick = is_isa if contender in BEST_ALIASES else is_library_peer
         cands = {}
         for e in report.entries.values():
-            if is_isa(e.contender) and e.error is None:
+            if pick(e.contender) and e.error is None:
                 cands.setdefault(e.key, []).append(e)
         for k, es in cands.items():
             out[k] = best_of(es)

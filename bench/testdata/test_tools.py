@@ -207,6 +207,55 @@ def thread_axis():
               "report: thread-axis table with the speed-up", md)
 
 
+def within_runs():
+    """'peers' (the fastest peer library, never a bound) and --within over several runs."""
+    import json
+
+    def bm(name, gflops):
+        return {"name": name, "run_name": name, "run_type": "iteration", "repetitions": 1,
+                "repetition_index": 0, "threads": 1, "iterations": 10, "real_time": 1000.0,
+                "cpu_time": 1000.0, "time_unit": "ns", "GFLOP/s": gflops}
+    runs = ({"32x32x32": {"avx512": 90, "libxsmm": 100, "onednn": 80, "peak-avx512": 110},
+             "1x512x512": {"avx512": 60, "onednn": 50, "read": 70}},
+            {"32x32x32": {"avx512": 95, "libxsmm": 100, "onednn": 96, "peak-avx512": 110},
+             "1x512x512": {"avx512": 45, "onednn": 50, "read": 70}},
+            {"32x32x32": {"avx512": 80, "libxsmm": 100, "peak-avx512": 110}})
+    with tempfile.TemporaryDirectory() as d:
+        paths = []
+        for i, r in enumerate(runs):
+            rep = {"context": {"date": "2026-12-06T00:00:00+00:00", "host_name": "fixture",
+                               "num_cpus": 2},
+                   "benchmarks": [bm("sgemm/%s/NN/%s" % (c, shape), v)
+                                  for shape, cs in r.items() for c, v in cs.items()]}
+            paths.append(os.path.join(d, "run%d.json" % i))
+            with open(paths[-1], "w") as f:
+                json.dump(rep, f)
+        rc, out, err = run(COMPARE, "--within", paths[0], "avx512", "peers")
+        check(rc == 0 and ratio_of(out, "sgemm/*/NN/32x32x32") == 0.9
+              and "(avx512 vs libxsmm)" in out and ratio_of(out, "sgemm/*/NN/1x512x512") == 1.2
+              and "(avx512 vs onednn)" in out, "peers: the fastest peer, not a bound", out + err)
+        rc, out, err = run(COMPARE, "--within", paths[0], "avx512", "peers", paths[1], paths[2])
+
+        def cols(label):
+            for line in out.splitlines():
+                if line.startswith(label + " "):
+                    return line.split()[-4:]
+            return None
+        check(rc == 0 and "3 runs" in out and cols("sgemm/*/NN/32x32x32") == [
+            "3", "0.800", "0.950", "0.900"], "runs: the median ratio and the range", out + err)
+        # a case missing from one run: the median of the runs that have it (1.2 and 0.9)
+        check(cols("sgemm/*/NN/1x512x512") == ["2", "0.900", "1.200", "1.050"],
+              "runs: a case in two of three runs", out)
+        rc, out, _ = run(COMPARE, "--within", paths[0], "avx512", "peers", paths[1], paths[2],
+                         "--fail-any-below", "0.85")
+        check(rc == 0 and "PASS" in out, "runs: the gate reads the medians (a run at 0.80)", out)
+        rc, out, _ = run(COMPARE, "--within", paths[0], "avx512", "peers", paths[1], paths[2],
+                         "--fail-any-below", "0.95")
+        check(rc == 1 and "ratio 0.900 < 0.950" in out, "runs: the gate fails on a median", out)
+        rc, _, err = run(COMPARE, "--threads", paths[0], "1", "2", paths[1])
+        check(rc == 2, "runs: only with --within", err)
+
+
 def fastest_repetition():
     """--stat best: the fastest repetition of each benchmark instead of the median."""
     rc, out, err = run(COMPARE, BEFORE, AFTER, "--stat", "best")
@@ -233,6 +282,7 @@ def fastest_repetition():
 compare_files()
 fastest_repetition()
 compare_within()
+within_runs()
 thread_axis()
 compare_errors()
 report_from_json()
