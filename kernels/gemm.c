@@ -197,13 +197,17 @@ static int wide_rows(const sk_gemm_dsp *d, size_t m, size_t n)
 
 /* NN on the wide tile: wide_rows, from w_many rows up to one MC block over a B of at most
    w_span_max floats (k x ldb; 0: any), at most w_set_max of them at a B row stride that is a
-   multiple of w_set_stride (0: set_stride). */
+   multiple of w_set_stride (0: set_stride); past one MC block with one k block over a B of at
+   most w_blocks_span floats, not at such a stride. */
 static int plan_wide(const sk_gemm_dsp *d, sk_trans tb, size_t m, size_t n, size_t k, size_t ldb)
 {
     if (tb || !d->ukr_w || ldb < d->w_ldb_min || !wide_rows(d, m, n)) return 0;
     if (m <= d->w_mr) return 1;
     const size_t ws = d->w_set_stride ? d->w_set_stride : d->set_stride;
-    return m <= d->mc && (!d->w_span_max || k <= udiv(d->w_span_max, ldb)) &&
+    if (m > d->mc) /* k x ldb within B's validated extent */
+        return d->w_blocks_span && k <= d->kc && k <= udiv(d->w_blocks_span, ldb) &&
+               umod(ldb, ws) != 0;
+    return (!d->w_span_max || k <= udiv(d->w_span_max, ldb)) &&
            (umod(ldb, ws) != 0 || m <= d->w_set_max);
 }
 

@@ -98,6 +98,10 @@ typedef struct sk_gemm_dsp {
                                            many floats, k x ldb (0: any) */
     unsigned w_part_max;                /* ... and w_many <= m <= w_part_max rows over any n (a
                                            partial last panel) too (0: none) */
+    unsigned w_blocks_span;             /* ... and from w_many rows over several MC blocks too,
+                                           with one k block (k <= kc) and a B of at most this
+                                           many floats (k x ldb), not at a w_set_stride multiple
+                                           (0: never) */
     unsigned w_ldb_min;                 /* ukr_w only for B rows at least this many floats apart
                                            (0: any) */
     unsigned pack_nr;                   /* a packed B's panel width (sk_gemm_pack_b), a multiple of

@@ -345,6 +345,7 @@ static inline void sk_gemm_dsp_init_x86(sk_gemm_dsp *d, sk_isa isa, uint64_t fea
     d->ukr = sk_gemm_ukr_avx512;
     /* the AVX2 tile's rule (Zen 5) */
     d->w_many = d->w_set_max = d->w_set_stride = d->w_span_max = d->w_part_max = 0;
+    d->w_blocks_span = 0;
     d->ukr_t = sk_gemm_ukr_t_avx512;
     d->gemv_n = sk_gemv_n_avx512; /* rows streamed from SK_GEMV_AVX2_ROWS_MIN columns, as the
                                      AVX2 tier's: gemv_group stays at least that wide */
@@ -470,6 +471,16 @@ static inline void sk_gemm_dsp_init_x86(sk_gemm_dsp *d, sk_isa isa, uint64_t fea
         d->w_mr = SK_GEMM_AVX512_W_MR;
         d->w_many = 9;
         d->w_set_max = 12;
+        /* and past one MC block with one k block over a B of up to 1 MiB (in L2), B's panels
+           copied by the first MC block's first row block, as the 8x32 tile's: in-process against
+           the 8x32 tile (two plans of one library alternated in both orders, fastest of 21, the
+           same bits, three runs): 1024x512x64 1.04-1.05x, 256x768x64 1.05-1.06x, 512x1536x64
+           1.04-1.06x, 512x768x128 1.03-1.07x, 4096x512x64 and 512x512x64 1.03x, 256x512x64
+           1.02-1.04x, 512x512x256 1.02-1.04x, 1024x768x256 1.01-1.03x, 256x256x256 1.01-1.02x;
+           over a larger B 0.97-1.01x (512x2560x256 0.97x, 1024x1536x256 0.99x), with several k
+           blocks 0.98-1.01x (1024x128x2048, 1024x256x768); the AVX2 wide tile 0.98-1.04x
+           (docs/bench/gemm-tuning.md) */
+        d->w_blocks_span = 256 * 1024;
         /* two row blocks reading an in-place B at a 4 KiB-multiple stride: the second from the
            first one's copy, 1.2-1.3x (9, 12 and 16 x 1024 x 1024, 16x2048x512, 16x1024x256) */
         d->cp_blocks_set = 2;

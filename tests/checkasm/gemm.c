@@ -4,16 +4,17 @@
  * over sizes around every tile edge (MR, NR), cache block (MC, KC, NC) and planner threshold
  * (dot_rows, dot_few, dot_k_min, dot_k_max, dot_span, dot_t_fill, ukr_t_m, ukr_t_min, ukr_t_n,
  * ukr_t_lane, ukr_t_span, ukr_t_direct, ukr_t_max, ukr_t_k_rows, ukr_t_fill, ukr_tp_n, ukr_tp_k,
- * w_ldb_min, w_many, w_set_max, w_set_stride, w_span_max, w_part_max, set_stride, set_rows,
- * b_alias, b_span_min, b_rows_min, cp_min, cp_stride, cp_blocks, cp_blocks_set, cp_ldb_min,
- * direct_a_strips, copy_packs_a, realign_rows_n, realign_n, realign_span, with B 1 to 15 floats
- * off a cache line) of the table under test, each read from it, B strides that are multiples of
- * 4 KiB; each slot of the table (micro-kernel in every A layout, copying B or not; the tile
- * transposing B into its panel; transposed tile; matrix-vector kernels; dot kernel; transposing
- * pack) called directly, also those the ISA's table picks on other microarchitectures; all four
- * transposes, padded leading dimensions (poisoned padding must stay untouched), alpha in
- * {1, -0.5, 0}, beta in {0, 1, 0.25} (beta == 0 with C full of NaN: must not propagate), guard
- * bands, concurrent calls from several threads, bad arguments, and a hand-computed 2x2 case. */
+ * w_ldb_min, w_many, w_set_max, w_set_stride, w_span_max, w_part_max, w_blocks_span, set_stride,
+ * set_rows, b_alias, b_span_min, b_rows_min, cp_min, cp_stride, cp_blocks, cp_blocks_set,
+ * cp_ldb_min, direct_a_strips, copy_packs_a, realign_rows_n, realign_n, realign_span, with B 1
+ * to 15 floats off a cache line) of the table under test, each read from it, B strides that are
+ * multiples of 4 KiB; each slot of the table (micro-kernel in every A layout, copying B or not;
+ * the tile transposing B into its panel; transposed tile; matrix-vector kernels; dot kernel;
+ * transposing pack) called directly, also those the ISA's table picks on other
+ * microarchitectures; all four transposes, padded leading dimensions (poisoned padding must stay
+ * untouched), alpha in {1, -0.5, 0}, beta in {0, 1, 0.25} (beta == 0 with C full of NaN: must not
+ * propagate), guard bands, concurrent calls from several threads, bad arguments, and a
+ * hand-computed 2x2 case. */
 #define _DEFAULT_SOURCE /* MAP_ANONYMOUS */
 #include <math.h>
 #include <pthread.h>
@@ -821,6 +822,19 @@ static void tile_edge_tests(void)
                 run_case(SK_NOTRANS, SK_NOTRANS, d->w_many, n, d->w_span_max / n + e,
                          g_alpha[ck_rand_u32(2)], g_beta[ck_rand_u32(3)], rand_pad(), 0,
                          rand_pad());
+        }
+        /* past one MC block (w_blocks_span): k at kc and just past it over a small B, then B's
+           span just under and past w_blocks_span with one k block, B's rows not at a
+           set-stride multiple (the wide tile, then the other one) */
+        if (d->w_many && d->w_blocks_span) {
+            const size_t nb = 17 * W, kb = d->w_blocks_span / nb;
+            for (int c = 0; c < 4; c++) {
+                if (ck_quick() && c & 1) continue;
+                const size_t m = d->mc + 1 + ck_rand_u32((unsigned)(2 * d->mc));
+                const size_t n = c < 2 ? 2 * W : nb, k = c < 2 ? d->kc + (size_t)c : kb + (c & 1);
+                run_case(SK_NOTRANS, SK_NOTRANS, m, n, k, g_alpha[ck_rand_u32(2)],
+                         g_beta[ck_rand_u32(3)], rand_pad(), 0, rand_pad());
+            }
         }
         /* B's row stride just under and at w_ldb_min (the other tile, then the wide one) */
         for (size_t ldb = d->w_ldb_min - 1; d->w_ldb_min && ldb <= d->w_ldb_min; ldb++)
