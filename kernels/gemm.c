@@ -969,18 +969,16 @@ void sk_gemm_run_prepared_tp(const sk_threadpool *tp, const sk_gemm_prepared *g,
         scale_c(g->m, g->n, g->beta, c, g->ldc);
         return;
     case SK_GEMM_PRODUCT:
-        if (realign_cols(g->d, g->ta, g->tb, g->m, g->n, g->k, b, g->ldb)) /* split as the call */
+        /* split as the call; on a pool, its partition plans each tile of C itself */
+        if (realign_cols(g->d, g->ta, g->tb, g->m, g->n, g->k, b, g->ldb) || sk_tp_threads(tp) > 1)
             sk_gemm_run_bias_tp(tp, g->d, g->ta, g->tb, g->m, g->n, g->k, g->alpha, a, g->lda,
                                 b, g->ldb, g->beta, NULL, c, g->ldc);
-        else if (sk_tp_threads(tp) == 1 && plan_direct_nn(&g->plan, g->tb))
+        else if (plan_direct_nn(&g->plan, g->tb))
             run_direct(g->d, &g->plan, NULL, g->tb, g->n, g->k, g->alpha, a, g->lda, b, g->ldb,
                        g->beta, NULL, c, g->ldc);
-        else if (sk_tp_threads(tp) == 1) /* the pool's partition plans each tile of C itself */
+        else
             gemm_run_plan(g->d, &g->plan, g->ta, g->tb, g->m, g->n, g->k, g->alpha, a, g->lda,
                           b, g->ldb, g->beta, NULL, c, g->ldc);
-        else
-            sk_gemm_run_bias_tp(tp, g->d, g->ta, g->tb, g->m, g->n, g->k, g->alpha, a, g->lda,
-                                b, g->ldb, g->beta, NULL, c, g->ldc);
         return;
     }
 }
