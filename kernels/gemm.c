@@ -896,37 +896,60 @@ typedef struct plan_memo_t {
 } plan_memo_t;
 static _Thread_local plan_memo_t t_memo;
 
-static const gemm_plan *plan_memo(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t m,
-                                  size_t n, size_t k, size_t lda, size_t ldb)
+/* The memo's plan made again (not inlined: the call that repeats its shape never comes here) */
+static __attribute__((noinline)) void plan_memo_make(plan_memo_t *s, const sk_gemm_dsp *d,
+                                                     sk_trans ta, sk_trans tb, size_t m, size_t n,
+                                                     size_t k, size_t lda, size_t ldb)
+{
+    s->d = NULL; /* not a plan until it is made */
+    plan_make(d, plan_path(d, ta, tb, m, n, k, ldb), ta, tb, m, n, k, lda, ldb, &s->plan);
+    s->ta = ta, s->tb = tb;
+    s->m = m, s->n = n, s->k = k, s->lda = lda, s->ldb = ldb;
+    s->d = d;
+}
+
+static inline const gemm_plan *plan_memo(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb,
+                                         size_t m, size_t n, size_t k, size_t lda, size_t ldb)
 {
     plan_memo_t *s = &t_memo;
     if (s->d != d || s->m != m || s->n != n || s->k != k || s->lda != lda || s->ldb != ldb ||
-        s->ta != ta || s->tb != tb) {
-        s->d = NULL; /* not a plan until it is made */
-        plan_make(d, plan_path(d, ta, tb, m, n, k, ldb), ta, tb, m, n, k, lda, ldb, &s->plan);
-        s->ta = ta, s->tb = tb;
-        s->m = m, s->n = n, s->k = k, s->lda = lda, s->ldb = ldb;
-        s->d = d;
-    }
+        s->ta != ta || s->tb != tb)
+        plan_memo_make(s, d, ta, tb, m, n, k, lda, ldb);
     return &s->plan;
+}
+
+/* The calls that run no plan of their own: empty, C scaled or set to the bias alone (k == 0 or
+   alpha == 0: A and B not read, BLAS semantics), or split at B's first line boundary. Not inlined
+   into sk_gemm_run_bias, whose frame then holds only what a planned product needs. lda, ldb and
+   ldc as GEMM_LD1 leaves them. */
+static __attribute__((noinline)) void run_unplanned(const sk_gemm_dsp *d, sk_trans ta,
+                                                    sk_trans tb, size_t m, size_t n, size_t k,
+                                                    float alpha, const float *a, size_t lda,
+                                                    const float *b, size_t ldb, float beta,
+                                                    const float *bias, float *c, size_t ldc,
+                                                    size_t h)
+{
+    if (m == 0 || n == 0) return;
+    if (k == 0 || alpha == 0.f) {
+        if (bias) put_bias(m, n, bias, c, ldc);
+        else scale_c(m, n, beta, c, ldc);
+        return;
+    }
+    /* the columns up to B's first line boundary, then the rest */
+    sk_gemm_run_bias(d, ta, tb, m, h, k, alpha, a, lda, b, ldb, beta, bias, c, ldc);
+    sk_gemm_run_bias(d, ta, tb, m, n - h, k, alpha, a, lda, b + h, ldb, beta,
+                     bias ? bias + h : NULL, c + h, ldc);
 }
 
 void sk_gemm_run_bias(const sk_gemm_dsp *d, sk_trans ta, sk_trans tb, size_t m, size_t n, size_t k,
                       float alpha, const float *a, size_t lda, const float *b, size_t ldb,
                       float beta, const float *bias, float *c, size_t ldc)
 {
-    if (m == 0 || n == 0) return;
     GEMM_LD1();
-    if (k == 0 || alpha == 0.f) { /* A and B not read (BLAS semantics) */
-        if (bias) put_bias(m, n, bias, c, ldc);
-        else scale_c(m, n, beta, c, ldc);
-        return;
-    }
-    const size_t h = realign_cols(d, ta, tb, m, n, k, b, ldb);
-    if (h) { /* the columns up to B's first line boundary, then the rest */
-        sk_gemm_run_bias(d, ta, tb, m, h, k, alpha, a, lda, b, ldb, beta, bias, c, ldc);
-        sk_gemm_run_bias(d, ta, tb, m, n - h, k, alpha, a, lda, b + h, ldb, beta,
-                         bias ? bias + h : NULL, c + h, ldc);
+    size_t h = 0;
+    if (m == 0 || n == 0 || k == 0 || alpha == 0.f ||
+        (h = realign_cols(d, ta, tb, m, n, k, b, ldb)) != 0) {
+        run_unplanned(d, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, bias, c, ldc, h);
         return;
     }
     const gemm_plan *p = plan_memo(d, ta, tb, m, n, k, lda, ldb);
