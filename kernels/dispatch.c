@@ -9,12 +9,12 @@
 #include "dsp.h"
 #include "cpu.h"
 
-static sk_dsp g_tables[SK_ISA_COUNT];
+sk_dsp sk_dsp_tables[SK_ISA_COUNT];
 static unsigned g_avail;
 static uint64_t g_features;
-static atomic_int g_active;
+atomic_int sk_dsp_active;
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
-static atomic_int g_ready; /* set (release) once init_once has filled everything above */
+atomic_int sk_dsp_ready; /* set (release) once init_once has filled everything above */
 
 static const char *const g_isa_names[SK_ISA_COUNT] = { "scalar", "avx2", "avx512", "neon" };
 
@@ -31,7 +31,7 @@ static void init_once(void)
     int best = SK_ISA_SCALAR;
     for (int i = 0; i < SK_ISA_COUNT; i++) {
         if (!(g_avail & (1u << i))) continue;
-        fill_table(&g_tables[i], (sk_isa)i);
+        fill_table(&sk_dsp_tables[i], (sk_isa)i);
         best = i; /* tiers are ordered: a later available ISA is the better one */
     }
     const char *env = getenv("SIMDKERN_ISA");
@@ -39,37 +39,37 @@ static void init_once(void)
         for (int i = 0; i < SK_ISA_COUNT; i++)
             if (!strcmp(env, g_isa_names[i]) && (g_avail & (1u << i))) best = i;
     }
-    atomic_store_explicit(&g_active, best, memory_order_release);
-    atomic_store_explicit(&g_ready, 1, memory_order_release);
+    atomic_store_explicit(&sk_dsp_active, best, memory_order_release);
+    atomic_store_explicit(&sk_dsp_ready, 1, memory_order_release);
 }
 
 /* After the first call, one acquire load instead of a call into pthread_once on every kernel
    call (about 1% of a 32 x 32 x 32 GEMM). */
 static inline void ensure_init(void)
 {
-    if (__builtin_expect(!atomic_load_explicit(&g_ready, memory_order_acquire), 0))
+    if (__builtin_expect(!atomic_load_explicit(&sk_dsp_ready, memory_order_acquire), 0))
         pthread_once(&g_once, init_once);
 }
 
-const sk_dsp *sk_dsp_get(void)
+const sk_dsp *sk_dsp_get_first(void)
 {
     ensure_init();
-    return &g_tables[atomic_load_explicit(&g_active, memory_order_acquire)];
+    return &sk_dsp_tables[atomic_load_explicit(&sk_dsp_active, memory_order_acquire)];
 }
 
 const sk_dsp *sk_dsp_get_isa(sk_isa *isa)
 {
     ensure_init();
-    const int i = atomic_load_explicit(&g_active, memory_order_acquire);
+    const int i = atomic_load_explicit(&sk_dsp_active, memory_order_acquire);
     *isa = (sk_isa)i;
-    return &g_tables[i];
+    return &sk_dsp_tables[i];
 }
 
 const sk_dsp *sk_dsp_for(sk_isa isa)
 {
     ensure_init();
     if ((unsigned)isa >= SK_ISA_COUNT || !(g_avail & (1u << isa))) return NULL;
-    return &g_tables[isa];
+    return &sk_dsp_tables[isa];
 }
 
 uint64_t sk_cpu_features(void)
@@ -92,7 +92,7 @@ int sk_isa_available(sk_isa isa)
 sk_isa sk_isa_active(void)
 {
     ensure_init();
-    return (sk_isa)atomic_load_explicit(&g_active, memory_order_acquire);
+    return (sk_isa)atomic_load_explicit(&sk_dsp_active, memory_order_acquire);
 }
 
 sk_status sk_isa_select(sk_isa isa)
@@ -100,7 +100,7 @@ sk_status sk_isa_select(sk_isa isa)
     ensure_init();
     if ((unsigned)isa >= SK_ISA_COUNT) return SK_EINVAL;
     if (!(g_avail & (1u << isa))) return SK_EUNSUPPORTED;
-    atomic_store_explicit(&g_active, (int)isa, memory_order_release);
+    atomic_store_explicit(&sk_dsp_active, (int)isa, memory_order_release);
     return SK_OK;
 }
 
