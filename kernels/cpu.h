@@ -29,6 +29,9 @@ uint64_t sk_cpu_features(void);
 /* x86-64 microarchitecture classes that tables tune for (leaf 0 vendor, leaf 1 family / model). */
 #define SK_CPU_X86_ZEN1        (1ull << 16)  /* AMD family 17h models 00h-2Fh: Zen, Zen+ */
 #define SK_CPU_X86_ZEN5        (1ull << 17)  /* AMD family 1Ah: Zen 5 (two 512-bit FMA pipes) */
+/* Intel family 6 models 8Fh, CFh: Sapphire and Emerald Rapids (two 512-bit FMA ports, L1d 48 KiB,
+   L2 2 MiB) */
+#define SK_CPU_X86_SPR         (1ull << 18)
 /* aarch64 Linux: getauxval(AT_HWCAP / AT_HWCAP2). */
 #define SK_CPU_ARM_ASIMD       (1ull << 32)  /* HWCAP_ASIMD: Advanced SIMD (NEON) */
 #define SK_CPU_ARM_ASIMDHP     (1ull << 33)  /* HWCAP_ASIMDHP: fp16 arithmetic in Advanced SIMD */

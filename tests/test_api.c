@@ -775,6 +775,10 @@ static void test_cpu_features(void)
     /* gcc's own CPUID decoding: znver1 = AMD family 17h below model 30h (Zen, Zen+) */
     CHECK(!!(f & SK_CPU_X86_ZEN1) == !!__builtin_cpu_is("znver1"), "zen1: recorded %d, CPU says %d",
           !!(f & SK_CPU_X86_ZEN1), !!__builtin_cpu_is("znver1"));
+    /* and Sapphire Rapids (model 8Fh) is one of the SPR class's models */
+    CHECK(!__builtin_cpu_is("sapphirerapids") || (f & SK_CPU_X86_SPR),
+          "sapphirerapids without the SPR class");
+    CHECK(!(f & SK_CPU_X86_SPR) || __builtin_cpu_is("intel"), "SPR class on a non-Intel CPU");
     CHECK(!(f >> 32), "arm bits on x86: %#llx", (unsigned long long)f);
 #elif SK_ARCH_AARCH64
     CHECK(f & SK_CPU_ARM_ASIMD, "aarch64 without Advanced SIMD");

@@ -30,11 +30,14 @@ unsigned sk_cpu_detect(uint64_t *features)
         __cpuid(0, a, vb, vc, vd);
         /* "AuthenticAMD" in EBX, EDX, ECX */
         const int amd = vb == 0x68747541u && vd == 0x69746e65u && vc == 0x444d4163u;
+        /* "GenuineIntel" */
+        const int intel = vb == 0x756e6547u && vd == 0x49656e69u && vc == 0x6c65746eu;
         __cpuid(1, a, b, c, d);
         const unsigned fam = ((a >> 8) & 0xf) + ((a >> 8 & 0xf) == 0xf ? (a >> 20) & 0xff : 0);
         const unsigned model = ((a >> 4) & 0xf) | ((a >> 12) & 0xf0);
         if (amd && fam == 0x17 && model < 0x30) f |= SK_CPU_X86_ZEN1;
         if (amd && fam == 0x1a) f |= SK_CPU_X86_ZEN5;
+        if (intel && fam == 6 && (model == 0x8f || model == 0xcf)) f |= SK_CPU_X86_SPR;
         const int osxsave = (c >> 27) & 1; /* CPUID.1:ECX.OSXSAVE: XGETBV usable */
         const int avx = (c >> 28) & 1;     /* CPUID.1:ECX.AVX */
         const int fma = (c >> 12) & 1;     /* CPUID.1:ECX.FMA */

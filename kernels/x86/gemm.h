@@ -285,8 +285,10 @@ static inline void sk_gemm_dsp_init_x86(sk_gemm_dsp *d, sk_isa isa, uint64_t fea
        1.41x, 16x2048x2048 1.34x, 4x4096x1024 1.36x, 64x4096x1024 1.09x, 4 KiB pages), where the
        Intel Xeon ran 2x faster packed; its 512 KiB L2 does not hold the 1 MiB packed block. Zen 5
        too: AVX-512 8, 16 and 32 x 4096 x 1024 1.59x, 1.30x, 1.17x, 16x2048x2048 1.26x,
-       64x4096x1024 1.10x; AVX2 16x4096x1024 1.15x, 32x4096x1024 1.10x, 16x2048x2048 1.12x */
-    if (features & (SK_CPU_X86_ZEN1 | SK_CPU_X86_ZEN5)) d->b_span_min = 0;
+       64x4096x1024 1.10x; AVX2 16x4096x1024 1.15x, 32x4096x1024 1.10x, 16x2048x2048 1.12x.
+       Intel Emerald Rapids (L2 2 MiB) too: AVX-512 16x4096x1024 1.65x with the Zen 5 choices
+       of its tier, AVX2 16x4096x1024 1.11x (docs/bench/gemm-tuning.md) */
+    if (features & (SK_CPU_X86_ZEN1 | SK_CPU_X86_ZEN5 | SK_CPU_X86_SPR)) d->b_span_min = 0;
     /* Zen 5 (L2 1 MiB, the size of a B block): the first MC block's kernels copy the B block as
        they read it (no pass of its own) and the hardware prefetchers alone bring the next A
        block: AVX-512 (both, two builds alternated, fastest of 15) 1024^3 1.02x, 2048^3 1.03x,
@@ -447,9 +449,15 @@ static inline void sk_gemm_dsp_init_x86(sk_gemm_dsp *d, sk_isa isa, uint64_t fea
     d->w_mr = d->w_few = 4;
     d->w_nr = SK_GEMM_AVX512_W_NR;
     d->w_ldb_min = 0; /* any stride: 4x512x512 ran 1.1-1.3x faster on it (Intel Xeon) */
-    /* AMD Zen 5: A broadcast once per row over a packed B too (the 8x32 tile over a packed
-       panel in L1 at 0.98x the FMA peak instead of 0.83x with embedded broadcasts) */
-    if (features & SK_CPU_X86_ZEN5) {
+    /* AMD Zen 5 and Intel Sapphire / Emerald Rapids (two 512-bit FMA ports, where embedded
+       broadcasts make 18 loads per 16 FMAs): A broadcast once per row over a packed B too (the
+       8x32 tile over a packed panel in L1 at 0.98x the FMA peak instead of 0.83x with embedded
+       broadcasts), and the choices below, measured on Zen 5; on Emerald Rapids, the issue's table
+       with them against without: 16x512x64 1.12x, 64x512x64 1.11x, 16x64x64 and 64x512x512
+       1.08x, 256x512x512 and 256x1024x1024 1.07x, 32x32x32 1.06x, 64x64x64 and 512x512x64
+       1.05x, 16x4096x1024 1.65x (with b_span_min), larger shapes 1.00-1.02x
+       (docs/bench/gemm-tuning.md) */
+    if (features & (SK_CPU_X86_ZEN5 | SK_CPU_X86_SPR)) {
         d->ukr = sk_gemm_ukr_rb_avx512;
         d->ukr_w = sk_gemm_ukr_w_rb_avx512;
         /* the wide tile 6 x 64 (24 accumulators, 4 loads of B and 6 broadcasts per 24 FMAs
@@ -484,6 +492,30 @@ static inline void sk_gemm_dsp_init_x86(sk_gemm_dsp *d, sk_isa isa, uint64_t fea
         /* two row blocks reading an in-place B at a 4 KiB-multiple stride: the second from the
            first one's copy, 1.2-1.3x (9, 12 and 16 x 1024 x 1024, 16x2048x512, 16x1024x256) */
         d->cp_blocks_set = 2;
+        /* and no copy below a row stride of 4 KiB: the row blocks reading the panel in place
+           from L2 (its rows prefetched) ran faster than from the first one's copy (the 48 KiB L1
+           holding the copy, A's rows and C), in-process A/B, fastest of 15: 24x512x512 1.035x,
+           32x512x512 1.02x, 48x512x512 1.02x, 64x512x512 1.01x, 32x768x768 1.025x, 64x896x512
+           1.05x, 64x256x256 1.02x, 64x512x256 1.03x; 64x960x512 0.99x; from 4 KiB on the copy
+           mostly wins (64x1088x512 1.04x, 64x1152x512 1.05x, 64x1536x512 1.04x, 64x1280x256
+           1.03x; 24x1280x1280 0.97x). The AVX2 tile wants the copy at every stride (0.93-1.01x
+           without) */
+        d->cp_ldb_min = 1024;
+        /* A read in place over several MC blocks up to 512 columns (16 strips): in-process A/B,
+           both orders, fastest of 15: 512x512x64 1.02-1.03x, 4096x512x64 1.02-1.03x, 256x256x256
+           1.03-1.04x, 384^3 1.01x, 256x512x512 1.01x, 512x512x512 1.00-1.01x, 512x512x1536
+           1.02-1.03x, 2048x512x512 0.99-1.02x; wider it loses where A's rows are read by many
+           panels: 1024x1024x512 0.98x, 1024x2048x1024 0.92x, 2048^3 0.92x */
+        d->direct_a_strips = 16;
+        /* and A at a 4 KiB-multiple stride packed then, not read in place: the copy's 32 KiB
+           fill 8 of the 12 ways of every L1 set, the 8 rows of A would share one of them;
+           16x1024x1024 1.06x, 16x4096x1024 1.07x, 16x1024x4096 1.07x, 32x1024x1024 1.03x,
+           64x1024x1024 1.02x; 8 and 12 x 1024 x 1024 (no copy, or 4 + 4 rows) level */
+        d->copy_packs_a = 1;
+    }
+    /* Zen 5 only: on the Intel cores (Emerald Rapids) these NT choices ran 0.85-0.88x on
+       16x64x64 and 16x512x64 in the issue's table (docs/bench/gemm-tuning.md) */
+    if (features & SK_CPU_X86_ZEN5) {
         /* NT on the blocked path's direct case (one MC block, one k block, whole panels): the
            first row block transposes each panel beside its FMAs, where Zen 5 issues the in-lane
            shuffles on pipes of their own (an Intel core with two 512-bit FMA ports shares one
@@ -506,26 +538,6 @@ static inline void sk_gemm_dsp_init_x86(sk_gemm_dsp *d, sk_isa isa, uint64_t fea
            stride 8 rows still (set_rows: 16x1024x1024 0.995x with 12) */
         d->ukr_tp_n = SK_GEMM_AVX512_TP_N;
         d->ukr_tp_k = 64;
-        /* and no copy below a row stride of 4 KiB: the row blocks reading the panel in place
-           from L2 (its rows prefetched) ran faster than from the first one's copy (the 48 KiB L1
-           holding the copy, A's rows and C), in-process A/B, fastest of 15: 24x512x512 1.035x,
-           32x512x512 1.02x, 48x512x512 1.02x, 64x512x512 1.01x, 32x768x768 1.025x, 64x896x512
-           1.05x, 64x256x256 1.02x, 64x512x256 1.03x; 64x960x512 0.99x; from 4 KiB on the copy
-           mostly wins (64x1088x512 1.04x, 64x1152x512 1.05x, 64x1536x512 1.04x, 64x1280x256
-           1.03x; 24x1280x1280 0.97x). The AVX2 tile wants the copy at every stride (0.93-1.01x
-           without) */
-        d->cp_ldb_min = 1024;
-        /* A read in place over several MC blocks up to 512 columns (16 strips): in-process A/B,
-           both orders, fastest of 15: 512x512x64 1.02-1.03x, 4096x512x64 1.02-1.03x, 256x256x256
-           1.03-1.04x, 384^3 1.01x, 256x512x512 1.01x, 512x512x512 1.00-1.01x, 512x512x1536
-           1.02-1.03x, 2048x512x512 0.99-1.02x; wider it loses where A's rows are read by many
-           panels: 1024x1024x512 0.98x, 1024x2048x1024 0.92x, 2048^3 0.92x */
-        d->direct_a_strips = 16;
-        /* and A at a 4 KiB-multiple stride packed then, not read in place: the copy's 32 KiB
-           fill 8 of the 12 ways of every L1 set, the 8 rows of A would share one of them;
-           16x1024x1024 1.06x, 16x4096x1024 1.07x, 16x1024x4096 1.07x, 32x1024x1024 1.03x,
-           64x1024x1024 1.02x; 8 and 12 x 1024 x 1024 (no copy, or 4 + 4 rows) level */
-        d->copy_packs_a = 1;
     }
     /* AMD Zen 4 / Zen 5, Intel Xeon: L1d 32-48 KiB (B micro-panel KC x 32 = 32 KiB, streamed
        against the A micro-panel's 8 KiB; KC 256 is the fastest, docs/bench/gemm-tuning.md), L2
@@ -544,7 +556,7 @@ static inline void sk_gemm_dsp_init_x86(sk_gemm_dsp *d, sk_isa isa, uint64_t fea
        256x2048x512 and 128x1536x256 0.98-1.00x; two threads level on 2048^3. In a noisier
        phase later, 2048^3 0.98-1.03x where 1024^3 (not changed) ran 0.98-1.01x: a gain of 1-2%
        at best, the size of the A packs it saves (docs/bench/gemm-tuning.md) */
-    if (features & SK_CPU_X86_ZEN5) {
+    if (features & (SK_CPU_X86_ZEN5 | SK_CPU_X86_SPR)) {
         d->mc = 128;
         d->nc = 2048;
     }

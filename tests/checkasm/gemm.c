@@ -719,7 +719,7 @@ static void slot_tests(void)
 {
     const sk_gemm_dsp *d = &sk_dsp_for(ck_isa())->gemm;
     slot_tests_of(d, 0);
-    static const uint64_t uarch[] = { SK_CPU_X86_ZEN1, SK_CPU_X86_ZEN5 };
+    static const uint64_t uarch[] = { SK_CPU_X86_ZEN1, SK_CPU_X86_ZEN5, SK_CPU_X86_SPR };
     for (size_t u = 0; u < sizeof uarch / sizeof *uarch; u++) {
         sk_gemm_dsp alt;
         sk_gemm_dsp_init(&alt, ck_isa(), sk_cpu_features() ^ uarch[u]);
