@@ -76,6 +76,10 @@ void sk_gemm_ukr_rb_avx512(size_t r, size_t k, const float *a, size_t rsa, size_
 void sk_gemm_ukr_w_rb_avx512(size_t r, size_t k, const float *a, size_t rsa, size_t csa,
                              const float *b, size_t rsb, float *c, size_t ldc, float alpha,
                              float beta, float *bp, const float *pf, size_t pfs);
+/* the wide one prefetching B's rows from a 4 KiB stride on (Intel Sapphire / Emerald Rapids) */
+void sk_gemm_ukr_w_rbp_avx512(size_t r, size_t k, const float *a, size_t rsa, size_t csa,
+                              const float *b, size_t rsb, float *c, size_t ldc, float alpha,
+                              float beta, float *bp, const float *pf, size_t pfs);
 void sk_gemm_ukr_t_avx512(size_t r, size_t k, const float *a, size_t rsa, const float *b,
                           size_t rsb, size_t w, float *c, size_t ldc, size_t room, float alpha,
                           float beta);
@@ -369,6 +373,15 @@ static inline void sk_gemm_dsp_init_x86(sk_gemm_dsp *d, sk_isa isa, uint64_t fea
     d->rows_span = 64 * 1024;
     d->rows_span_max = 8 * 1024 * 1024;
     d->rows_edge = 1;
+    /* Intel Emerald Rapids: the wide tile ahead over whole panels up to a B of 32 MiB
+       (span >= (m - 1) rows_span and, at 4 KiB multiples, span >= rows_span: rows_n from 2 rows
+       over 32 MiB on). Against rows_n (in-process, fastest of 21, the same bits): 4x512x512
+       1.21x, 3x512x512 1.15x, 4x768x768 1.12x, 4x1024x1024 0.98-1.07x, 3x1024x1024 1.04x,
+       2x1024x1024 1.03-1.05x, 4x2048x2048 1.15x, 2x2048x2048 1.14x, 4x4096x1024 1.13x,
+       4x4096x4096 1.15x, 3x2048x2048 and 2x4096x2048 0.99x; 2x4096x4096 0.85-0.97x stays on
+       rows_n; n not a multiple of 64 stays there too (rows_edge: 4x96x96 0.31x, 4x1000x1000
+       0.87x) (docs/bench/gemm-tuning.md) */
+    if (features & SK_CPU_X86_SPR) d->rows_span = 8 * 1024 * 1024;
     /* NT with op(A) = A: up to 6 rows on dot (one pass over B); more, up to 38 (seven passes),
        for 128 <= k <= 1024 and k >= 4 m, a B of at most 8 MiB, and where the transposed tiles
        would fill less than 13/16 of their lanes (7-12, 17-25 and 33-38 rows). AMD Zen 5, against
@@ -459,7 +472,7 @@ static inline void sk_gemm_dsp_init_x86(sk_gemm_dsp *d, sk_isa isa, uint64_t fea
        (docs/bench/gemm-tuning.md) */
     if (features & (SK_CPU_X86_ZEN5 | SK_CPU_X86_SPR)) {
         d->ukr = sk_gemm_ukr_rb_avx512;
-        d->ukr_w = sk_gemm_ukr_w_rb_avx512;
+        d->ukr_w = features & SK_CPU_X86_ZEN5 ? sk_gemm_ukr_w_rb_avx512 : sk_gemm_ukr_w_rbp_avx512;
         /* the wide tile 6 x 64 (24 accumulators, 4 loads of B and 6 broadcasts per 24 FMAs
            where the 8x32 tile has 2 and 8 per 16; libxsmm's tile here): up to 4 rows over any n,
            over whole panels 5-6 rows and from 9 rows up to one MC block, at a B row stride that

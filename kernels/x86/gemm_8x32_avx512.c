@@ -234,7 +234,13 @@ ukr_body(const int R, const int NV, const int ROWS, const int CP, const int RB, 
        1.06-1.10x; wide tile 4x512x512 1.04-1.16x, 4x1024x1024 1.27x, 4x1024x4096 1.21x,
        4x4096x1024 1.11x, 2x1024x1024 1.13x. At a 3 KiB stride the software prefetch is faster
        (4x768x768 1.3x, 8x768x768 1.05-1.2x). */
-    const int hw = RB && rsb % HW_RSB == 0 && (NV == W_NR / 16 || rsb < PN_RSB_MIN);
+    const int hw = RB && rsb % HW_RSB == 0 && (NV == W_NR / 16 || rsb < PN_RSB_MIN) &&
+                   !(RB == 2 && rsb >= PN_RSB_MIN);
+    /* RB == 2 (the _rbp wide tile, Intel Emerald Rapids' table): from a 4 KiB stride on B's rows
+       are prefetched PF_ROWS ahead all the same. In-process against the _rb tile (two libraries
+       alternated, fastest of 21, two runs): 12x1024x1024 1.29x, 9x1024x1024 1.17-1.25x,
+       6x1024x1024 1.13-1.31x, 4x2048x2048 1.10-1.12x, 4x4096x1024 1.01-1.20x, 4x1024x1024
+       0.98-1.10x, 2x1024x1024 level; at a 2 KiB stride the two are the same code. */
     /* pf: the main _rb tile over a packed panel fetches a row of pf into L2 at each k step (see
        sk_gemm_ukr_fn): the second row block, reading the first one's copy of the panel, fetches
        the panel after the next one, where B would otherwise arrive only while the first row
@@ -573,7 +579,11 @@ typedef void (*tile_fn)(size_t k, const float *a, size_t s, const float *b, size
     UKR1(P, cols_rb, NV, R, 0, 0, 1) UKR1(P, rows_rb, NV, R, 1, 0, 1)                              \
     UKR1(P, cols_copy_rb, NV, R, 0, 1, 1) UKR1(P, rows_copy_rb, NV, R, 1, 1, 1)
 #define TILE(R) UKR(tile_, NR / 16, R)
-#define WIDE(R) UKR(wide_, W_NR / 16, R)
+#define WIDE(R)                                                                                    \
+    UKR(wide_, W_NR / 16, R)                                                                       \
+    UKR1(wide_, cols_rbp, W_NR / 16, R, 0, 0, 2) UKR1(wide_, rows_rbp, W_NR / 16, R, 1, 0, 2)      \
+    UKR1(wide_, cols_copy_rbp, W_NR / 16, R, 0, 1, 2)                                              \
+    UKR1(wide_, rows_copy_rbp, W_NR / 16, R, 1, 1, 2)
 /* The R-row transposed kernel P##R on BODY (masked stores write exactly r columns: room unused) */
 #define UKRT_OF(P, BODY, R)                                                                        \
     static void P##R(size_t k, const float *a, size_t rsa, const float *b, size_t rsb, size_t w,  \
@@ -656,6 +666,9 @@ UKR_ENTRY(sk_gemm_ukr_w_avx512, ROWS8, 8, W_MR, wide_cols, wide_rows, wide_cols_
 /* The wide one with A broadcast to a register once per row over a packed B too */
 UKR_ENTRY(sk_gemm_ukr_w_rb_avx512, ROWS8, 8, W_MR, wide_cols_rb, wide_rows_rb,
           wide_cols_copy_rb, wide_rows_copy_rb)
+/* and prefetching B's rows at every stride from 4 KiB on (see ukr_body's hw) */
+UKR_ENTRY(sk_gemm_ukr_w_rbp_avx512, ROWS8, 8, W_MR, wide_cols_rbp, wide_rows_rbp,
+          wide_cols_copy_rbp, wide_rows_copy_rbp)
 #undef UKR_ENTRY
 #undef K
 #undef ROWS8

@@ -713,16 +713,17 @@ static void slot_tests_of(const sk_gemm_dsp *d, int ukr_only)
 }
 
 /* The table under test, then the micro-kernels that the same ISA's table picks on other
-   microarchitectures (sk_gemm_dsp_init with a class bit flipped), where they differ: each runs
-   on any CPU that has the ISA. */
+   microarchitectures (sk_gemm_dsp_init with this CPU's class bits replaced by each class in
+   turn, and by none), where they differ: each runs on any CPU that has the ISA. */
 static void slot_tests(void)
 {
     const sk_gemm_dsp *d = &sk_dsp_for(ck_isa())->gemm;
     slot_tests_of(d, 0);
-    static const uint64_t uarch[] = { SK_CPU_X86_ZEN1, SK_CPU_X86_ZEN5, SK_CPU_X86_SPR };
+    static const uint64_t uarch[] = { 0, SK_CPU_X86_ZEN1, SK_CPU_X86_ZEN5, SK_CPU_X86_SPR };
+    const uint64_t classes = SK_CPU_X86_ZEN1 | SK_CPU_X86_ZEN5 | SK_CPU_X86_SPR;
     for (size_t u = 0; u < sizeof uarch / sizeof *uarch; u++) {
         sk_gemm_dsp alt;
-        sk_gemm_dsp_init(&alt, ck_isa(), sk_cpu_features() ^ uarch[u]);
+        sk_gemm_dsp_init(&alt, ck_isa(), (sk_cpu_features() & ~classes) | uarch[u]);
         if (alt.ukr != d->ukr || alt.ukr_w != d->ukr_w || alt.ukr_tcp != d->ukr_tcp)
             slot_tests_of(&alt, 1);
         if (alt.ukr_tp && alt.ukr_tp_n > d->ukr_tp_n) /* more rows of B per call there */
