@@ -290,8 +290,9 @@ static inline void sk_gemm_dsp_init_x86(sk_gemm_dsp *d, sk_isa isa, uint64_t fea
        Intel Xeon ran 2x faster packed; its 512 KiB L2 does not hold the 1 MiB packed block. Zen 5
        too: AVX-512 8, 16 and 32 x 4096 x 1024 1.59x, 1.30x, 1.17x, 16x2048x2048 1.26x,
        64x4096x1024 1.10x; AVX2 16x4096x1024 1.15x, 32x4096x1024 1.10x, 16x2048x2048 1.12x.
-       Intel Emerald Rapids (L2 2 MiB) too: AVX-512 16x4096x1024 1.65x with the Zen 5 choices
-       of its tier, AVX2 16x4096x1024 1.11x (docs/bench/gemm-tuning.md) */
+       Intel Emerald Rapids (L2 2 MiB) too, in-process against the pack (fastest of 21, three
+       runs): AVX2 16x4096x1024 1.67-1.73x, 16x2048x2048 1.56-1.68x, 32x4096x1024 1.23-1.32x;
+       AVX-512 16x4096x1024 2.5-2.6x, 16x2048x2048 2.6-2.7x (docs/bench/gemm-tuning.md) */
     if (features & (SK_CPU_X86_ZEN1 | SK_CPU_X86_ZEN5 | SK_CPU_X86_SPR)) d->b_span_min = 0;
     /* Zen 5 (L2 1 MiB, the size of a B block): the first MC block's kernels copy the B block as
        they read it (no pass of its own) and the hardware prefetchers alone bring the next A
@@ -572,6 +573,12 @@ static inline void sk_gemm_dsp_init_x86(sk_gemm_dsp *d, sk_isa isa, uint64_t fea
     if (features & (SK_CPU_X86_ZEN5 | SK_CPU_X86_SPR)) {
         d->mc = 128;
         d->nc = 2048;
+        /* and the B block copied by the first MC block's kernels, as on Zen 5's AVX2 tier (Zen
+           5's AVX-512 tier has it from there): Intel Emerald Rapids, in-process against the
+           up-front pack (fastest of 21, three runs): 256x1024x1024 1.10-1.11x, 512x2048x512
+           1.04x, 1024^3 1.01-1.02x, 2048^3 1.00-1.01x, 128x2048x2048 0.99x (its AVX2 tier level
+           on 1024^3, 2048^3, 256x1024x1024) */
+        d->b_rows_min = 0;
     }
     /* A packed B (panels of 64, pack_nr) over two MC blocks or more: the 8x32 tile's half of each
        panel row covers half of L1's sets (kc x 32 floats: 16 lines per set where the ways are 8
