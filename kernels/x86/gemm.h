@@ -466,7 +466,7 @@ static inline void sk_gemm_dsp_init_x86(sk_gemm_dsp *d, sk_isa isa, uint64_t fea
     /* AMD Zen 5 and Intel Sapphire / Emerald Rapids (two 512-bit FMA ports, where embedded
        broadcasts make 18 loads per 16 FMAs): A broadcast once per row over a packed B too (the
        8x32 tile over a packed panel in L1 at 0.98x the FMA peak instead of 0.83x with embedded
-       broadcasts), and the choices below, measured on Zen 5; on Emerald Rapids, the issue's table
+       broadcasts), and the choices below, measured on Zen 5; on Emerald Rapids, sk_bench's GEMM table
        with them against without: 16x512x64 1.12x, 64x512x64 1.11x, 16x64x64 and 64x512x512
        1.08x, 256x512x512 and 256x1024x1024 1.07x, 32x32x32 1.06x, 64x64x64 and 512x512x64
        1.05x, 16x4096x1024 1.65x (with b_span_min), larger shapes 1.00-1.02x
@@ -528,7 +528,7 @@ static inline void sk_gemm_dsp_init_x86(sk_gemm_dsp *d, sk_isa isa, uint64_t fea
         d->copy_packs_a = 1;
     }
     /* Zen 5 only: on the Intel cores (Emerald Rapids) these NT choices ran 0.85-0.88x on
-       16x64x64 and 16x512x64 in the issue's table (docs/bench/gemm-tuning.md) */
+       16x64x64 and 16x512x64 in sk_bench's GEMM table (docs/bench/gemm-tuning.md) */
     if (features & SK_CPU_X86_ZEN5) {
         /* NT on the blocked path's direct case (one MC block, one k block, whole panels): the
            first row block transposes each panel beside its FMAs, where Zen 5 issues the in-lane
