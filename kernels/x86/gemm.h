@@ -463,14 +463,13 @@ static inline void sk_gemm_dsp_init_x86(sk_gemm_dsp *d, sk_isa isa, uint64_t fea
     d->w_mr = d->w_few = 4;
     d->w_nr = SK_GEMM_AVX512_W_NR;
     d->w_ldb_min = 0; /* any stride: 4x512x512 ran 1.1-1.3x faster on it (Intel Xeon) */
-    /* AMD Zen 5 and Intel Sapphire / Emerald Rapids (two 512-bit FMA ports, where embedded
-       broadcasts make 18 loads per 16 FMAs): A broadcast once per row over a packed B too (the
-       8x32 tile over a packed panel in L1 at 0.98x the FMA peak instead of 0.83x with embedded
-       broadcasts), and the choices below, measured on Zen 5; on Emerald Rapids, sk_bench's GEMM table
-       with them against without: 16x512x64 1.12x, 64x512x64 1.11x, 16x64x64 and 64x512x512
-       1.08x, 256x512x512 and 256x1024x1024 1.07x, 32x32x32 1.06x, 64x64x64 and 512x512x64
-       1.05x, 16x4096x1024 1.65x (with b_span_min), larger shapes 1.00-1.02x
-       (docs/bench/gemm-tuning.md) */
+    /* AMD Zen 5 and Intel Sapphire / Emerald Rapids (two 512-bit FMA ports): A broadcast once
+       per row over a packed B too (on Zen 5 the 8x32 tile over a packed panel in L1 at 0.98x the
+       FMA peak instead of 0.83x with embedded broadcasts; on Emerald Rapids both at 1.00x), and
+       the choices below, measured on Zen 5. On Emerald Rapids, sk_bench's GEMM table with them
+       against without: 16x512x64 1.12x, 64x512x64 1.11x, 16x64x64 and 64x512x512 1.08x,
+       256x512x512 and 256x1024x1024 1.07x, 32x32x32 1.06x, 64x64x64 and 512x512x64 1.05x,
+       16x4096x1024 1.65x (with b_span_min), larger shapes 1.00-1.02x (docs/bench/gemm-tuning.md) */
     if (features & (SK_CPU_X86_ZEN5 | SK_CPU_X86_SPR)) {
         d->ukr = sk_gemm_ukr_rb_avx512;
         d->ukr_w = features & SK_CPU_X86_ZEN5 ? sk_gemm_ukr_w_rb_avx512 : sk_gemm_ukr_w_rbp_avx512;
