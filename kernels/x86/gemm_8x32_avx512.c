@@ -29,12 +29,19 @@
 #define HW_RSB 512      /* the _rb wide tile does not prefetch B at multiples of this row stride */
 /* K steps of ukr_body's LOOP over an in-place B, prefetching its rows PF_ROWS ahead into L1 (PN:
    instead, the same rows of the next panel into L2), the prefetches stopping PF_ROWS rows before
-   the last row of B the tile reads; none when ukr_body's hw is set (see ukr_body) */
+   the last row of B the tile reads; none when ukr_body's hw is set (see ukr_body). These loops
+   are unrolled by 4 k steps, the others by 2. On Intel Emerald Rapids the 4x64 wide tile over B
+   at a 2 KiB row stride ran at 0.88x the same instructions unrolled by 4 (one driver, the loop
+   copied out as it was compiled, 155 and 176 GFLOP/s, fastest of 81): the sk_bench shapes
+   through sk_sgemm, two libraries alternated, fastest of 21, two runs: 4x512x512 1.11-1.18x,
+   16x512x512 1.03-1.07x, 8x512x512 1.01-1.05x, 16x1024x1024, 32x32x32 and 256x512x512
+   1.01-1.02x, the others level. On AMD Zen 5 unrolling every loop by 4 measured level
+   (docs/bench/gemm-tuning.md, stop 35). */
 #define LOOP_PF(CSA, RSB, K, PN)                                                                   \
     {                                                                                              \
         const size_t kp = (K) > PF_ROWS && !hw ? (K) - PF_ROWS : 0;                                \
-        LOOP(CSA, RSB, kp, 1 + (PN), 1)                                                            \
-        LOOP(CSA, RSB, (K) - kp, 0, 1)                                                             \
+        LOOP_N("GCC unroll 4", CSA, RSB, kp, 1 + (PN), 1)                                          \
+        LOOP_N("GCC unroll 4", CSA, RSB, (K) - kp, 0, 1)                                           \
     }
 
 /* c + broadcast(*x) * b as one FMA with an embedded broadcast of its memory operand. Written out
@@ -172,8 +179,9 @@ ukr_body(const int R, const int NV, const int ROWS, const int CP, const int RB, 
 #pragma GCC unroll 4
             for (int v = 0; v < NV; v++)
                 _mm_prefetch((const char *)(c + i * ldc + 16 * v), _MM_HINT_T0);
-#define LOOP(CSA, RSB, K, PF, INPL)                                                                \
-    _Pragma("GCC unroll 2") for (size_t p = 0; p < (K); p++) {                                     \
+#define LOOP(CSA, RSB, K, PF, INPL) LOOP_N("GCC unroll 2", CSA, RSB, K, PF, INPL)
+#define LOOP_N(UNROLL, CSA, RSB, K, PF, INPL)                                                      \
+    _Pragma(UNROLL) for (size_t p = 0; p < (K); p++) {                                             \
         __m512 bv[W_NR / 16];                                                                      \
         _Pragma("GCC unroll 4") for (int v = 0; v < NV; v++) bv[v] = _mm512_loadu_ps(b + 16 * v);  \
         if (CP) {                                                                                  \
@@ -272,6 +280,7 @@ ukr_body(const int R, const int NV, const int ROWS, const int CP, const int RB, 
         LOOP_PF(csa, rsb, k, 0)
     }
 #undef LOOP
+#undef LOOP_N
     store_tile(R, NV, acc, c, ldc, alpha, beta);
 }
 
