@@ -578,6 +578,14 @@ static inline void sk_gemm_dsp_init_x86(sk_gemm_dsp *d, sk_isa isa, uint64_t fea
            1.04x, 1024^3 1.01-1.02x, 2048^3 1.00-1.01x, 128x2048x2048 0.99x (its AVX2 tier level
            on 1024^3, 2048^3, 256x1024x1024) */
         d->b_rows_min = 0;
+        /* Intel Emerald Rapids (L2 2 MiB): MC 256, so that up to 256 rows are one MC block (B
+           read in place, copied only at a 4 KiB-multiple stride, A in place up to 16 strips).
+           The table with one field changed, alternated in one process (fastest of 21, the same
+           bits, two runs): 160x1024x1024 1.08-1.10x, 256x512x512 1.03-1.10x, 256x1024x1024
+           1.04-1.05x, 256x2048x512 1.08x, 256x4096x1024 1.06-1.09x, 192x512x512 1.03x,
+           129x512x512 1.05x, NT 256x512x512 1.04x, NT 256x1024x1024 1.05-1.06x, 768^3 1.03x;
+           1024^3 1.00x, 512x512x64 1.00-1.01x, 2048^3 0.99x. MC 384 and 512: 1024^3 0.98x. */
+        if (features & SK_CPU_X86_SPR) d->mc = 256;
     }
     /* A packed B (panels of 64, pack_nr) over two MC blocks or more: the 8x32 tile's half of each
        panel row covers half of L1's sets (kc x 32 floats: 16 lines per set where the ways are 8
