@@ -76,7 +76,11 @@ void sk_gemm_ukr_rb_avx512(size_t r, size_t k, const float *a, size_t rsa, size_
 void sk_gemm_ukr_w_rb_avx512(size_t r, size_t k, const float *a, size_t rsa, size_t csa,
                              const float *b, size_t rsb, float *c, size_t ldc, float alpha,
                              float beta, float *bp, const float *pf, size_t pfs);
-/* the wide one prefetching B's rows from a 4 KiB stride on (Intel Sapphire / Emerald Rapids) */
+/* the main one prefetching C's lines spread over its k steps over packed A and B, the wide one
+   prefetching B's rows from a 4 KiB stride on (Intel Sapphire / Emerald Rapids) */
+void sk_gemm_ukr_rbp_avx512(size_t r, size_t k, const float *a, size_t rsa, size_t csa,
+                            const float *b, size_t rsb, float *c, size_t ldc, float alpha,
+                            float beta, float *bp, const float *pf, size_t pfs);
 void sk_gemm_ukr_w_rbp_avx512(size_t r, size_t k, const float *a, size_t rsa, size_t csa,
                               const float *b, size_t rsb, float *c, size_t ldc, float alpha,
                               float beta, float *bp, const float *pf, size_t pfs);
@@ -471,7 +475,7 @@ static inline void sk_gemm_dsp_init_x86(sk_gemm_dsp *d, sk_isa isa, uint64_t fea
        256x512x512 and 256x1024x1024 1.07x, 32x32x32 1.06x, 64x64x64 and 512x512x64 1.05x,
        16x4096x1024 1.65x (with b_span_min), larger shapes 1.00-1.02x (docs/bench/gemm-tuning.md) */
     if (features & (SK_CPU_X86_ZEN5 | SK_CPU_X86_SPR)) {
-        d->ukr = sk_gemm_ukr_rb_avx512;
+        d->ukr = features & SK_CPU_X86_ZEN5 ? sk_gemm_ukr_rb_avx512 : sk_gemm_ukr_rbp_avx512;
         d->ukr_w = features & SK_CPU_X86_ZEN5 ? sk_gemm_ukr_w_rb_avx512 : sk_gemm_ukr_w_rbp_avx512;
         /* the wide tile 6 x 64 (24 accumulators, 4 loads of B and 6 broadcasts per 24 FMAs
            where the 8x32 tile has 2 and 8 per 16; libxsmm's tile here): up to 4 rows over any n,
