@@ -652,8 +652,11 @@ static void slot_tp_tests(const sk_gemm_dsp *d)
 /* The slots of table d; ukr_only: its micro-kernels alone. */
 static void slot_tests_of(const sk_gemm_dsp *d, int ukr_only)
 {
-    /* k around the kernels' unroll steps and the table's kc */
-    const size_t ks[] = { 1, 2, 3, 4, 5, 7, 8, 9, 16, 17, d->kc - 1, d->kc, d->kc + 1 };
+    /* k around the kernels' unroll steps, the k steps past which the prefetching tiles spread
+       C's lines over their loop (8 per line of C: 126-130 for 8 rows of 2 lines), and the
+       table's kc */
+    const size_t ks[] = { 1, 2, 3, 4, 5, 7, 8, 9, 16, 17, 126, 127, 128, 130, d->kc - 1, d->kc,
+                          d->kc + 1 };
     const size_t nks = sizeof ks / sizeof *ks;
     for (int wide = 0; wide < 2; wide++) {
         if (!(wide ? d->ukr_w : d->ukr)) continue;
