@@ -157,7 +157,8 @@ static inline __attribute__((always_inline)) void store_tile(const int R, const 
    columns: A(i,p) = a[p*csa + i] (ROWS: a[i*csa + p]), B(p, 0..TNR-1) = b[p*rsb + 0..TNR-1]. CP:
    B read in place is also copied to the packed panel bp[p*TNR + ...] (the stores ride along with
    the FMAs). RB: A broadcast to a register once per row over a packed B too (over an in-place B
-   always). */
+   always); RB == 2, the same with the Intel table's prefetches (the main tile: C's lines spread
+   over the k steps, cs; the wide tile: B's rows from a 4 KiB stride on, hw). */
 static inline __attribute__((always_inline)) void
 ukr_body(const int R, const int NV, const int ROWS, const int CP, const int RB, size_t k,
          const float *a, size_t csa, const float *b, size_t rsb, float *c, size_t ldc, float alpha,
@@ -255,8 +256,7 @@ ukr_body(const int R, const int NV, const int ROWS, const int CP, const int RB, 
        1.06-1.10x; wide tile 4x512x512 1.04-1.16x, 4x1024x1024 1.27x, 4x1024x4096 1.21x,
        4x4096x1024 1.11x, 2x1024x1024 1.13x. At a 3 KiB stride the software prefetch is faster
        (4x768x768 1.3x, 8x768x768 1.05-1.2x). */
-    const int hw = RB && rsb % HW_RSB == 0 && (NV == W_NR / 16 || rsb < PN_RSB_MIN) &&
-                   !(RB == 2 && rsb >= PN_RSB_MIN);
+    const int hw = RB && rsb % HW_RSB == 0 && ((NV == W_NR / 16 && RB == 1) || rsb < PN_RSB_MIN);
     /* RB == 2 (the _rbp wide tile, Intel Emerald Rapids' table): from a 4 KiB stride on B's rows
        are prefetched PF_ROWS ahead all the same. In-process against the _rb tile (two libraries
        alternated, fastest of 21, two runs): 12x1024x1024 1.29x, 9x1024x1024 1.17-1.25x,
