@@ -475,6 +475,8 @@ static inline void sk_gemm_dsp_init_x86(sk_gemm_dsp *d, sk_isa isa, uint64_t fea
        256x512x512 and 256x1024x1024 1.07x, 32x32x32 1.06x, 64x64x64 and 512x512x64 1.05x,
        16x4096x1024 1.65x (with b_span_min), larger shapes 1.00-1.02x (docs/bench/gemm-tuning.md) */
     if (features & (SK_CPU_X86_ZEN5 | SK_CPU_X86_SPR)) {
+        /* Intel: the _rbp tiles, with its prefetches (gemm_8x32_avx512.c: C's lines spread over
+           the main tile's k steps, B's rows on the wide tile from a 4 KiB stride on) */
         d->ukr = features & SK_CPU_X86_ZEN5 ? sk_gemm_ukr_rb_avx512 : sk_gemm_ukr_rbp_avx512;
         d->ukr_w = features & SK_CPU_X86_ZEN5 ? sk_gemm_ukr_w_rb_avx512 : sk_gemm_ukr_w_rbp_avx512;
         /* the wide tile 6 x 64 (24 accumulators, 4 loads of B and 6 broadcasts per 24 FMAs
