@@ -30,19 +30,26 @@
 #define CS_STEP 8       /* the _rbp main tile prefetches a line of C every this many k steps */
 /* K steps of ukr_body's LOOP over an in-place B, prefetching its rows PF_ROWS ahead into L1 (PN:
    instead, the same rows of the next panel into L2), the prefetches stopping PF_ROWS rows before
-   the last row of B the tile reads; none when ukr_body's hw is set (see ukr_body). These loops
-   are unrolled by 4 k steps, the others by 2. On Intel Emerald Rapids the 4x64 wide tile over B
-   at a 2 KiB row stride ran at 0.88x the same instructions unrolled by 4 (one driver, the loop
-   copied out as it was compiled, 155 and 176 GFLOP/s, fastest of 81): the sk_bench shapes
-   through sk_sgemm, two libraries alternated, fastest of 21, two runs: 4x512x512 1.11-1.18x,
-   16x512x512 1.03-1.07x, 8x512x512 1.01-1.05x, 16x1024x1024, 32x32x32 and 256x512x512
-   1.01-1.02x, the others level. On AMD Zen 5 unrolling every loop by 4 measured level
-   (docs/bench/gemm-tuning.md, stop 35). */
+   the last row of B the tile reads; none when ukr_body's hw is set (see ukr_body). The _rb and
+   _rbp wide tiles unroll these loops by 4 k steps, the rest by 2. On Intel Emerald Rapids the
+   4x64 wide tile over B at a 2 KiB row stride ran at 0.88x the same instructions unrolled by 4
+   (one driver, the loop copied out as it was compiled, 155 and 176 GFLOP/s, fastest of 81);
+   through sk_sgemm (every tile's in-place loops by 4, two libraries alternated, fastest of 21,
+   two runs): 4x512x512 1.11-1.18x, 16x512x512 1.03-1.07x, 8x512x512 1.01-1.05x, 16x1024x1024,
+   32x32x32 and 256x512x512 1.01-1.02x, the others level. On AMD Zen 5 unrolling every loop by 4
+   measured level (docs/bench/gemm-tuning.md, stop 35). Every tile's loops by 4 made this file
+   1.6x slower to compile (clang -O2, 23 s to 37 s) and the CI's fuzz build (clang, sanitizers)
+   19 minutes longer: the main tile's share (8x512x512, 16x1024x1024: 1-5%) is left out. */
 #define LOOP_PF(CSA, RSB, K, PN)                                                                   \
     {                                                                                              \
         const size_t kp = (K) > PF_ROWS && !hw ? (K) - PF_ROWS : 0;                                \
-        LOOP_N("GCC unroll 4", CSA, RSB, kp, 1 + (PN), 1)                                          \
-        LOOP_N("GCC unroll 4", CSA, RSB, (K) - kp, 0, 1)                                           \
+        if (NV == W_NR / 16 && RB) {                                                               \
+            LOOP_N("GCC unroll 4", CSA, RSB, kp, 1 + (PN), 1)                                      \
+            LOOP_N("GCC unroll 4", CSA, RSB, (K) - kp, 0, 1)                                       \
+        } else {                                                                                   \
+            LOOP(CSA, RSB, kp, 1 + (PN), 1)                                                        \
+            LOOP(CSA, RSB, (K) - kp, 0, 1)                                                         \
+        }                                                                                          \
     }
 
 /* c + broadcast(*x) * b as one FMA with an embedded broadcast of its memory operand. Written out
