@@ -164,12 +164,13 @@ static int t_tiles_fit(const sk_gemm_dsp *d, sk_trans ta, size_t m, size_t n, si
    its w_nr-column panels at B's row stride. Not for a B past rows_span_max / (m - 2) floats (k x
    ldb; two rows: any), from DRAM, where the wide tile's column walk keeps up; otherwise for partial
    wide panels (n not a multiple of w_nr: the tile's edge goes through a stack tile), for a B of at
-   least (m - 1) rows_span floats (past L2 the tile's column walk waits on B), and at set_stride
-   multiples from rows_span floats on (its rows share the ways of one L1 set). Past rows_few rows
-   (rows_n then passes over B once per group of at most rows_group rows) only that last case, for a
-   B of at most rows_span_max / 4 floats, and where the tiles would take more than one row block (m
-   > mr: the later ones read B again at its stride; one row block reads it once, as rows_n); up to
-   rows_half_max rows also at multiples of set_stride / 2 from rows_half_span floats on. */
+   least (m - 1) rows_span floats (from 3 rows (m - 1) rows_span3 where the table sets it; past L2
+   the tile's column walk waits on B), and at set_stride multiples from rows_span floats on (its
+   rows share the ways of one L1 set). Past rows_few rows (rows_n then passes over B once per group
+   of at most rows_group rows) only that last case, for a B of at most rows_span_max / 4 floats,
+   and where the tiles would take more than one row block (m > mr: the later ones read B again at
+   its stride; one row block reads it once, as rows_n); up to rows_half_max rows also at multiples
+   of set_stride / 2 from rows_half_span floats on. */
 static int plan_rows(const sk_gemm_dsp *d, sk_trans tb, size_t m, size_t n, size_t k, size_t ldb)
 {
     if (tb || m < 2 || m > d->rows_max || !d->rows_n) return 0;
@@ -181,8 +182,9 @@ static int plan_rows(const sk_gemm_dsp *d, sk_trans tb, size_t m, size_t n, size
                span >= d->rows_half_span;
     }
     if (m > 2 && span > (double)d->rows_span_max / (double)(m - 2)) return 0;
+    const double rs = m > 2 && d->rows_span3 ? d->rows_span3 : d->rows_span;
     return (d->rows_edge && d->w_nr && umod(n, d->w_nr) != 0 && ldb >= d->w_ldb_min) ||
-           span >= (double)(m - 1) * d->rows_span ||
+           span >= (double)(m - 1) * rs ||
            (umod(ldb, d->set_stride) == 0 && span >= d->rows_span);
 }
 

@@ -167,6 +167,9 @@ typedef struct sk_gemm_dsp {
                                            and rows_edge (1: rows_n for partial wide panels
                                            too): gemm.c, plan_rows */
     unsigned rows_edge;
+    unsigned rows_span3;                /* from 3 rows, rows_span in the rule for a few rows at
+                                           strides off set_stride ((m - 1) rows_span3 floats of
+                                           B; 0: rows_span) */
     unsigned rows_few;                  /* plan_rows' rule for a few rows up to this many (at
                                            most rows_group); past it, its rule for groups */
     unsigned rows_half_max, rows_half_span; /* ... past rows_few rows also at B row strides

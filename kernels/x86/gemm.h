@@ -387,6 +387,23 @@ static inline void sk_gemm_dsp_init_x86(sk_gemm_dsp *d, sk_isa isa, uint64_t fea
        rows_n; n not a multiple of 64 stays there too (rows_edge: 4x96x96 0.31x, 4x1000x1000
        0.87x) (docs/bench/gemm-tuning.md) */
     if (features & SK_CPU_X86_SPR) d->rows_span = 8 * 1024 * 1024;
+    /* AMD Zen 4 (and the CPUs without a class of their own): 3 and 4 rows at strides off 4 KiB
+       multiples on the wide tile up to a B of 12-16 MiB (4 MiB x (m - 1)). rows_n's speed there
+       depends on the process: 4x512x512 ran 106-113 GFLOP/s in some processes and 30-40 in
+       others, for the whole process (not explained yet: not the buffers' offsets or pages, the
+       accumulator block on the stack moved it within a process but off the stack it still varied;
+       libxsmm on the same buffers 104-117 meanwhile). The wide tile ran the same in every
+       process. Zen 4, min/median/max of 9 stack offsets, three processes each, rows_n then the
+       _rbp wide tile (below): 4x512x512 37/40/99, 34/36/38, 39/80/112 against 105-112;
+       3x512x512 29/30/109, 82/88/109, 83/108/111 against 84-100 (the plain wide tile);
+       4x1536x1536 48/53/92, 34/62/100, 84/94/102 against 77-98. From B's 12-16 MiB rows_n
+       still ahead (4x4096x1024 median 46-56 against 34-35, 3x2048x2048 37-49 against 33-35), and
+       at 4 KiB multiples (3x1024x1024 83-101 against 57-59, 4x1024x2048 61-105 against 60-69,
+       4x1024x1024 40-110 against 75-80: set_stride, rows_span). Two rows did not vary and stay
+       (2x1024x1024 73-82 against 39-42 on the wide tile); nor did the AVX2 tier's rows_n
+       (docs/bench/gemm-tuning.md) */
+    d->rows_span3 = 1024 * 1024;
+    if (features & SK_CPU_X86_ZEN5) d->rows_span3 = 0; /* rows_span: the figures above */
     /* NT with op(A) = A: up to 6 rows on dot (one pass over B); more, up to 38 (seven passes),
        for 128 <= k <= 1024 and k >= 4 m, a B of at most 8 MiB, and where the transposed tiles
        would fill less than 13/16 of their lanes (7-12, 17-25 and 33-38 rows). AMD Zen 5, against
@@ -463,7 +480,13 @@ static inline void sk_gemm_dsp_init_x86(sk_gemm_dsp *d, sk_isa isa, uint64_t fea
     d->pack_nr = SK_GEMM_AVX512_W_NR;
     /* few rows: 4 rows of the 8x32 tile are 8 accumulators, just the FMA latency x two ports;
        the 4x64 tile has 16 and reads 4 lines of each in-place B row */
-    d->ukr_w = sk_gemm_ukr_w_avx512;
+    /* AMD Zen 4 as Intel Emerald Rapids (below): the _rbp wide tile (A broadcast to a register
+       once per row, its loops over an in-place B unrolled by 4; B's rows prefetched from a 4 KiB
+       stride on). Zen 4, against the plain wide tile, min/median/max of 9 stack offsets, two
+       processes: 4x512x512 105-112 against 86-91, 4x256x256 111-114 against 86-92, 4x512x64
+       111-113 against 88-93, 3x128x128 99-112 against 89-100; 4x64x64, 3x768x768, 4x1024x1024
+       and 4x4096x1024 level (docs/bench/gemm-tuning.md) */
+    d->ukr_w = sk_gemm_ukr_w_rbp_avx512;
     d->w_mr = d->w_few = 4;
     d->w_nr = SK_GEMM_AVX512_W_NR;
     d->w_ldb_min = 0; /* any stride: 4x512x512 ran 1.1-1.3x faster on it (Intel Xeon) */
