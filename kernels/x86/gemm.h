@@ -398,10 +398,10 @@ static inline void sk_gemm_dsp_init_x86(sk_gemm_dsp *d, sk_isa isa, uint64_t fea
        3x512x512 29/30/109, 82/88/109, 83/108/111 against 84-100 (the plain wide tile);
        4x1536x1536 48/53/92, 34/62/100, 84/94/102 against 77-98. From B's 12-16 MiB rows_n
        still ahead (4x4096x1024 median 46-56 against 34-35, 3x2048x2048 37-49 against 33-35), and
-       at 4 KiB multiples (3x1024x1024 83-101 against 57-59, 4x1024x2048 61-105 against 60-69,
-       4x1024x1024 40-110 against 75-80: set_stride, rows_span). Two rows did not vary and stay
-       (2x1024x1024 73-82 against 39-42 on the wide tile); nor did the AVX2 tier's rows_n
-       (docs/bench/gemm-tuning.md) */
+       at 4 KiB multiples (medians: 3x1024x1024 83-101 against 58-59, 4x1024x2048 61-105 against
+       63-67, 4x1024x1024 40-110 against 71-79: set_stride, rows_span). Two rows did not vary
+       and stay (2x1024x1024 73-82 against 39-42 on the wide tile); nor did the AVX2 tier's
+       rows_n (docs/bench/gemm-tuning.md) */
     d->rows_span3 = 1024 * 1024;
     if (features & SK_CPU_X86_ZEN5) d->rows_span3 = 0; /* rows_span: the figures above */
     /* NT with op(A) = A: up to 6 rows on dot (one pass over B); more, up to 38 (seven passes),
