@@ -182,7 +182,7 @@ static int plan_rows(const sk_gemm_dsp *d, sk_trans tb, size_t m, size_t n, size
                span >= d->rows_half_span;
     }
     if (m > 2 && span > (double)d->rows_span_max / (double)(m - 2)) return 0;
-    const double rs = m > 2 && d->rows_span3 ? d->rows_span3 : d->rows_span;
+    const double rs = sk_gemm_rows_span_of(d, m);
     return (d->rows_edge && d->w_nr && umod(n, d->w_nr) != 0 && ldb >= d->w_ldb_min) ||
            span >= (double)(m - 1) * rs ||
            (umod(ldb, d->set_stride) == 0 && span >= d->rows_span);

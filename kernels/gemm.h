@@ -230,6 +230,13 @@ typedef struct sk_gemm_dsp {
 
 #define SK_GEMV_GROUP_MAX 256
 
+/* The floats of B per row of C past the first in plan_rows' rule for m (2 <= m <= rows_few) rows
+   at strides off set_stride: rows_span3 from 3 rows where the table sets it, else rows_span. */
+static inline unsigned sk_gemm_rows_span_of(const sk_gemm_dsp *d, size_t m)
+{
+    return m > 2 && d->rows_span3 ? d->rows_span3 : d->rows_span;
+}
+
 /* Fills d with the scalar table (kernels/scalar/gemm_ref.c): the framework with the portable
    micro-kernel and rows_n and small blocks (every block edge within reach of small tests), no
    matrix-vector, dot or transposed-tile kernels. sk_gemm_dsp_init starts from it. */

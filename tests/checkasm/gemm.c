@@ -894,12 +894,12 @@ static void planner_edge_tests(void)
                 }
         }
     /* rows_n for a few rows (plan_rows, m <= rows_few): the last two such row counts (from 3: two
-       rows take any B) at a stride off set_stride, B around (m - 1) rows_span (rows_span3 when
-       set) and rows_span_max / (m - 2) floats */
+       rows take any B) at a stride off set_stride, B around (m - 1) sk_gemm_rows_span_of(m) and
+       rows_span_max / (m - 2) floats */
     if (d->rows_n && d->rows_few > 3) {
         const size_t ldb = SS / 2 + 40;
         for (size_t m = d->rows_few - 1; m <= d->rows_few; m++) {
-            const size_t span = m > 2 && d->rows_span3 ? d->rows_span3 : d->rows_span;
+            const size_t span = sk_gemm_rows_span_of(d, m);
             const size_t lo = ((m - 1) * span + ldb - 1) / ldb;
             const size_t hi = d->rows_span_max / (m - 2) / ldb;
             const size_t fk[] = { lo - 1, lo, hi, hi + 1 };
