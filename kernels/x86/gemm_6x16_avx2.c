@@ -5,6 +5,7 @@
  * kernels, and the transposing packs (B^T panels, 6-row A panels). */
 #include <immintrin.h>
 
+#include "common.h"
 #include "x86/gemm.h"
 #include "x86/avx2_util.h"
 
@@ -572,56 +573,211 @@ void sk_gemv_n_avx2(size_t n, size_t k, float alpha, const float *a, const float
     }
 }
 
-/* c[j] = alpha dot(a, b + j*ldb) + beta c[j]: eight rows of B at a time (eight FMA chains), one
-   horizontal-add tree for the eight sums. */
+/* Lane q = the sum of the 8 lanes of t[q] as ((l0 + l1) + (l2 + l3)) + ((l4 + l5) + (l6 + l7)),
+   for each q alike (a lane's sum does not depend on the other vectors). */
+static inline __attribute__((always_inline)) __m256 reduce8_rows(const __m256 t[8])
+{
+    const __m256 h03 = _mm256_hadd_ps(_mm256_hadd_ps(t[0], t[1]), _mm256_hadd_ps(t[2], t[3]));
+    const __m256 h47 = _mm256_hadd_ps(_mm256_hadd_ps(t[4], t[5]), _mm256_hadd_ps(t[6], t[7]));
+    return _mm256_add_ps(_mm256_permute2f128_ps(h03, h47, 0x20),
+                         _mm256_permute2f128_ps(h03, h47, 0x31));
+}
+
+/* c[i*cs] = alpha x_i + beta c[i*cs] for the R <= 4 lanes i of x (beta == 0: C not read) */
+static inline __attribute__((always_inline)) void put_rows4(const int R, __m128 x, float alpha,
+                                                            float beta, float *c, size_t cs)
+{
+    x = _mm_mul_ps(_mm_set1_ps(alpha), x);
+    if (beta != 0.f)
+        x = _mm_fmadd_ps(_mm_set1_ps(beta),
+                         _mm_setr_ps(c[0], R > 1 ? c[cs] : 0.f, R > 2 ? c[2 * cs] : 0.f,
+                                     R > 3 ? c[3 * cs] : 0.f),
+                         x);
+    _mm_store_ss(c, x);
+    if (R > 1) _mm_store_ss(c + cs, _mm_movehdup_ps(x));
+    if (R > 2) _mm_store_ss(c + 2 * cs, _mm_movehl_ps(x, x));
+    if (R > 3) _mm_store_ss(c + 3 * cs, _mm_shuffle_ps(x, x, 3));
+}
+
+/* put_rows4 for w = 1..4 lanes */
+static void put_rows_w(size_t w, __m128 x, float alpha, float beta, float *c, size_t cs)
+{
+    switch (w) {
+    case 1: put_rows4(1, x, alpha, beta, c, cs); break;
+    case 2: put_rows4(2, x, alpha, beta, c, cs); break;
+    case 3: put_rows4(3, x, alpha, beta, c, cs); break;
+    default: put_rows4(4, x, alpha, beta, c, cs); break;
+    }
+}
+
+/* c[i*cs] = alpha dot(a, r + i*rs) + beta c[i*cs] for the R <= 6 rows i over k floats, each row
+   in two sums 8 floats apart (16 floats a step), a last full vector into sum 0 and the k % 8
+   tail (mask mt, kt floats) into sum 1, the two added and then reduced by reduce8_rows; each of
+   a's vectors loaded once for the R rows. A row's result is the same whatever R and whatever rows
+   are beside it. */
+static inline __attribute__((always_inline)) void dot_rows2(const int R, size_t k, const float *a,
+                                                            const float *r, size_t rs, __m256i mt,
+                                                            size_t kt, float alpha, float beta,
+                                                            float *c, size_t cs)
+{
+    __m256 s0[6], s1[6];
+#pragma GCC unroll 6
+    for (int i = 0; i < R; i++) s0[i] = s1[i] = _mm256_setzero_ps();
+    size_t p = 0;
+    for (; p + 16 <= k; p += 16) {
+        const __m256 x0 = _mm256_loadu_ps(a + p), x1 = _mm256_loadu_ps(a + p + 8);
+#pragma GCC unroll 6
+        for (int i = 0; i < R; i++) {
+            s0[i] = _mm256_fmadd_ps(x0, _mm256_loadu_ps(r + i * rs + p), s0[i]);
+            s1[i] = _mm256_fmadd_ps(x1, _mm256_loadu_ps(r + i * rs + p + 8), s1[i]);
+        }
+    }
+    if (p + 8 <= k) {
+        const __m256 x = _mm256_loadu_ps(a + p);
+#pragma GCC unroll 6
+        for (int i = 0; i < R; i++)
+            s0[i] = _mm256_fmadd_ps(x, _mm256_loadu_ps(r + i * rs + p), s0[i]);
+        p += 8;
+    }
+    if (kt) {
+        const __m256 x = _mm256_maskload_ps(a + p, mt);
+#pragma GCC unroll 6
+        for (int i = 0; i < R; i++)
+            s1[i] = _mm256_fmadd_ps(x, _mm256_maskload_ps(r + i * rs + p, mt), s1[i]);
+    }
+    __m256 t[8];
+#pragma GCC unroll 8
+    for (int i = 0; i < 8; i++) t[i] = i < R ? _mm256_add_ps(s0[i], s1[i]) : t[0];
+    if (R <= 4) { /* reduce8_rows' lanes 0-3 alone */
+        const __m256 h = _mm256_hadd_ps(_mm256_hadd_ps(t[0], t[1]), _mm256_hadd_ps(t[2], t[3]));
+        put_rows4(R, _mm_add_ps(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1)), alpha,
+                  beta, c, cs);
+    } else {
+        const __m256 v = reduce8_rows(t);
+        put_rows4(4, _mm256_castps256_ps128(v), alpha, beta, c, cs);
+        put_rows4(R - 4, _mm256_extractf128_ps(v, 1), alpha, beta, c + 4 * cs, cs);
+    }
+}
+
+/* c[i*cs] = alpha dot(a, r + i*rs) + beta c[i*cs] for the w <= 8 rows i over k floats, one sum
+   per row (8 floats a step, the k % 8 tail masked in), reduced by reduce8_rows; each of a's
+   vectors loaded once for the eight rows (rows past w repeat row 0). A row's result is the same
+   whatever rows are beside it. */
+static inline __attribute__((always_inline)) void dot_rows1(size_t w, size_t k, const float *a,
+                                                            const float *r, size_t rs, __m256i mt,
+                                                            size_t kt, float alpha, float beta,
+                                                            float *c, size_t cs)
+{
+    const float *rq[8];
+    for (size_t q = 0; q < 8; q++) rq[q] = r + (q < w ? q : 0) * rs;
+    __m256 s[8];
+#pragma GCC unroll 8
+    for (int q = 0; q < 8; q++) s[q] = _mm256_setzero_ps();
+    size_t p = 0;
+    for (; p + 8 <= k; p += 8) {
+        const __m256 a0 = _mm256_loadu_ps(a + p);
+#pragma GCC unroll 8
+        for (int q = 0; q < 8; q++) s[q] = _mm256_fmadd_ps(a0, _mm256_loadu_ps(rq[q] + p), s[q]);
+    }
+    if (kt) {
+        const __m256 a0 = _mm256_maskload_ps(a + p, mt);
+#pragma GCC unroll 8
+        for (int q = 0; q < 8; q++)
+            s[q] = _mm256_fmadd_ps(a0, _mm256_maskload_ps(rq[q] + p, mt), s[q]);
+    }
+    __m256 v = reduce8_rows(s);
+    if (w == 8 && cs == 1) {
+        v = _mm256_mul_ps(_mm256_set1_ps(alpha), v);
+        if (beta != 0.f) v = _mm256_fmadd_ps(_mm256_set1_ps(beta), _mm256_loadu_ps(c), v);
+        _mm256_storeu_ps(c, v);
+        return;
+    }
+    put_rows_w(w < 4 ? w : 4, _mm256_castps256_ps128(v), alpha, beta, c, cs);
+    if (w > 4) put_rows_w(w - 4, _mm256_extractf128_ps(v, 1), alpha, beta, c + 4 * cs, cs);
+}
+
+/* rows 0..w-1 (w < 6) of B side by side through dot_rows2 */
+static void dot_rows2_few(size_t w, size_t k, const float *a, const float *b, size_t ldb,
+                          __m256i mt, size_t kt, float alpha, float beta, float *c)
+{
+    switch (w) {
+    case 1: dot_rows2(1, k, a, b, ldb, mt, kt, alpha, beta, c, 1); break;
+    case 2: dot_rows2(2, k, a, b, ldb, mt, kt, alpha, beta, c, 1); break;
+    case 3: dot_rows2(3, k, a, b, ldb, mt, kt, alpha, beta, c, 1); break;
+    case 4: dot_rows2(4, k, a, b, ldb, mt, kt, alpha, beta, c, 1); break;
+    case 5: dot_rows2(5, k, a, b, ldb, mt, kt, alpha, beta, c, 1); break;
+    default: break;
+    }
+}
+
+/* c[j] = alpha dot(a, b + j*ldb) + beta c[j], by k and the span of B (n x ldb floats):
+   - from GEMV_T_ROWS_K floats of k on, past L1 (GEMV_T_L1_SPAN): R rows side by side that are
+     n / R rows apart (the n % R rows left over side by side at the end), each row's dot product
+     in two sums (dot_rows2): a's loads shared by the R rows, B read as R sequential streams far
+     apart. R = 6 in L2 (up to GEMV_T_SIX_SPAN: the load ports are the limit there, one load of
+     a per 6 of B), 2 in L3 (up to GEMV_T_TWO_SPAN: the fewest streams that keep enough FMA
+     chains), 4 past it (DRAM wants more lines in flight);
+   - else eight rows side by side, one sum each (dot_rows1): n / 8 rows apart in L2 (from
+     GEMV_T_FAR_K floats of k), else next to each other (short rows next to each other are one
+     stream; in L1 the loads are the limit, 9 per 8 FMAs).
+   Eight long rows next to each other (j to j + 7, the one kernel before) ran at 0.53-0.68 of a
+   plain read in L2: eight streams, each row's lines fetched as its loads miss. A row's result is
+   the same whatever rows are beside it on each kernel; dot_rows1 and dot_rows2 sum in other
+   orders, and which one runs depends on k and, from GEMV_T_ROWS_K on, on the span being past
+   GEMV_T_L1_SPAN: a call on a pool is split into parts of at least SK_GEMV_AVX2_ROWS_MIN rows
+   (the table's gemv_group), which span more than that, so every part takes the call's kernel and
+   gets the call's bits. AMD Zen 5, through sk_sgemm against the eight rows next to each other
+   (two libraries alternated in one process, fastest of 15, two runs; docs/bench/gemm-tuning.md):
+   1x384x384 1.35-1.55, 1x48x1032 1.45-1.49, 1x512x512 1.13-1.27, 1x1024x1024 1.14-1.19,
+   1x2048x2048 1.03-1.23, 1x4096x4096 1.23-1.32, 1x24000x1032 1.11-1.23, 1x512x128 1.38-1.42,
+   1x2048x64 1.35; 1x2048x1024 0.85-1.13 (the old kernel there at 36-49 GFLOP/s from run to run,
+   this one at 40-43), 1x8x1024 and 1x16x512 (in L1) level. */
+#define GEMV_T_ROWS_K   256
+#define GEMV_T_FAR_K    32
+#define GEMV_T_L1_SPAN  (8 * 1024)
+#define GEMV_T_SIX_SPAN (256 * 1024)
+#define GEMV_T_TWO_SPAN (4 * 1024 * 1024)
+_Static_assert(GEMV_T_L1_SPAN < (size_t)SK_GEMV_AVX2_ROWS_MIN * GEMV_T_ROWS_K,
+               "a pool's part of at least SK_GEMV_AVX2_ROWS_MIN rows spans more than L1_SPAN");
 void sk_gemv_t_avx2(size_t n, size_t k, float alpha, const float *a, const float *b, size_t ldb,
                     float beta, float *c)
 {
     const size_t kt = k & 7;
     const __m256i msk = sk_tail8_avx2(kt);
-    for (size_t j = 0; j < n; j += 8) {
-        const size_t w = n - j < 8 ? n - j : 8;
-        const float *r[8];
-        for (size_t q = 0; q < 8; q++) r[q] = b + (j + (q < w ? q : 0)) * ldb;
-        __m256 s[8];
-#pragma GCC unroll 8
-        for (int q = 0; q < 8; q++) s[q] = _mm256_setzero_ps();
-        size_t p = 0;
-        for (; p + 8 <= k; p += 8) {
-            const __m256 a0 = _mm256_loadu_ps(a + p);
-#pragma GCC unroll 8
-            for (int q = 0; q < 8; q++) s[q] = _mm256_fmadd_ps(a0, _mm256_loadu_ps(r[q] + p), s[q]);
+    const double span = (double)n * (double)ldb;
+    if (k >= GEMV_T_ROWS_K && span > GEMV_T_L1_SPAN) {
+        const size_t R = span <= GEMV_T_SIX_SPAN ? 6 : span <= GEMV_T_TWO_SPAN ? 2 : 4;
+        const size_t h = n / R, hs = h * ldb;
+        for (size_t j = 0; j < h; j++) {
+            if (R == 6)
+                dot_rows2(6, k, a, b + j * ldb, hs, msk, kt, alpha, beta, c + j, h);
+            else if (R == 2)
+                dot_rows2(2, k, a, b + j * ldb, hs, msk, kt, alpha, beta, c + j, h);
+            else
+                dot_rows2(4, k, a, b + j * ldb, hs, msk, kt, alpha, beta, c + j, h);
         }
-        if (kt) {
-            const __m256 a0 = _mm256_maskload_ps(a + p, msk);
-#pragma GCC unroll 8
-            for (int q = 0; q < 8; q++)
-                s[q] = _mm256_fmadd_ps(a0, _mm256_maskload_ps(r[q] + p, msk), s[q]);
-        }
-        /* lane q of the result = sum of s[q] */
-        const __m256 h03 = _mm256_hadd_ps(_mm256_hadd_ps(s[0], s[1]), _mm256_hadd_ps(s[2], s[3]));
-        const __m256 h47 = _mm256_hadd_ps(_mm256_hadd_ps(s[4], s[5]), _mm256_hadd_ps(s[6], s[7]));
-        __m256 v = _mm256_add_ps(_mm256_permute2f128_ps(h03, h47, 0x20),
-                                 _mm256_permute2f128_ps(h03, h47, 0x31));
-        v = _mm256_mul_ps(_mm256_set1_ps(alpha), v);
-        if (w == 8) {
-            if (beta != 0.f) v = _mm256_fmadd_ps(_mm256_set1_ps(beta), _mm256_loadu_ps(c + j), v);
-            _mm256_storeu_ps(c + j, v);
-        } else {
-            float out[8];
-            _mm256_storeu_ps(out, v);
-            for (size_t q = 0; q < w; q++)
-                c[j + q] = beta == 0.f ? out[q] : out[q] + beta * c[j + q];
-        }
+        const size_t done = h * R;
+        dot_rows2_few(n - done, k, a, b + done * ldb, ldb, msk, kt, alpha, beta, c + done);
+        return;
     }
+    /* one sum per row: eight rows side by side, n / 8 rows apart in L2, else next to each other
+       (the rows left over next to each other at the end) */
+    size_t j = 0;
+    if (span > GEMV_T_L1_SPAN && span <= GEMV_T_SIX_SPAN && k >= GEMV_T_FAR_K) {
+        const size_t h = n / 8;
+        for (; j < h; j++) dot_rows1(8, k, a, b + j * ldb, h * ldb, msk, kt, alpha, beta, c + j, h);
+        j = 8 * h;
+    }
+    for (; j < n; j += 8)
+        dot_rows1(n - j < 8 ? n - j : 8, k, a, b + j * ldb, ldb, msk, kt, alpha, beta, c + j, 1);
 }
 
 /* Four values of k of an 8-row group of B (rows at b, stride ldb) into rows 0..3 of a panel (d,
    stride ld): the 128-bit lanes of four vectors hold rows q and q + 4 (loaded straight into the
    lanes), so that a 4 x 4 transpose within the lanes gives 8-wide panel rows (16 shuffles per
    8 x 8 block, not 24). */
-static inline __attribute__((always_inline)) void
-pack_bt_8x4(const float *s, size_t ldb, float *d, size_t ld)
+static inline __attribute__((always_inline)) void pack_bt_8x4(const float *s, size_t ldb, float *d,
+                                                              size_t ld)
 {
     __m256 r[4];
 #pragma GCC unroll 4

@@ -687,16 +687,21 @@ static void slot_tests_of(const sk_gemm_dsp *d, int ukr_only)
     if (d->gemv_n && d->gemv_t) {
         /* around the strips, the AVX-512 kernel's accumulators in registers (192 < n <= 448 in
            pairs of vectors), its row-streaming widths and their blocks in registers (256
-           columns, then 128, 64, 32 and 16: 496 = 256 + 128 + 64 + 32 + 16, 1008, 1015) */
+           columns, then 128, 64, 32 and 16: 496 = 256 + 128 + 64 + 32 + 16, 1008, 1015); k
+           around the AVX2 gemv_t's steps (16 floats, then a vector and a tail: 256, 257, 271)
+           and its kernels' k limit (255, 256); n odd puts B's rows a multiple of 4 KiB apart, so
+           that B spans L1, L2 and L3 sizes */
         static const size_t vn[] = { 1,   7,   8,   15,  16,  17,  31,  32,  33,  127,
                                      128, 129, 192, 193, 208, 224, 225, 255, 256, 257,
                                      320, 447, 448, 449, 496, 511, 512, 513, 769, 1008,
                                      1015, 1024, 1025, 1031 };
-        static const size_t vk[] = { 1, 2, 3, 4, 5, 15, 16, 17, 64, 255, 256, 257 };
+        static const size_t vk[] = { 1, 2, 3, 4, 5, 15, 16, 17, 64, 255, 256, 257, 271 };
         for (int t = 0; t < 2; t++)
             for (size_t in = 0; in < sizeof vn / sizeof *vn; in++)
                 for (size_t ik = 0; ik < sizeof vk / sizeof *vk; ik += ck_quick() ? 3 : 1)
                     slot_gemv_case(d, t, vn[in], vk[ik], al[ck_rand_u32(3)], be[ck_rand_u32(4)]);
+        /* gemv_t over a B past 4 Mi floats (the AVX2 kernel's rows four at a time, n % 4 left) */
+        slot_gemv_case(d, 1, 4099, 1030, al[ck_rand_u32(3)], be[ck_rand_u32(4)]);
     }
     if (d->dot) {
         /* n around every count of B's rows a kernel takes at a time (2 to 8 on AVX2) */
