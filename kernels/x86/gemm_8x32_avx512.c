@@ -985,12 +985,12 @@ void sk_gemv_n_avx512(size_t n, size_t k, float alpha, const float *a, const flo
     }
 }
 
-/* dot(a, r_i) for the R rows r_i = r + i*ldb (R <= 4) over k floats, in 16 lanes each: per row
+/* dot(a, r_i) for the R rows r_i = r + i*rs (R <= 4) over k floats, in 16 lanes each: per row
    four sums 16 floats apart while 64 are left, the first one on to the last full vector, the
    second for the k % 16 tail (mask mt), added in pairs; each of a's vectors loaded once for the R
    rows. A row's sum is the same whatever R. */
 static inline __attribute__((always_inline)) void dot_rows(const int R, size_t k, const float *a,
-                                                           const float *r, size_t ldb,
+                                                           const float *r, size_t rs,
                                                            __mmask16 mt, __m512 *out)
 {
     __m512 s[4][4];
@@ -1004,20 +1004,20 @@ static inline __attribute__((always_inline)) void dot_rows(const int R, size_t k
             const __m512 x = _mm512_loadu_ps(a + p + 16 * u);
 #pragma GCC unroll 4
             for (int i = 0; i < R; i++)
-                s[i][u] = _mm512_fmadd_ps(x, _mm512_loadu_ps(r + i * ldb + p + 16 * u), s[i][u]);
+                s[i][u] = _mm512_fmadd_ps(x, _mm512_loadu_ps(r + i * rs + p + 16 * u), s[i][u]);
         }
     }
     for (; p + 16 <= k; p += 16) {
         const __m512 x = _mm512_loadu_ps(a + p);
 #pragma GCC unroll 4
         for (int i = 0; i < R; i++)
-            s[i][0] = _mm512_fmadd_ps(x, _mm512_loadu_ps(r + i * ldb + p), s[i][0]);
+            s[i][0] = _mm512_fmadd_ps(x, _mm512_loadu_ps(r + i * rs + p), s[i][0]);
     }
     if (mt) {
         const __m512 x = _mm512_maskz_loadu_ps(mt, a + p);
 #pragma GCC unroll 4
         for (int i = 0; i < R; i++)
-            s[i][1] = _mm512_fmadd_ps(x, _mm512_maskz_loadu_ps(mt, r + i * ldb + p), s[i][1]);
+            s[i][1] = _mm512_fmadd_ps(x, _mm512_maskz_loadu_ps(mt, r + i * rs + p), s[i][1]);
     }
 #pragma GCC unroll 4
     for (int i = 0; i < R; i++)
@@ -1027,9 +1027,12 @@ static inline __attribute__((always_inline)) void dot_rows(const int R, size_t k
 /* c[j] = alpha dot(a, b + j*ldb) + beta c[j]. From GEMV_T_ROWS_K floats of k on, B's rows in
    order, each row's sum reduced on its own (dot_rows): one row at a time, each read whole by one
    loop (a sequential stream; the loop's loads walk B in order from one row to the next), while B
-   spans at most GEMV_T_SPAN floats (L2, L3), four rows side by side past it (from DRAM, more
-   lines in flight). A row's sum is the same either way, and the choice of kernel depends on k
-   alone, so a part of a call on a pool (some of its rows) gets the call's bits. Below
+   spans at most GEMV_T_SPAN floats (L2, L3), four rows side by side past it, n / 4 rows apart
+   (from DRAM: more lines in flight, in four sequential streams; rows j to j + 3 side by side ran
+   at 0.82-0.90x of it through sk_sgemm, 1x4096x4096, 1x24000x1024, 1x8192x1024, 1x2048x8192,
+   1x32000x512, two libraries alternated, fastest of 15, two runs). A row's sum is the same
+   either way, and the choice of kernel depends on k alone, so a part of a call on a pool (some
+   of its rows) gets the call's bits. Below
    GEMV_T_ROWS_K, eight rows side by side, one sum each. AMD Zen 5, fastest of 30 alternated,
    against a plain read of B, one row at a time / four / eight side by side (one sum each):
    1x512x512 0.92 / 0.82 / 0.82, 1x1024x1024 0.97 / 0.88 / 0.91, 1x4096x4096 0.91 / 0.95 / 0.95,
@@ -1045,14 +1048,22 @@ void sk_gemv_t_avx512(size_t n, size_t k, float alpha, const float *a, const flo
     if (k >= GEMV_T_ROWS_K) {
         size_t j = 0;
         __m512 s[4];
-        if ((double)n * (double)ldb > GEMV_T_SPAN)
-            for (; j + 4 <= n; j += 4, b += 4 * ldb) {
-                dot_rows(4, k, a, b, ldb, mt, s);
-                const __m128 x = _mm_mul_ps(_mm_set1_ps(alpha), sk_reduce4_avx512(s));
-                _mm_storeu_ps(c + j, beta == 0.f ? x
-                                                 : _mm_fmadd_ps(_mm_set1_ps(beta),
-                                                                _mm_loadu_ps(c + j), x));
+        if ((double)n * (double)ldb > GEMV_T_SPAN) {
+            const size_t h = n / 4;
+            for (; j < h; j++) {
+                dot_rows(4, k, a, b + j * ldb, h * ldb, mt, s);
+                __m128 x = _mm_mul_ps(_mm_set1_ps(alpha), sk_reduce4_avx512(s));
+                if (beta != 0.f)
+                    x = _mm_fmadd_ps(_mm_set1_ps(beta),
+                                     _mm_setr_ps(c[j], c[j + h], c[j + 2 * h], c[j + 3 * h]), x);
+                _mm_store_ss(c + j, x);
+                _mm_store_ss(c + j + h, _mm_movehdup_ps(x));
+                _mm_store_ss(c + j + 2 * h, _mm_movehl_ps(x, x));
+                _mm_store_ss(c + j + 3 * h, _mm_shuffle_ps(x, x, 3));
             }
+            j = 4 * h;
+            b += j * ldb;
+        }
         for (; j < n; j++, b += ldb) {
             dot_rows(1, k, a, b, ldb, mt, s);
             /* lane 0 of the four rows' reduction adds row 0 as it adds any row there */
