@@ -1,5 +1,6 @@
 /* AVX2 + FMA helpers of the AVX2 kernels (static inline; include only from files compiled with the
- * AVX2 flags): tail masks, horizontal reductions, the 8x8 transpose, the subnormal flush. */
+ * AVX2 flags, which the AVX-512 flags include): tail masks, horizontal reductions, the 8x8
+ * transpose, the subnormal flush, the strided store of up to four results. */
 #ifndef SK_AVX2_UTIL_H
 #define SK_AVX2_UTIL_H
 
@@ -74,6 +75,25 @@ static inline __m256 sk_flush_subnormal_avx2(__m256 v)
     const __m256i a = _mm256_and_si256(_mm256_castps_si256(v), _mm256_set1_epi32(0x7fffffff));
     const __m256i tiny = _mm256_cmpgt_epi32(_mm256_set1_epi32(0x00800000), a); /* 0 or subnormal */
     return _mm256_castsi256_ps(_mm256_andnot_si256(tiny, _mm256_castps_si256(v)));
+}
+
+/* c[i*cs] = alpha x_i + beta c[i*cs] for the R <= 4 lanes i of x (beta == 0: C not read), as
+   alpha x_i first, then beta c + that in one FMA, lane by lane alike (a lane's result does not
+   depend on R or on the other lanes). */
+static inline __attribute__((always_inline)) void sk_put4_strided_avx2(const int R, __m128 x,
+                                                                       float alpha, float beta,
+                                                                       float *c, size_t cs)
+{
+    x = _mm_mul_ps(_mm_set1_ps(alpha), x);
+    if (beta != 0.f)
+        x = _mm_fmadd_ps(_mm_set1_ps(beta),
+                         _mm_setr_ps(c[0], R > 1 ? c[cs] : 0.f, R > 2 ? c[2 * cs] : 0.f,
+                                     R > 3 ? c[3 * cs] : 0.f),
+                         x);
+    _mm_store_ss(c, x);
+    if (R > 1) _mm_store_ss(c + cs, _mm_movehdup_ps(x));
+    if (R > 2) _mm_store_ss(c + 2 * cs, _mm_movehl_ps(x, x));
+    if (R > 3) _mm_store_ss(c + 3 * cs, _mm_shuffle_ps(x, x, 3));
 }
 
 #endif

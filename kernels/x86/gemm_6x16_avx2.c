@@ -583,30 +583,14 @@ static inline __attribute__((always_inline)) __m256 reduce8_rows(const __m256 t[
                          _mm256_permute2f128_ps(h03, h47, 0x31));
 }
 
-/* c[i*cs] = alpha x_i + beta c[i*cs] for the R <= 4 lanes i of x (beta == 0: C not read) */
-static inline __attribute__((always_inline)) void put_rows4(const int R, __m128 x, float alpha,
-                                                            float beta, float *c, size_t cs)
-{
-    x = _mm_mul_ps(_mm_set1_ps(alpha), x);
-    if (beta != 0.f)
-        x = _mm_fmadd_ps(_mm_set1_ps(beta),
-                         _mm_setr_ps(c[0], R > 1 ? c[cs] : 0.f, R > 2 ? c[2 * cs] : 0.f,
-                                     R > 3 ? c[3 * cs] : 0.f),
-                         x);
-    _mm_store_ss(c, x);
-    if (R > 1) _mm_store_ss(c + cs, _mm_movehdup_ps(x));
-    if (R > 2) _mm_store_ss(c + 2 * cs, _mm_movehl_ps(x, x));
-    if (R > 3) _mm_store_ss(c + 3 * cs, _mm_shuffle_ps(x, x, 3));
-}
-
-/* put_rows4 for w = 1..4 lanes */
+/* sk_put4_strided_avx2 for w = 1..4 lanes */
 static void put_rows_w(size_t w, __m128 x, float alpha, float beta, float *c, size_t cs)
 {
     switch (w) {
-    case 1: put_rows4(1, x, alpha, beta, c, cs); break;
-    case 2: put_rows4(2, x, alpha, beta, c, cs); break;
-    case 3: put_rows4(3, x, alpha, beta, c, cs); break;
-    default: put_rows4(4, x, alpha, beta, c, cs); break;
+    case 1: sk_put4_strided_avx2(1, x, alpha, beta, c, cs); break;
+    case 2: sk_put4_strided_avx2(2, x, alpha, beta, c, cs); break;
+    case 3: sk_put4_strided_avx2(3, x, alpha, beta, c, cs); break;
+    default: sk_put4_strided_avx2(4, x, alpha, beta, c, cs); break;
     }
 }
 
@@ -650,12 +634,12 @@ static inline __attribute__((always_inline)) void dot_rows2(const int R, size_t 
     for (int i = 0; i < 8; i++) t[i] = i < R ? _mm256_add_ps(s0[i], s1[i]) : t[0];
     if (R <= 4) { /* reduce8_rows' lanes 0-3 alone */
         const __m256 h = _mm256_hadd_ps(_mm256_hadd_ps(t[0], t[1]), _mm256_hadd_ps(t[2], t[3]));
-        put_rows4(R, _mm_add_ps(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1)), alpha,
-                  beta, c, cs);
+        const __m128 x = _mm_add_ps(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1));
+        sk_put4_strided_avx2(R, x, alpha, beta, c, cs);
     } else {
         const __m256 v = reduce8_rows(t);
-        put_rows4(4, _mm256_castps256_ps128(v), alpha, beta, c, cs);
-        put_rows4(R - 4, _mm256_extractf128_ps(v, 1), alpha, beta, c + 4 * cs, cs);
+        sk_put4_strided_avx2(4, _mm256_castps256_ps128(v), alpha, beta, c, cs);
+        sk_put4_strided_avx2(R - 4, _mm256_extractf128_ps(v, 1), alpha, beta, c + 4 * cs, cs);
     }
 }
 
@@ -728,10 +712,11 @@ static void dot_rows2_few(size_t w, size_t k, const float *a, const float *b, si
    (the table's gemv_group), which span more than that, so every part takes the call's kernel and
    gets the call's bits. AMD Zen 5, through sk_sgemm against the eight rows next to each other
    (two libraries alternated in one process, fastest of 15, two runs; docs/bench/gemm-tuning.md):
-   1x384x384 1.35-1.55, 1x48x1032 1.45-1.49, 1x512x512 1.13-1.27, 1x1024x1024 1.14-1.19,
-   1x2048x2048 1.03-1.23, 1x4096x4096 1.23-1.32, 1x24000x1032 1.11-1.23, 1x512x128 1.38-1.42,
-   1x2048x64 1.35; 1x2048x1024 0.85-1.13 (the old kernel there at 36-49 GFLOP/s from run to run,
-   this one at 40-43), 1x8x1024 and 1x16x512 (in L1) level. */
+   1x384x384 1.50-1.55, 1x48x1032 1.46-1.49, 1x512x512 1.18-1.27, 1x1024x1024 1.14-1.19,
+   1x2048x2048 1.03-1.23, 1x4096x4096 1.24-1.32, 1x24000x1032 1.11-1.23, 1x512..2048 x 64..192
+   1.30-1.47; 1x2048x1024 and 1x1024x2048 0.86-1.13 (the old kernel there at 36-49 GFLOP/s from
+   run to run, this one at 38-43; called directly, 1.08-1.11), in L1 (1x8x1024, 1x16x512) and
+   below k = 32 level. */
 #define GEMV_T_ROWS_K   256
 #define GEMV_T_FAR_K    32
 #define GEMV_T_L1_SPAN  (8 * 1024)
@@ -776,8 +761,8 @@ void sk_gemv_t_avx2(size_t n, size_t k, float alpha, const float *a, const float
    stride ld): the 128-bit lanes of four vectors hold rows q and q + 4 (loaded straight into the
    lanes), so that a 4 x 4 transpose within the lanes gives 8-wide panel rows (16 shuffles per
    8 x 8 block, not 24). */
-static inline __attribute__((always_inline)) void pack_bt_8x4(const float *s, size_t ldb, float *d,
-                                                              size_t ld)
+static inline __attribute__((always_inline)) void
+pack_bt_8x4(const float *s, size_t ldb, float *d, size_t ld)
 {
     __m256 r[4];
 #pragma GCC unroll 4

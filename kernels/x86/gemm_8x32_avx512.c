@@ -16,6 +16,7 @@
 
 #include "common.h"
 #include "x86/gemm.h"
+#include "x86/avx2_util.h"
 #include "x86/avx512_util.h"
 
 #define MR SK_GEMM_AVX512_MR
@@ -1052,14 +1053,7 @@ void sk_gemv_t_avx512(size_t n, size_t k, float alpha, const float *a, const flo
             const size_t h = n / 4;
             for (; j < h; j++) {
                 dot_rows(4, k, a, b + j * ldb, h * ldb, mt, s);
-                __m128 x = _mm_mul_ps(_mm_set1_ps(alpha), sk_reduce4_avx512(s));
-                if (beta != 0.f)
-                    x = _mm_fmadd_ps(_mm_set1_ps(beta),
-                                     _mm_setr_ps(c[j], c[j + h], c[j + 2 * h], c[j + 3 * h]), x);
-                _mm_store_ss(c + j, x);
-                _mm_store_ss(c + j + h, _mm_movehdup_ps(x));
-                _mm_store_ss(c + j + 2 * h, _mm_movehl_ps(x, x));
-                _mm_store_ss(c + j + 3 * h, _mm_shuffle_ps(x, x, 3));
+                sk_put4_strided_avx2(4, sk_reduce4_avx512(s), alpha, beta, c + j, h);
             }
             j = 4 * h;
             b += j * ldb;
@@ -1068,9 +1062,7 @@ void sk_gemv_t_avx512(size_t n, size_t k, float alpha, const float *a, const flo
             dot_rows(1, k, a, b, ldb, mt, s);
             /* lane 0 of the four rows' reduction adds row 0 as it adds any row there */
             s[1] = s[2] = s[3] = _mm512_setzero_ps();
-            __m128 x = _mm_mul_ss(_mm_set_ss(alpha), sk_reduce4_avx512(s));
-            if (beta != 0.f) x = _mm_fmadd_ss(_mm_set_ss(beta), _mm_load_ss(c + j), x);
-            _mm_store_ss(c + j, x);
+            sk_put4_strided_avx2(1, sk_reduce4_avx512(s), alpha, beta, c + j, 1);
         }
         return;
     }
