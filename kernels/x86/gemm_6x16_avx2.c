@@ -573,16 +573,6 @@ void sk_gemv_n_avx2(size_t n, size_t k, float alpha, const float *a, const float
     }
 }
 
-/* Lane q = the sum of the 8 lanes of t[q] as ((l0 + l1) + (l2 + l3)) + ((l4 + l5) + (l6 + l7)),
-   for each q alike (a lane's sum does not depend on the other vectors). */
-static inline __attribute__((always_inline)) __m256 reduce8_rows(const __m256 t[8])
-{
-    const __m256 h03 = _mm256_hadd_ps(_mm256_hadd_ps(t[0], t[1]), _mm256_hadd_ps(t[2], t[3]));
-    const __m256 h47 = _mm256_hadd_ps(_mm256_hadd_ps(t[4], t[5]), _mm256_hadd_ps(t[6], t[7]));
-    return _mm256_add_ps(_mm256_permute2f128_ps(h03, h47, 0x20),
-                         _mm256_permute2f128_ps(h03, h47, 0x31));
-}
-
 /* sk_put4_strided_avx2 for w = 1..4 lanes */
 static void put_rows_w(size_t w, __m128 x, float alpha, float beta, float *c, size_t cs)
 {
@@ -596,9 +586,10 @@ static void put_rows_w(size_t w, __m128 x, float alpha, float beta, float *c, si
 
 /* c[i*cs] = alpha dot(a, r + i*rs) + beta c[i*cs] for the R <= 6 rows i over k floats, each row
    in two sums 8 floats apart (16 floats a step), a last full vector into sum 0 and the k % 8
-   tail (mask mt, kt floats) into sum 1, the two added and then reduced by reduce8_rows; each of
-   a's vectors loaded once for the R rows. A row's result is the same whatever R and whatever rows
-   are beside it. */
+   tail (mask mt, kt floats) into sum 1, the two added and then reduced by sk_reduce8_avx2 (lane
+   q: ((l0 + l1) + (l2 + l3)) + ((l4 + l5) + (l6 + l7)) of row q, whatever the other rows); each
+   of a's vectors loaded once for the R rows. A row's result is the same whatever R and whatever
+   rows are beside it. */
 static inline __attribute__((always_inline)) void dot_rows2(const int R, size_t k, const float *a,
                                                             const float *r, size_t rs, __m256i mt,
                                                             size_t kt, float alpha, float beta,
@@ -632,19 +623,19 @@ static inline __attribute__((always_inline)) void dot_rows2(const int R, size_t 
     __m256 t[8];
 #pragma GCC unroll 8
     for (int i = 0; i < 8; i++) t[i] = i < R ? _mm256_add_ps(s0[i], s1[i]) : t[0];
-    if (R <= 4) { /* reduce8_rows' lanes 0-3 alone */
+    if (R <= 4) { /* sk_reduce8_avx2's lanes 0-3 alone */
         const __m256 h = _mm256_hadd_ps(_mm256_hadd_ps(t[0], t[1]), _mm256_hadd_ps(t[2], t[3]));
         const __m128 x = _mm_add_ps(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1));
         sk_put4_strided_avx2(R, x, alpha, beta, c, cs);
     } else {
-        const __m256 v = reduce8_rows(t);
+        const __m256 v = sk_reduce8_avx2(t);
         sk_put4_strided_avx2(4, _mm256_castps256_ps128(v), alpha, beta, c, cs);
         sk_put4_strided_avx2(R - 4, _mm256_extractf128_ps(v, 1), alpha, beta, c + 4 * cs, cs);
     }
 }
 
 /* c[i*cs] = alpha dot(a, r + i*rs) + beta c[i*cs] for the w <= 8 rows i over k floats, one sum
-   per row (8 floats a step, the k % 8 tail masked in), reduced by reduce8_rows; each of a's
+   per row (8 floats a step, the k % 8 tail masked in), reduced by sk_reduce8_avx2; each of a's
    vectors loaded once for the eight rows (rows past w repeat row 0). A row's result is the same
    whatever rows are beside it. */
 static inline __attribute__((always_inline)) void dot_rows1(size_t w, size_t k, const float *a,
@@ -669,7 +660,7 @@ static inline __attribute__((always_inline)) void dot_rows1(size_t w, size_t k, 
         for (int q = 0; q < 8; q++)
             s[q] = _mm256_fmadd_ps(a0, _mm256_maskload_ps(rq[q] + p, mt), s[q]);
     }
-    __m256 v = reduce8_rows(s);
+    __m256 v = sk_reduce8_avx2(s);
     if (w == 8 && cs == 1) {
         v = _mm256_mul_ps(_mm256_set1_ps(alpha), v);
         if (beta != 0.f) v = _mm256_fmadd_ps(_mm256_set1_ps(beta), _mm256_loadu_ps(c), v);
