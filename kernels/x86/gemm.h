@@ -19,9 +19,10 @@
 #define SK_GEMM_AVX2_W_MR     4 /* the wide tile for few rows */
 #define SK_GEMM_AVX2_W_NR     24
 #define SK_GEMV_AVX2_ROWS_MIN  256 /* gemv_n streams B's rows whole from this many columns on */
-#define SK_GEMV_AVX2_SPAN      (128 * 1024) /* gemv_n: a B of at most this many floats (k x ldb,
-                                               from L2) two rows at a time */
-#define SK_GEMV_AVX512_SPAN    (256 * 1024) /* ... one or two rows at a time, not eight */
+#define SK_GEMV_AVX2_SPAN      (256 * 1024) /* gemv_n: a B of at most this many floats (k x ldb)
+                                               eight rows at a time, past it two (to 512 Ki) */
+#define SK_GEMV_AVX512_SPAN    (256 * 1024) /* gemv_n: a B of at most this many floats (from
+                                               L2) one or two rows at a time, not eight */
 
 #define SK_GEMM_AVX512_MR       8
 #define SK_GEMM_AVX512_NR       32

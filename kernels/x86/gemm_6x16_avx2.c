@@ -439,18 +439,37 @@ static inline __m256 finish(__m256 s, float alpha, float beta, __m256 cold)
 
 /* gemv_n from 256 columns on, and for a row stride that is a multiple of 4 KiB (walking down a
    column chunk would put every row in one L1 set and defeat the prefetchers): B streamed row by
-   row into a 1024-column accumulator row kept in L1. From 256 columns the rows of B are long
+   row into an accumulator row of up to 4096 columns in L1. From 256 columns the rows of B are long
    enough that streaming them whole beats walking them in column strips, which read each row in
    384-byte pieces, a pass down B per strip (Zen 1: 1x512x512 1.16x, 1x768x768 1.3x, 1x1536x512
    1.26x, 1x1000x1000 1.5x, 1x512x64 level); below, the strips' register accumulators win
-   (1x64x512 1.4x, 1x128x512 1.08x) and n = 192-320 is level. Eight rows at a time, in two sums
-   of four (the accumulator row's loads and stores halved against four rows: 1.05-1.07x on
-   1x512x64 and 1x256x256), then four, then one. A B of at most 512 KiB (from L2) two rows at a
-   time instead: two streams of B where eight ran slower (Zen 5: 1x512x64 1.08-1.14x, 1x512x128
-   1.13-1.18x; a 1 MiB B, 1x512x512, 0.98x, hence the limit). */
+   (1x64x512 1.4x, 1x128x512 1.08x) and n = 192-320 is level.
+   The rows go R at a time, k / R rows apart (rows p, p + q, ..., p + (R - 1) q for q = k / R;
+   the k % R rows left over after them, 4, 2 and 1 side by side), 64 columns of the accumulator
+   row in eight registers while the R rows' pieces stream into them; 4096 columns at a time.
+   R = 8, or 2 for a B of 256-512 Ki floats (k x ldb; from L3: two streams ran there at 1.07x
+   eight on 1x1024x1024 and 1x2048x512, and eight past it at 1.2x two on 1x4096x1024). Rows
+   side by side (eight in two sums onto the row in L1, or two for a B in L2) ran at 0.52-0.74
+   of a plain read of B from L2 and 0.7-0.93 past it: their
+   streams share a few L1 sets at the strides models have (2 or 4 KiB), and the accumulator
+   row's loads and stores compete with them; eight rows side by side in the register block ran
+   at 0.88-1.05x those. A row of 1024 columns read B's rows in 4 KiB runs, one page each
+   (1x2048x2048 0.79x, 1x2048x8192 0.75x, 1x4096x4096 0.74x 4096 columns). AMD Zen 5, through
+   sk_sgemm, against rows side by side, same operands, in-process, median of 7 processes of the
+   fastest of 9: 1x256x16 1.34x, 1x264x512 1.53x, 1x512x64 1.26x, 1x300x7 1.13x, 1x512x512
+   1.16x, 1x768x768 1.13x, 1x1024x512 1.14x, 1x1024x1024 1.01x, 1x1000x1000 1.03x, 1x2048x512
+   1.06x, 1x2048x2048 1.03x, 1x4096x1024 1.11x, 1x4096x4096 1.29x, 1x32000x512 1.23x; 1x4096x256
+   0.92x (k = 256 rows of 16 KiB from L3; four or two rows far apart 0.86-0.90x) and 1x1536x1536
+   0.92x (0.98x in the same runs through a build whose kernel for it is the same: the spread of
+   this measure) (docs/bench/gemm-tuning.md). Each column sums its rows in the same order in the
+   register block and in the 8-column steps at the row's end, and the order depends on k and
+   ldb alone: a part of a call on a pool gets the call's bits. */
 #define GEMV_ROWS_MIN SK_GEMV_AVX2_ROWS_MIN
-#define GEMV_W 1024
-#define GEMV_PAIRS_MAX SK_GEMV_AVX2_SPAN /* B spans at most this many floats: two rows at a time */
+#define GEMV_W        4096
+#define GEMV_FAR      8 /* R */
+#define GEMV_FAR_L3   2 /* R for a B past GEMV_L2_SPAN floats, up to GEMV_L3_SPAN */
+#define GEMV_L2_SPAN  SK_GEMV_AVX2_SPAN
+#define GEMV_L3_SPAN  (512 * 1024)
 
 /* 8 floats of a row of B at b (the first w & 7 of them when tail) */
 static inline __attribute__((always_inline)) __m256 gemv_ld(const float *b, int tail, __m256i mt)
@@ -458,66 +477,82 @@ static inline __attribute__((always_inline)) __m256 gemv_ld(const float *b, int 
     return tail ? _mm256_maskload_ps(b, mt) : _mm256_loadu_ps(b);
 }
 
-/* acc[0..8) += sum_r a_r b[r*ldb + 0..8) over R rows: R == 8 in two sums of four (rows 0-3 onto
-   acc, rows 4-7 apart, then added), R == 4 and R == 1 onto acc. */
+/* acc[0..8) += a_0 B(0) + a_1 B(1) + ... onto acc in row order, B(r) the 8 floats of row r at
+   b + r*rs (the first w & 7 of them when tail), a_r in av[r]. */
 static inline __attribute__((always_inline)) void gemv_rows_step(const int R, float *acc,
                                                                  const __m256 *av, const float *b,
-                                                                 size_t ldb, int tail, __m256i mt)
+                                                                 size_t rs, int tail, __m256i mt)
 {
     __m256 v = _mm256_load_ps(acc);
-    if (R == 2) {
-        const __m256 u = _mm256_mul_ps(av[1], gemv_ld(b + ldb, tail, mt));
-        v = _mm256_fmadd_ps(av[0], gemv_ld(b, tail, mt), v);
-        _mm256_store_ps(acc, _mm256_add_ps(v, u));
-        return;
-    }
-    if (R < 8) {
-#pragma GCC unroll 4
-        for (int r = 0; r < R; r++) v = _mm256_fmadd_ps(av[r], gemv_ld(b + r * ldb, tail, mt), v);
-        _mm256_store_ps(acc, v);
-        return;
-    }
-    __m256 u = _mm256_mul_ps(av[4], gemv_ld(b + 4 * ldb, tail, mt));
-#pragma GCC unroll 4
-    for (int r = 0; r < 4; r++) { /* the two chains interleaved */
-        v = _mm256_fmadd_ps(av[r], gemv_ld(b + r * ldb, tail, mt), v);
-        if (r < 3) u = _mm256_fmadd_ps(av[r + 5], gemv_ld(b + (r + 5) * ldb, tail, mt), u);
-    }
-    _mm256_store_ps(acc, _mm256_add_ps(v, u));
-}
-
-/* R rows of B (from bp) into the accumulator row acc[0..w), a[0..R) their factors. */
-static inline __attribute__((always_inline)) void gemv_rows_pass(const int R, float *acc,
-                                                                 const float *a, const float *bp,
-                                                                 size_t ldb, size_t w, __m256i mt)
-{
-    __m256 av[8];
 #pragma GCC unroll 8
-    for (int r = 0; r < R; r++) av[r] = _mm256_broadcast_ss(a + r);
-    const size_t wf = w & ~(size_t)7;
-    size_t j = 0;
-    for (; j < wf; j += 8) gemv_rows_step(R, acc + j, av, bp + j, ldb, 0, mt);
-    if (j < w) gemv_rows_step(R, acc + j, av, bp + j, ldb, 1, mt);
+    for (int r = 0; r < R; r++) v = _mm256_fmadd_ps(av[r], gemv_ld(b + r * rs, tail, mt), v);
+    _mm256_store_ps(acc, v);
 }
 
-static void gemv_n_rows(size_t n, size_t k, float alpha, const float *a, const float *b, size_t ldb,
-                        float beta, float *c)
+/* gemv_rows_step on acc[0..64), the eight vectors of acc in registers. */
+static inline __attribute__((always_inline)) void
+gemv_rows_block(const int R, float *acc, const __m256 *av, const float *b, size_t rs)
+{
+    __m256 y[8];
+#pragma GCC unroll 8
+    for (int v = 0; v < 8; v++) y[v] = _mm256_load_ps(acc + 8 * v);
+#pragma GCC unroll 8
+    for (int r = 0; r < R; r++) {
+#pragma GCC unroll 8
+        for (int v = 0; v < 8; v++)
+            y[v] = _mm256_fmadd_ps(av[r], _mm256_loadu_ps(b + r * rs + 8 * v), y[v]);
+    }
+#pragma GCC unroll 8
+    for (int v = 0; v < 8; v++) _mm256_store_ps(acc + 8 * v, y[v]);
+}
+
+/* acc[0..w) += sum_r a[r*as] B(r) over R rows of B rs floats apart from bp. */
+static inline __attribute__((always_inline)) void gemv_rows_pass(const int R, float *acc,
+                                                                 const float *a, size_t as,
+                                                                 const float *bp, size_t rs,
+                                                                 size_t w, __m256i mt)
+{
+    __m256 av[GEMV_FAR];
+#pragma GCC unroll 8
+    for (int r = 0; r < R; r++) av[r] = _mm256_broadcast_ss(a + r * as);
+    size_t j = 0;
+    for (; j + 64 <= w; j += 64) gemv_rows_block(R, acc + j, av, bp + j, rs);
+    for (; j + 8 <= w; j += 8) gemv_rows_step(R, acc + j, av, bp + j, rs, 0, mt);
+    if (j < w) gemv_rows_step(R, acc + j, av, bp + j, rs, 1, mt);
+}
+
+/* gemv_n_rows with R rows at a time, k / R apart */
+static inline __attribute__((always_inline)) void gemv_n_rows_r(const int R, size_t n, size_t k,
+                                                                float alpha, const float *a,
+                                                                const float *b, size_t ldb,
+                                                                float beta, float *c)
 {
     __attribute__((aligned(32))) float acc[GEMV_W];
+    const size_t q = k / R, l = k - R * q; /* l rows left over */
     for (size_t j0 = 0; j0 < n; j0 += GEMV_W) {
         const size_t w = n - j0 < GEMV_W ? n - j0 : GEMV_W;
         const __m256i mt = sk_tail8_avx2(w & 7);
         for (size_t j = 0; j < w; j += 8) _mm256_store_ps(acc + j, _mm256_setzero_ps());
         const float *bp = b + j0;
-        size_t p = 0;
-        if (k * ldb <= GEMV_PAIRS_MAX)
-            for (; p + 2 <= k; p += 2, bp += 2 * ldb) gemv_rows_pass(2, acc, a + p, bp, ldb, w, mt);
-        for (; p + 8 <= k; p += 8, bp += 8 * ldb) gemv_rows_pass(8, acc, a + p, bp, ldb, w, mt);
-        if (p + 4 <= k) gemv_rows_pass(4, acc, a + p, bp, ldb, w, mt), p += 4, bp += 4 * ldb;
-        for (; p < k; p++, bp += ldb) gemv_rows_pass(1, acc, a + p, bp, ldb, w, mt);
+        for (size_t p = 0; p < q; p++)
+            gemv_rows_pass(R, acc, a + p, q, bp + p * ldb, q * ldb, w, mt);
+        size_t p = R * q;
+        if (l & 4) gemv_rows_pass(4, acc, a + p, 1, bp + p * ldb, ldb, w, mt), p += 4;
+        if (l & 2) gemv_rows_pass(2, acc, a + p, 1, bp + p * ldb, ldb, w, mt), p += 2;
+        if (l & 1) gemv_rows_pass(1, acc, a + p, 1, bp + p * ldb, ldb, w, mt);
         for (size_t j = 0; j < w; j++) /* scalar finish: as the other tails */
             c[j0 + j] = beta == 0.f ? alpha * acc[j] : alpha * acc[j] + beta * c[j0 + j];
     }
+}
+
+static void gemv_n_rows(size_t n, size_t k, float alpha, const float *a, const float *b, size_t ldb,
+                        float beta, float *c)
+{
+    const double span = (double)k * (double)ldb;
+    if (span > GEMV_L2_SPAN && span <= GEMV_L3_SPAN)
+        gemv_n_rows_r(GEMV_FAR_L3, n, k, alpha, a, b, ldb, beta, c);
+    else
+        gemv_n_rows_r(GEMV_FAR, n, k, alpha, a, b, ldb, beta, c);
 }
 
 /* V x 8 columns of c = alpha sum_p a[p] b[p*ldb + j] + beta c (V accumulators down the rows). */

@@ -695,13 +695,20 @@ static void slot_tests_of(const sk_gemm_dsp *d, int ukr_only)
                                      128, 129, 192, 193, 208, 224, 225, 255, 256, 257,
                                      320, 447, 448, 449, 496, 511, 512, 513, 769, 1008,
                                      1015, 1024, 1025, 1031 };
-        static const size_t vk[] = { 1, 2, 3, 4, 5, 15, 16, 17, 64, 255, 256, 257, 271 };
+        static const size_t vk[] = { 1, 2, 3, 4, 5, 13, 15, 16, 17, 64, 255, 256, 257, 262, 271 };
         for (int t = 0; t < 2; t++)
             for (size_t in = 0; in < sizeof vn / sizeof *vn; in++)
                 for (size_t ik = 0; ik < sizeof vk / sizeof *vk; ik += ck_quick() ? 3 : 1)
                     slot_gemv_case(d, t, vn[in], vk[ik], al[ck_rand_u32(3)], be[ck_rand_u32(4)]);
         /* gemv_t over a B past 4 Mi floats (the AVX2 kernel's rows four at a time, n % 4 left) */
         slot_gemv_case(d, 1, 4099, 1030, al[ck_rand_u32(3)], be[ck_rand_u32(4)]);
+        /* gemv_n: B's span (k x ldb) at and just past 256 Ki and 512 Ki floats (the AVX2
+           kernel's rows eight, then two, then eight at a time), past its 4096-column chunk of
+           the row (4100, 4171: a full chunk, then 4 or 75 columns) */
+        static const size_t sn[][2] = { { 1021, 256 }, { 1021, 257 }, { 2045, 256 },
+                                        { 2045, 257 }, { 4100, 263 }, { 4171, 70 } };
+        for (size_t i = 0; i < sizeof sn / sizeof *sn; i++)
+            slot_gemv_case(d, 0, sn[i][0], sn[i][1], al[ck_rand_u32(3)], be[ck_rand_u32(4)]);
     }
     if (d->dot) {
         /* n around every count of B's rows a kernel takes at a time (2 to 8 on AVX2) */
