@@ -450,10 +450,10 @@ static inline __m256 finish(__m256 s, float alpha, float beta, __m256 cold)
    R = 8, or 2 for a B of 256-512 Ki floats (k x ldb; from L3: two streams ran there at 1.07x
    eight on 1x1024x1024 and 1x2048x512, and eight past it at 1.2x two on 1x4096x1024). Rows
    side by side (eight in two sums onto the row in L1, or two for a B in L2) ran at 0.52-0.74
-   of a plain read of B from L2 and 0.7-0.93 past it: their
-   streams share a few L1 sets at the strides models have (2 or 4 KiB), and the accumulator
-   row's loads and stores compete with them; eight rows side by side in the register block ran
-   at 0.88-1.05x those. A row of 1024 columns read B's rows in 4 KiB runs, one page each
+   of a plain read of B from L2 and 0.7-0.93 past it: their streams share a few L1 sets at the
+   strides models have (2 or 4 KiB), and the accumulator row's loads and stores compete with
+   them; eight rows side by side in the register block ran at 0.88-1.05x those. The row of 4096
+   columns is 16 KiB on the stack: one of 1024 read B's rows in 4 KiB runs, one page each
    (1x2048x2048 0.79x, 1x2048x8192 0.75x, 1x4096x4096 0.74x 4096 columns). AMD Zen 5, through
    sk_sgemm, against rows side by side, same operands, in-process, median of 7 processes of the
    fastest of 9: 1x256x16 1.34x, 1x264x512 1.53x, 1x512x64 1.26x, 1x300x7 1.13x, 1x512x512
