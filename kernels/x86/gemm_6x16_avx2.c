@@ -787,8 +787,8 @@ void sk_gemv_t_avx2(size_t n, size_t k, float alpha, const float *a, const float
    stride ld): the 128-bit lanes of four vectors hold rows q and q + 4 (loaded straight into the
    lanes), so that a 4 x 4 transpose within the lanes gives 8-wide panel rows (16 shuffles per
    8 x 8 block, not 24). */
-static inline __attribute__((always_inline)) void
-pack_bt_8x4(const float *s, size_t ldb, float *d, size_t ld)
+static inline __attribute__((always_inline)) void pack_bt_8x4(const float *s, size_t ldb, float *d,
+                                                              size_t ld)
 {
     __m256 r[4];
 #pragma GCC unroll 4
