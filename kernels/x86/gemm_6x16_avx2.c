@@ -446,7 +446,8 @@ static inline __m256 finish(__m256 s, float alpha, float beta, __m256 cold)
    (1x64x512 1.4x, 1x128x512 1.08x) and n = 192-320 is level.
    The rows go R at a time, k / R rows apart (rows p, p + q, ..., p + (R - 1) q for q = k / R;
    the k % R rows left over after them, 4, 2 and 1 side by side), 64 columns of the accumulator
-   row in eight registers while the R rows' pieces stream into them; 4096 columns at a time.
+   row in eight registers while the R rows' pieces stream into them (then 8 columns at a time,
+   the last masked); 4096 columns at a time.
    R = 8, or 2 for a B of 256-512 Ki floats (k x ldb; from L3: two streams ran there at 1.07x
    eight on 1x1024x1024 and 1x2048x512, and eight past it at 1.2x two on 1x4096x1024). Rows
    side by side (eight in two sums onto the row in L1, or two for a B in L2) ran at 0.52-0.74
@@ -477,33 +478,26 @@ static inline __attribute__((always_inline)) __m256 gemv_ld(const float *b, int 
     return tail ? _mm256_maskload_ps(b, mt) : _mm256_loadu_ps(b);
 }
 
-/* acc[0..8) += a_0 B(0) + a_1 B(1) + ... onto acc in row order, B(r) the 8 floats of row r at
-   b + r*rs (the first w & 7 of them when tail), a_r in av[r]. */
-static inline __attribute__((always_inline)) void gemv_rows_step(const int R, float *acc,
-                                                                 const __m256 *av, const float *b,
-                                                                 size_t rs, int tail, __m256i mt)
-{
-    __m256 v = _mm256_load_ps(acc);
-#pragma GCC unroll 8
-    for (int r = 0; r < R; r++) v = _mm256_fmadd_ps(av[r], gemv_ld(b + r * rs, tail, mt), v);
-    _mm256_store_ps(acc, v);
-}
-
-/* gemv_rows_step on acc[0..64), the eight vectors of acc in registers. */
-static inline __attribute__((always_inline)) void
-gemv_rows_block(const int R, float *acc, const __m256 *av, const float *b, size_t rs)
+/* acc[0..8 V) += a_0 B(0) + a_1 B(1) + ... onto acc in row order, B(r) the 8 V floats of row r at
+   b + r*rs (of its last vector the first w & 7 floats when tail), a_r in av[r]: the V vectors of
+   acc in registers while the R rows stream into them. */
+static inline __attribute__((always_inline)) void gemv_rows_block(const int R, const int V,
+                                                                  float *acc, const __m256 *av,
+                                                                  const float *b, size_t rs,
+                                                                  int tail, __m256i mt)
 {
     __m256 y[8];
 #pragma GCC unroll 8
-    for (int v = 0; v < 8; v++) y[v] = _mm256_load_ps(acc + 8 * v);
+    for (int v = 0; v < V; v++) y[v] = _mm256_load_ps(acc + 8 * v);
 #pragma GCC unroll 8
     for (int r = 0; r < R; r++) {
 #pragma GCC unroll 8
-        for (int v = 0; v < 8; v++)
-            y[v] = _mm256_fmadd_ps(av[r], _mm256_loadu_ps(b + r * rs + 8 * v), y[v]);
+        for (int v = 0; v < V; v++)
+            y[v] = _mm256_fmadd_ps(av[r], gemv_ld(b + r * rs + 8 * v, tail && v == V - 1, mt),
+                                   y[v]);
     }
 #pragma GCC unroll 8
-    for (int v = 0; v < 8; v++) _mm256_store_ps(acc + 8 * v, y[v]);
+    for (int v = 0; v < V; v++) _mm256_store_ps(acc + 8 * v, y[v]);
 }
 
 /* acc[0..w) += sum_r a[r*as] B(r) over R rows of B rs floats apart from bp. */
@@ -516,9 +510,9 @@ static inline __attribute__((always_inline)) void gemv_rows_pass(const int R, fl
 #pragma GCC unroll 8
     for (int r = 0; r < R; r++) av[r] = _mm256_broadcast_ss(a + r * as);
     size_t j = 0;
-    for (; j + 64 <= w; j += 64) gemv_rows_block(R, acc + j, av, bp + j, rs);
-    for (; j + 8 <= w; j += 8) gemv_rows_step(R, acc + j, av, bp + j, rs, 0, mt);
-    if (j < w) gemv_rows_step(R, acc + j, av, bp + j, rs, 1, mt);
+    for (; j + 64 <= w; j += 64) gemv_rows_block(R, 8, acc + j, av, bp + j, rs, 0, mt);
+    for (; j + 8 <= w; j += 8) gemv_rows_block(R, 1, acc + j, av, bp + j, rs, 0, mt);
+    if (j < w) gemv_rows_block(R, 1, acc + j, av, bp + j, rs, 1, mt);
 }
 
 /* gemv_n_rows with R rows at a time, k / R apart */
