@@ -368,9 +368,12 @@ static void test_gemm(void)
                       rnd(2), 0, 0);
             row_nomem_case((sk_trans)ta, kn[s][0], kn[s][1], be[rnd(3)]);
         }
-    /* m = 1, op(B) = B^T of 4 Mi floats or more (the AVX-512 kernel reads its rows four at a
-       time there, one at a time in a part that spans less): odd n, k with a tail */
+    /* m = 1, op(B) = B^T: the AVX-512 kernel reads its rows four at a time over 4 Mi floats and
+       over 192-256 Ki, two at a time over 64-192 Ki and 256 Ki-2 Mi, one at a time below (a
+       part on the pool spans less than the call): odd n, k with a tail */
     gemm_case(SK_NOTRANS, SK_TRANS, 1, 4099, 1030, al[rnd(2)], 0.3f, 0, 0, 0);
+    gemm_case(SK_NOTRANS, SK_TRANS, 1, 803, 300, al[rnd(2)], 0.3f, 0, 0, 0);
+    gemm_case(SK_NOTRANS, SK_TRANS, 1, 1101, 2050, al[rnd(2)], 0.f, 0, 0, 0);
     /* cache blocks: KC 256, MC 64-128, NC 1024-4092 (partial panels at the NC edge of the
        ARM table); few rows over several tasks (the wide tile's columns); one MC block with B past
        the x86 tables' b_span_min (2 Mi floats: packed up front); NT on the AVX-512 table's

@@ -1025,39 +1025,63 @@ static inline __attribute__((always_inline)) void dot_rows(const int R, size_t k
         out[i] = _mm512_add_ps(_mm512_add_ps(s[i][0], s[i][1]), _mm512_add_ps(s[i][2], s[i][3]));
 }
 
-/* c[j] = alpha dot(a, b + j*ldb) + beta c[j]. From GEMV_T_ROWS_K floats of k on, B's rows in
-   order, each row's sum reduced on its own (dot_rows): one row at a time, each read whole by one
-   loop (a sequential stream; the loop's loads walk B in order from one row to the next), while B
-   spans at most GEMV_T_SPAN floats (L2, L3), four rows side by side past it, n / 4 rows apart
-   (from DRAM: more lines in flight, in four sequential streams; rows j to j + 3 side by side ran
-   at 0.82-0.90x of it through sk_sgemm, 1x4096x4096, 1x24000x1024, 1x8192x1024, 1x2048x8192,
-   1x32000x512, two libraries alternated, fastest of 15, two runs). A row's sum is the same
-   either way, and the choice of kernel depends on k alone, so a part of a call on a pool (some
-   of its rows) gets the call's bits. Below
-   GEMV_T_ROWS_K, eight rows side by side, one sum each. AMD Zen 5, fastest of 30 alternated,
-   against a plain read of B, one row at a time / four / eight side by side (one sum each):
-   1x512x512 0.92 / 0.82 / 0.82, 1x1024x1024 0.97 / 0.88 / 0.91, 1x4096x4096 0.91 / 0.95 / 0.95,
-   1x2048x8192 0.88 / 1.03 / 0.91; the eight rows' sums kept and reduced together ran 0.53-0.87
-   (their stores and reloads; with the row loop unrolled per row, 0.61-0.72: each copy's loads
-   jumped eight rows from one call to the next). */
-#define GEMV_T_ROWS_K 128
-#define GEMV_T_SPAN (4 * 1024 * 1024)
+/* c[j] = alpha dot(a, b + j*ldb) + beta c[j] for the R * (n / R) rows j < R (n / R), R rows side
+   by side n / R rows apart (dot_rows, R = 2 or 4); returns the rows done. */
+static inline __attribute__((always_inline)) size_t dot_far(const int R, size_t n, size_t k,
+                                                            float alpha, const float *a,
+                                                            const float *b, size_t ldb,
+                                                            __mmask16 mt, float beta, float *c)
+{
+    const size_t h = n / (size_t)R;
+    __m512 s[4] = { _mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps(),
+                    _mm512_setzero_ps() };
+    for (size_t j = 0; j < h; j++) {
+        dot_rows(R, k, a, b + j * ldb, h * ldb, mt, s);
+        sk_put4_strided_avx2(R, sk_reduce4_avx512(s), alpha, beta, c + j, h);
+    }
+    return (size_t)R * h;
+}
+
+/* c[j] = alpha dot(a, b + j*ldb) + beta c[j]. From GEMV_T_ROWS_K floats of k on, each row's sum
+   reduced on its own (dot_rows), by the span of B (n x ldb floats): one row at a time up to
+   GEMV_T_TWO_SPAN floats (L2; each row read whole by one loop, the loads walk B in order from one
+   row to the next), R rows side by side n / R rows apart past it (dot_far; the n % R rows left
+   over one at a time after them): four in (GEMV_T_FOUR_LO, GEMV_T_FOUR_HI] (B filling L2) and
+   past GEMV_T_FOUR_SPAN (L3 and DRAM: more lines in flight), else two. A row's sum is the same
+   whatever rows are beside it, so a part of a call on a pool (some of its rows, another span)
+   gets the call's bits. Below GEMV_T_ROWS_K, eight rows side by side, one sum each.
+   AMD Zen 5, through sk_sgemm, two libraries alternated in one process, fastest of 9, median of
+   7 processes, two runs, against one row at a time up to 4 Mi floats (four rows n / 4 apart past
+   it): 1x512x256 1.18, 1x448x448 1.10-1.24, 1x384x384 1.07, 1x512x512 1.04-1.06, 1x1024x256
+   1.08-1.10, 1x768x768 1.01-1.03, 1x1024x1024 1.01-1.02, 1x4096x256 1.01, 1x2048x1024 1.05-1.16,
+   1x1024x2048 1.13, 1x2048x2048 1.17-1.19 (a copy of the old library 0.99-1.03); in L2 up to 64
+   Ki floats (1x256x256, 1x128x512) and from DRAM (1x4096x4096, 1x32000x512) level. Two rows
+   apart against four in the windows: 1x512x512 and 1x1024x256 0.95, 1x1024x1024 and 1x4096x256
+   1.03, 1x2048x2048 0.96. Four rows side by side next to each other (j to j + 3) ran at
+   0.82-0.90x of them far apart from DRAM; against a plain read of B, one row at a time / four /
+   eight side by side next to each other (one sum each): 1x512x512 0.92 / 0.82 / 0.82,
+   1x1024x1024 0.97 / 0.88 / 0.91, 1x4096x4096 0.91 / 0.95 / 0.95, 1x2048x8192 0.88 / 1.03 /
+   0.91; the eight rows' sums kept and reduced together ran 0.53-0.87 (their stores and reloads;
+   with the row loop unrolled per row, 0.61-0.72: each copy's loads jumped eight rows from one
+   call to the next). */
+#define GEMV_T_ROWS_K    128
+#define GEMV_T_TWO_SPAN  (64 * 1024)
+#define GEMV_T_FOUR_LO   (192 * 1024)
+#define GEMV_T_FOUR_HI   (256 * 1024)
+#define GEMV_T_FOUR_SPAN (2 * 1024 * 1024)
 void sk_gemv_t_avx512(size_t n, size_t k, float alpha, const float *a, const float *b, size_t ldb,
                       float beta, float *c)
 {
     const __mmask16 mt = sk_tail16_avx512(k & 15);
     if (k >= GEMV_T_ROWS_K) {
+        const double span = (double)n * (double)ldb;
         size_t j = 0;
+        if (span > GEMV_T_FOUR_SPAN || (span > GEMV_T_FOUR_LO && span <= GEMV_T_FOUR_HI))
+            j = dot_far(4, n, k, alpha, a, b, ldb, mt, beta, c);
+        else if (span > GEMV_T_TWO_SPAN)
+            j = dot_far(2, n, k, alpha, a, b, ldb, mt, beta, c);
+        b += j * ldb;
         __m512 s[4];
-        if ((double)n * (double)ldb > GEMV_T_SPAN) {
-            const size_t h = n / 4;
-            for (; j < h; j++) {
-                dot_rows(4, k, a, b + j * ldb, h * ldb, mt, s);
-                sk_put4_strided_avx2(4, sk_reduce4_avx512(s), alpha, beta, c + j, h);
-            }
-            j = 4 * h;
-            b += j * ldb;
-        }
         for (; j < n; j++, b += ldb) {
             dot_rows(1, k, a, b, ldb, mt, s);
             /* lane 0 of the four rows' reduction adds row 0 as it adds any row there */
