@@ -993,10 +993,12 @@ void sk_gemv_n_avx512(size_t n, size_t k, float alpha, const float *a, const flo
 /* dot(a, r_i) for the R rows r_i = r + i*rs (R <= 4) over k floats, in 16 lanes each: per row
    four sums 16 floats apart while 64 are left, the first one on to the last full vector, the
    second for the k % 16 tail (mask mt), added in pairs; each of a's vectors loaded once for the R
-   rows. A row's sum is the same whatever R. */
-static inline __attribute__((always_inline)) void dot_rows(const int R, size_t k, const float *a,
-                                                           const float *r, size_t rs,
-                                                           __mmask16 mt, __m512 *out)
+   rows. PF: each row's lines prefetched GEMV_T_PF_AHEAD floats ahead of its loads. A row's sum is
+   the same whatever R and PF. */
+#define GEMV_T_PF_AHEAD 512
+static inline __attribute__((always_inline)) void dot_rows(const int R, const int PF, size_t k,
+                                                           const float *a, const float *r,
+                                                           size_t rs, __mmask16 mt, __m512 *out)
 {
     __m512 s[4][4];
 #pragma GCC unroll 4
@@ -1008,8 +1010,11 @@ static inline __attribute__((always_inline)) void dot_rows(const int R, size_t k
         for (int u = 0; u < 4; u++) {
             const __m512 x = _mm512_loadu_ps(a + p + 16 * u);
 #pragma GCC unroll 4
-            for (int i = 0; i < R; i++)
-                s[i][u] = _mm512_fmadd_ps(x, _mm512_loadu_ps(r + i * rs + p + 16 * u), s[i][u]);
+            for (int i = 0; i < R; i++) {
+                const float *ri = r + i * rs + p + 16 * u;
+                if (PF) _mm_prefetch((const char *)(ri + GEMV_T_PF_AHEAD), _MM_HINT_T0);
+                s[i][u] = _mm512_fmadd_ps(x, _mm512_loadu_ps(ri), s[i][u]);
+            }
         }
     }
     for (; p + 16 <= k; p += 16) {
@@ -1030,9 +1035,9 @@ static inline __attribute__((always_inline)) void dot_rows(const int R, size_t k
 }
 
 /* c[j] = alpha dot(a, b + j*ldb) + beta c[j] for the R * (n / R) rows j < R (n / R), R rows side
-   by side n / R rows apart (dot_rows, R = 2 or 4); returns the rows done. */
-static inline __attribute__((always_inline)) size_t dot_far(const int R, size_t n, size_t k,
-                                                            float alpha, const float *a,
+   by side n / R rows apart (dot_rows, R = 2 or 4, PF); returns the rows done. */
+static inline __attribute__((always_inline)) size_t dot_far(const int R, const int PF, size_t n,
+                                                            size_t k, float alpha, const float *a,
                                                             const float *b, size_t ldb,
                                                             __mmask16 mt, float beta, float *c)
 {
@@ -1040,7 +1045,7 @@ static inline __attribute__((always_inline)) size_t dot_far(const int R, size_t 
     __m512 s[4] = { _mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps(),
                     _mm512_setzero_ps() };
     for (size_t j = 0; j < h; j++) {
-        dot_rows(R, k, a, b + j * ldb, h * ldb, mt, s);
+        dot_rows(R, PF, k, a, b + j * ldb, h * ldb, mt, s);
         sk_put4_strided_avx2(R, sk_reduce4_avx512(s), alpha, beta, c + j, h);
     }
     return (size_t)R * h;
@@ -1051,9 +1056,13 @@ static inline __attribute__((always_inline)) size_t dot_far(const int R, size_t 
    GEMV_T_TWO_SPAN floats (L2; each row read whole by one loop, the loads walk B in order from one
    row to the next), R rows side by side n / R rows apart past it (dot_far; the n % R rows left
    over one at a time after them): four in (GEMV_T_FOUR_LO, GEMV_T_FOUR_HI] (B filling L2) and
-   past GEMV_T_FOUR_SPAN (L3 and DRAM: more lines in flight), else two. A row's sum is the same
-   whatever rows are beside it, so a part of a call on a pool (some of its rows, another span)
-   gets the call's bits. Below GEMV_T_ROWS_K, eight rows side by side, one sum each.
+   past GEMV_T_FOUR_SPAN (L3 and DRAM: more lines in flight), else two, from L3 (past
+   GEMV_T_FOUR_HI) with software prefetches 2 KiB ahead in each row (against none, in-process,
+   median of 7 processes: 1x1024x1024 1.14x, 1x4096x256 1.16x, 1x768x768 1.07x, 1x640x640,
+   1x2048x1024, 1x1024x2048 level; in the four-row windows and from L2 0.93-0.96x). A row's sum
+   is the same whatever rows are beside it, so a part of a call on a pool (some of its rows,
+   another span) gets the call's bits. Below GEMV_T_ROWS_K, eight rows side by side, one sum
+   each.
    AMD Zen 5, through sk_sgemm, two libraries alternated in one process, fastest of 9, median of
    7 processes, two runs, against one row at a time up to 4 Mi floats (four rows n / 4 apart past
    it): 1x512x256 1.18, 1x448x448 1.10-1.24, 1x384x384 1.07, 1x512x512 1.04-1.06, 1x1024x256
@@ -1081,13 +1090,15 @@ void sk_gemv_t_avx512(size_t n, size_t k, float alpha, const float *a, const flo
         const double span = (double)n * (double)ldb;
         size_t j = 0;
         if (span > GEMV_T_FOUR_SPAN || (span > GEMV_T_FOUR_LO && span <= GEMV_T_FOUR_HI))
-            j = dot_far(4, n, k, alpha, a, b, ldb, mt, beta, c);
+            j = dot_far(4, 0, n, k, alpha, a, b, ldb, mt, beta, c);
+        else if (span > GEMV_T_FOUR_HI)
+            j = dot_far(2, 1, n, k, alpha, a, b, ldb, mt, beta, c);
         else if (span > GEMV_T_TWO_SPAN)
-            j = dot_far(2, n, k, alpha, a, b, ldb, mt, beta, c);
+            j = dot_far(2, 0, n, k, alpha, a, b, ldb, mt, beta, c);
         b += j * ldb;
         __m512 s[4];
         for (; j < n; j++, b += ldb) {
-            dot_rows(1, k, a, b, ldb, mt, s);
+            dot_rows(1, 0, k, a, b, ldb, mt, s);
             /* lane 0 of the four rows' reduction adds row 0 as it adds any row there */
             s[1] = s[2] = s[3] = _mm512_setzero_ps();
             sk_put4_strided_avx2(1, sk_reduce4_avx512(s), alpha, beta, c + j, 1);
