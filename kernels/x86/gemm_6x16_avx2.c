@@ -617,12 +617,13 @@ static void put_rows_w(size_t w, __m128 x, float alpha, float beta, float *c, si
    in two sums 8 floats apart (16 floats a step), a last full vector into sum 0 and the k % 8
    tail (mask mt, kt floats) into sum 1, the two added and then reduced by sk_reduce8_avx2 (lane
    q: ((l0 + l1) + (l2 + l3)) + ((l4 + l5) + (l6 + l7)) of row q, whatever the other rows); each
-   of a's vectors loaded once for the R rows. A row's result is the same whatever R and whatever
-   rows are beside it. */
-static inline __attribute__((always_inline)) void dot_rows2(const int R, size_t k, const float *a,
-                                                            const float *r, size_t rs, __m256i mt,
-                                                            size_t kt, float alpha, float beta,
-                                                            float *c, size_t cs)
+   of a's vectors loaded once for the R rows. PF: each row's lines prefetched GEMV_T_PF_AHEAD
+   floats ahead of its loads. A row's result is the same whatever R, PF and whatever rows are
+   beside it. */
+#define GEMV_T_PF_AHEAD 512
+static inline __attribute__((always_inline)) void
+dot_rows2(const int R, const int PF, size_t k, const float *a, const float *r, size_t rs,
+          __m256i mt, size_t kt, float alpha, float beta, float *c, size_t cs)
 {
     __m256 s0[6], s1[6];
 #pragma GCC unroll 6
@@ -632,6 +633,7 @@ static inline __attribute__((always_inline)) void dot_rows2(const int R, size_t 
         const __m256 x0 = _mm256_loadu_ps(a + p), x1 = _mm256_loadu_ps(a + p + 8);
 #pragma GCC unroll 6
         for (int i = 0; i < R; i++) {
+            if (PF) _mm_prefetch((const char *)(r + i * rs + p + GEMV_T_PF_AHEAD), _MM_HINT_T0);
             s0[i] = _mm256_fmadd_ps(x0, _mm256_loadu_ps(r + i * rs + p), s0[i]);
             s1[i] = _mm256_fmadd_ps(x1, _mm256_loadu_ps(r + i * rs + p + 8), s1[i]);
         }
@@ -705,11 +707,11 @@ static void dot_rows2_few(size_t w, size_t k, const float *a, const float *b, si
                           __m256i mt, size_t kt, float alpha, float beta, float *c)
 {
     switch (w) {
-    case 1: dot_rows2(1, k, a, b, ldb, mt, kt, alpha, beta, c, 1); break;
-    case 2: dot_rows2(2, k, a, b, ldb, mt, kt, alpha, beta, c, 1); break;
-    case 3: dot_rows2(3, k, a, b, ldb, mt, kt, alpha, beta, c, 1); break;
-    case 4: dot_rows2(4, k, a, b, ldb, mt, kt, alpha, beta, c, 1); break;
-    case 5: dot_rows2(5, k, a, b, ldb, mt, kt, alpha, beta, c, 1); break;
+    case 1: dot_rows2(1, 0, k, a, b, ldb, mt, kt, alpha, beta, c, 1); break;
+    case 2: dot_rows2(2, 0, k, a, b, ldb, mt, kt, alpha, beta, c, 1); break;
+    case 3: dot_rows2(3, 0, k, a, b, ldb, mt, kt, alpha, beta, c, 1); break;
+    case 4: dot_rows2(4, 0, k, a, b, ldb, mt, kt, alpha, beta, c, 1); break;
+    case 5: dot_rows2(5, 0, k, a, b, ldb, mt, kt, alpha, beta, c, 1); break;
     default: break;
     }
 }
@@ -720,7 +722,8 @@ static void dot_rows2_few(size_t w, size_t k, const float *a, const float *b, si
      in two sums (dot_rows2): a's loads shared by the R rows, B read as R sequential streams far
      apart. R = 6 in L2 (up to GEMV_T_SIX_SPAN: the load ports are the limit there, one load of
      a per 6 of B), 2 in L3 (up to GEMV_T_TWO_SPAN: the fewest streams that keep enough FMA
-     chains), 4 past it (DRAM wants more lines in flight);
+     chains; up to GEMV_T_PF_SPAN with software prefetches 2 KiB ahead in each row), 4 past it
+     (DRAM wants more lines in flight);
    - else eight rows side by side, one sum each (dot_rows1): n / 8 rows apart in L2 (from
      GEMV_T_FAR_K floats of k), else next to each other (short rows next to each other are one
      stream; in L1 the loads are the limit, 9 per 8 FMAs).
@@ -736,12 +739,15 @@ static void dot_rows2_few(size_t w, size_t k, const float *a, const float *b, si
    1x2048x2048 1.03-1.23, 1x4096x4096 1.24-1.32, 1x24000x1032 1.11-1.23, 1x512..2048 x 64..192
    1.30-1.47; 1x2048x1024 and 1x1024x2048 0.86-1.13 (the old kernel there at 36-49 GFLOP/s from
    run to run, this one at 38-43; called directly, 1.08-1.11), in L1 (1x8x1024, 1x16x512) and
-   below k = 32 level. */
+   below k = 32 level. The prefetches against none (median of 7 processes): 1x1024x1024 1.11,
+   1x768x768 1.08, 1x4096x256 1.07, 1x2048x1024 1.10, 1x1024x2048 1.17, 1x640x640 1.02; past
+   GEMV_T_PF_SPAN 1x1536x1536 1.15 but 1x2048x2048 and 1x4000x1000 0.93. */
 #define GEMV_T_ROWS_K   256
 #define GEMV_T_FAR_K    32
 #define GEMV_T_L1_SPAN  (8 * 1024)
 #define GEMV_T_SIX_SPAN (256 * 1024)
 #define GEMV_T_TWO_SPAN (4 * 1024 * 1024)
+#define GEMV_T_PF_SPAN  (2 * 1024 * 1024)
 _Static_assert(GEMV_T_L1_SPAN < (size_t)SK_GEMV_AVX2_ROWS_MIN * GEMV_T_ROWS_K,
                "a pool's part of at least SK_GEMV_AVX2_ROWS_MIN rows spans more than L1_SPAN");
 void sk_gemv_t_avx2(size_t n, size_t k, float alpha, const float *a, const float *b, size_t ldb,
@@ -755,11 +761,13 @@ void sk_gemv_t_avx2(size_t n, size_t k, float alpha, const float *a, const float
         const size_t h = n / R, hs = h * ldb;
         for (size_t j = 0; j < h; j++) {
             if (R == 6)
-                dot_rows2(6, k, a, b + j * ldb, hs, msk, kt, alpha, beta, c + j, h);
+                dot_rows2(6, 0, k, a, b + j * ldb, hs, msk, kt, alpha, beta, c + j, h);
+            else if (R == 2 && span <= GEMV_T_PF_SPAN)
+                dot_rows2(2, 1, k, a, b + j * ldb, hs, msk, kt, alpha, beta, c + j, h);
             else if (R == 2)
-                dot_rows2(2, k, a, b + j * ldb, hs, msk, kt, alpha, beta, c + j, h);
+                dot_rows2(2, 0, k, a, b + j * ldb, hs, msk, kt, alpha, beta, c + j, h);
             else
-                dot_rows2(4, k, a, b + j * ldb, hs, msk, kt, alpha, beta, c + j, h);
+                dot_rows2(4, 0, k, a, b + j * ldb, hs, msk, kt, alpha, beta, c + j, h);
         }
         const size_t done = h * R;
         dot_rows2_few(n - done, k, a, b + done * ldb, ldb, msk, kt, alpha, beta, c + done);
