@@ -761,15 +761,15 @@ static inline __m512 finish(__m512 s, float alpha, float beta, __mmask16 m, cons
    stream into it (as oneDNN's gemv_n kernel walks B). A row of 1024 columns read B's rows in
    4 KiB runs, one page each: against it (the same bits), in-process, fastest of 9, median of 5
    processes, 1x4096x4096 1.09x, 1x32000x512 1.14x, 1x1536x1536 1.11x, 1x4096x1024 1.03x,
-   1x2048x2048, 1x2048x512 and 1x1024x4096 level (2048 columns: 1.05x, 1.10x, 1.11x, 1.02x, level).
-   AMD Zen 5, in-process against the row held in L1 and B's rows
-   streamed whole one at a time (from L2) or eight at a time one vector per step (past it),
-   fastest of 15, the same bits: 1x512x512 1.15-1.19x, 1x1024x1024 1.10x, 1x1024x256 1.25x,
-   1x1024x128 1.31x, 1x2048x2048 1.16x, 1x464x512 1.12-1.24x, 1x768x768 1.04-1.06x, 1x512x256
-   1.11x, 1x512x64 0.86-1.09x and 1x512x128 0.92-1.12x (the VM's phases), 1x4096x4096 0.97x
-   (docs/bench/gemm-tuning.md). Below GEMV_ROWS_MIN columns (a call as wide as that has parts
-   as wide on a pool) a B in L2 goes two rows at a time, in two sums: the narrow accumulator row
-   waits on its own stores from one row to the next (1x64x256 at a 4 KiB stride). */
+   1x2048x2048, 1x2048x512 and 1x1024x4096 level (2048 columns: 1.05x, 1.10x, 1.11x, 1.02x,
+   level). AMD Zen 5, in-process against the row held in L1 and B's rows streamed whole one at a
+   time (from L2) or eight at a time one vector per step (past it), fastest of 15, the same bits:
+   1x512x512 1.15-1.19x, 1x1024x1024 1.10x, 1x1024x256 1.25x, 1x1024x128 1.31x, 1x2048x2048
+   1.16x, 1x464x512 1.12-1.24x, 1x768x768 1.04-1.06x, 1x512x256 1.11x, 1x512x64 0.86-1.09x and
+   1x512x128 0.92-1.12x (the VM's phases), 1x4096x4096 0.97x (docs/bench/gemm-tuning.md). Below
+   GEMV_ROWS_MIN columns (a call as wide as that has parts as wide on a pool) a B in L2 goes two
+   rows at a time, in two sums: the narrow accumulator row waits on its own stores from one row
+   to the next (1x64x256 at a 4 KiB stride). */
 #define GEMV_ROWS_MIN SK_GEMV_AVX2_ROWS_MIN
 #define GEMV_W 4096
 #define GEMV_L2_MAX SK_GEMV_AVX512_SPAN /* B spans at most this many floats (from L2): below
