@@ -716,6 +716,15 @@ static void dot_rows2_few(size_t w, size_t k, const float *a, const float *b, si
     }
 }
 
+/* rows j, j + h, ..., j + (R - 1) h side by side for j < h (dot_rows2; PF: with prefetches) */
+static inline __attribute__((always_inline)) void
+dot_far(const int R, const int PF, size_t h, size_t k, const float *a, const float *b, size_t ldb,
+        __m256i msk, size_t kt, float alpha, float beta, float *c)
+{
+    for (size_t j = 0; j < h; j++)
+        dot_rows2(R, PF, k, a, b + j * ldb, h * ldb, msk, kt, alpha, beta, c + j, h);
+}
+
 /* c[j] = alpha dot(a, b + j*ldb) + beta c[j], by k and the span of B (n x ldb floats):
    - from GEMV_T_ROWS_K floats of k on, past L1 (GEMV_T_L1_SPAN): R rows side by side that are
      n / R rows apart (the n % R rows left over side by side at the end), each row's dot product
@@ -758,17 +767,15 @@ void sk_gemv_t_avx2(size_t n, size_t k, float alpha, const float *a, const float
     const double span = (double)n * (double)ldb;
     if (k >= GEMV_T_ROWS_K && span > GEMV_T_L1_SPAN) {
         const size_t R = span <= GEMV_T_SIX_SPAN ? 6 : span <= GEMV_T_TWO_SPAN ? 2 : 4;
-        const size_t h = n / R, hs = h * ldb;
-        for (size_t j = 0; j < h; j++) {
-            if (R == 6)
-                dot_rows2(6, 0, k, a, b + j * ldb, hs, msk, kt, alpha, beta, c + j, h);
-            else if (R == 2 && span <= GEMV_T_PF_SPAN)
-                dot_rows2(2, 1, k, a, b + j * ldb, hs, msk, kt, alpha, beta, c + j, h);
-            else if (R == 2)
-                dot_rows2(2, 0, k, a, b + j * ldb, hs, msk, kt, alpha, beta, c + j, h);
-            else
-                dot_rows2(4, 0, k, a, b + j * ldb, hs, msk, kt, alpha, beta, c + j, h);
-        }
+        const size_t h = n / R;
+        if (R == 6)
+            dot_far(6, 0, h, k, a, b, ldb, msk, kt, alpha, beta, c);
+        else if (R == 2 && span <= GEMV_T_PF_SPAN)
+            dot_far(2, 1, h, k, a, b, ldb, msk, kt, alpha, beta, c);
+        else if (R == 2)
+            dot_far(2, 0, h, k, a, b, ldb, msk, kt, alpha, beta, c);
+        else
+            dot_far(4, 0, h, k, a, b, ldb, msk, kt, alpha, beta, c);
         const size_t done = h * R;
         dot_rows2_few(n - done, k, a, b + done * ldb, ldb, msk, kt, alpha, beta, c + done);
         return;
