@@ -9,6 +9,7 @@
 // "read-avx2" the same with 32-byte loads (the AVX2 path's bound). alpha = 1, beta = 0, random
 // inputs, dense ld.
 // Counter "GFLOP/s" = 2 m n k per second.
+#include <chrono>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -211,6 +212,57 @@ void run_read(benchmark::State &st, int avx2, Shape s)
     set_counters(st, s);
 }
 
+// m <= 4: sk_sgemm and a plain read of the same B buffer alternated call by call in one loop
+// (contender "<isa>-vs-read"): both find B where the other left it and share each moment of a
+// shared host, where "read" times another buffer in another loop. The read's loads are 32 bytes
+// wide for avx2, the widest the core runs otherwise. Counters: GFLOP/s (the product's), x_read
+// (the product's speed as a fraction of the read's, from the total time of each).
+void run_sk_vs_read(benchmark::State &st, sk_isa isa, bool nt, Shape s)
+{
+    using clock = std::chrono::steady_clock;
+    skb::IsaScope scope(isa);
+    Operands o(s);
+    const size_t nb = s.k * s.n;
+    float sum = 0.f;
+    auto read = [&] {
+#if defined(__x86_64__) && defined(__GNUC__)
+        sum += isa == SK_ISA_AVX2 ? skb::read_sum_avx2(o.b.p, nb) : skb::read_sum(o.b.p, nb);
+#else
+        sum += skb::read_sum(o.b.p, nb);
+#endif
+        benchmark::DoNotOptimize(sum);
+    };
+    auto gemm = [&] {
+        const sk_status r = sk_sgemm(SK_NOTRANS, nt ? SK_TRANS : SK_NOTRANS, s.m, s.n, s.k, 1.f,
+                                     o.a.p, s.k, o.b.p, nt ? s.k : s.n, 0.f, o.c.p, s.n);
+        benchmark::DoNotOptimize(o.c.p);
+        benchmark::ClobberMemory();
+        return r;
+    };
+    for (int i = 0; i < 3; i++) {
+        if (gemm() != SK_OK) {
+            st.SkipWithError("sk_sgemm failed");
+            return;
+        }
+        read();
+    }
+    double t_sk = 0, t_read = 0;
+    for (auto _ : st) {
+        const auto t0 = clock::now();
+        gemm();
+        const auto t1 = clock::now();
+        read();
+        const auto t2 = clock::now();
+        t_sk += std::chrono::duration<double>(t1 - t0).count();
+        t_read += std::chrono::duration<double>(t2 - t1).count();
+    }
+    if (t_sk > 0 && t_read > 0) {
+        st.counters["GFLOP/s"] =
+            2e-9 * (double)s.m * (double)s.n * (double)s.k * (double)st.iterations() / t_sk;
+        st.counters["x_read"] = t_read / t_sk;
+    }
+}
+
 #ifdef SK_BENCH_HAVE_LIBXSMM
 // Row-major C = op(A) B is column-major C^T = B^T op(A)^T: libxsmm's m, n, k are n, m, k, its A
 // is our B and its B our A. NN only (libxsmm 1.17's JIT takes no transposed A). Shapes it makes no
@@ -308,6 +360,11 @@ void sk_register_gemm_benchmarks()
                                                   "-plan/" + var + "/" + shape)
                                                      .c_str(),
                                                  run_sk_plan, isa, nt != 0, s);
+                if (isa != SK_ISA_SCALAR && s.m <= 4)
+                    benchmark::RegisterBenchmark(("sgemm/" + std::string(sk_isa_name(isa)) +
+                                                  "-vs-read/" + var + "/" + shape)
+                                                     .c_str(),
+                                                 run_sk_vs_read, isa, nt != 0, s);
             }
 #ifdef SK_BENCH_HAVE_OPENBLAS
             benchmark::RegisterBenchmark(("sgemm/openblas/" + var + "/" + shape).c_str(),

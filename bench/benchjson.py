@@ -19,6 +19,8 @@ import re
 
 # Rate counters, in order of preference: the first one a pair of benchmarks shares is compared.
 RATE_COUNTERS = ("GFLOP/s", "elem/s", "GB/s", "items_per_second", "bytes_per_second")
+# Counters that are a benchmark's speed as a fraction of a bound timed in the same loop.
+FRACTION_COUNTERS = ("x_read",)
 # Contenders that are simdkern's own paths (everything else is a peer), in tier order.
 ISAS = ("scalar", "avx2", "avx512", "neon")
 # Pseudo-contender: the fastest simdkern ISA for each family/variant/shape.
@@ -102,6 +104,7 @@ class Entry(object):
         self.threads = int(m.group(2)) if m else 1
         self.base_variant = m.group(1) if m else self.variant
         self.rates = {}         # counter -> value (higher is faster)
+        self.fractions = {}     # FRACTION_COUNTERS -> value
         self.real_time = None   # seconds per iteration
         self.reps = 1           # repetitions behind the value
         self.source = "single"  # median | mean | computed-median | best | single
@@ -273,7 +276,10 @@ def load(path, stat="median"):
                     mean = sum(vals) / len(vals)
                     var = sum((v - mean) ** 2 for v in vals) / (len(vals) - 1)
                     e.spread[m] = math.sqrt(var) / mean if mean else 0.0
-        # Keep only counters that are rates we know, so ratios are always "higher is faster".
+        # Fractions measured inside one benchmark (x_read: its speed over a bound's, alternated
+        # call by call) apart; then only counters that are rates we know, so ratios are always
+        # "higher is faster".
+        e.fractions = {k: v for k, v in e.rates.items() if k in FRACTION_COUNTERS}
         e.rates = {k: v for k, v in e.rates.items() if k in RATE_COUNTERS and v > 0}
         entries[name] = e
     return Report(path, context, entries)

@@ -207,6 +207,37 @@ def thread_axis():
               "report: thread-axis table with the speed-up", md)
 
 
+def fractions():
+    """x_read (a case and a read of the same bytes timed in one loop) in the report's own table."""
+    import json
+
+    def bm(name, gflops, x=None):
+        b = {"name": name, "run_name": name, "run_type": "iteration", "repetitions": 1,
+             "repetition_index": 0, "threads": 1, "iterations": 10, "real_time": 1000.0,
+             "cpu_time": 1000.0, "time_unit": "ns", "GFLOP/s": gflops}
+        if x is not None:
+            b["x_read"] = x
+        return b
+    rep = {"context": {"date": "2026-12-07T00:00:00+00:00", "host_name": "fixture", "num_cpus": 2},
+           "benchmarks": [bm("sgemm/avx512/NN/1x1024x1024", 45),
+                          bm("sgemm/avx512-vs-read/NN/1x1024x1024", 44, 0.93),
+                          bm("sgemm/avx2-vs-read/NT/1x512x512", 50, 1.125)]}
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "fractions.json")
+        with open(path, "w") as f:
+            json.dump(rep, f)
+        rc, _, err = run(REPORT, "--from-json", path, "--out-dir", d, "--no-plots")
+        md = open(os.path.join(d, "report.md")).read() if rc == 0 else err
+        check("## Against a bound in the same loop" in md
+              and "| sgemm | avx512-vs-read | NN | 1x1024x1024 | GFLOP/s | 44 | 0.93 |" in md
+              and "| sgemm | avx2-vs-read | NT | 1x512x512 | GFLOP/s | 50 | 1.12 |" in md
+              and "| sgemm | avx512 | NN | 1x1024x1024 | GFLOP/s | 45 |" not in md,
+              "report: x_read in its own table, only for the cases that measure it", md)
+        rc, _, err = run(REPORT, "--from-json", BEFORE, "--out-dir", d, "--no-plots")
+        md = open(os.path.join(d, "report.md")).read() if rc == 0 else err
+        check(rc == 0 and "Against a bound" not in md, "report: no x_read, no table", md)
+
+
 def within_runs():
     """'peers' (the fastest peer library, never a bound) and --within over several runs."""
     import json
@@ -286,6 +317,7 @@ within_runs()
 thread_axis()
 compare_errors()
 report_from_json()
+fractions()
 if failures:
     sys.stderr.write("FAILED %d of %d checks:\n" % (len(failures), checks[0]))
     for f in failures:
