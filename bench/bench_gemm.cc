@@ -194,18 +194,24 @@ void run_onednn(benchmark::State &st, bool nt, Shape s)
 // float of B (the matrix-vector product; 4 rows: 2 flops per byte, below the FMA peak from L3)
 // (GFLOP/s: the product's flops at the read's speed, so that it pairs with the GEMM of the same
 // shape).
+// The sum of n floats at p read with 32-byte loads (avx2) or the widest the core runs.
+float read_b(bool avx2, const float *p, size_t n)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    return avx2 ? skb::read_sum_avx2(p, n) : skb::read_sum(p, n);
+#else
+    (void)avx2;
+    return skb::read_sum(p, n);
+#endif
+}
+
 void run_read(benchmark::State &st, int avx2, Shape s)
 {
     const size_t n = s.k * s.n;
     skb::Buf b(n, -1.f, 1.f, 2);
     float sum = 0.f;
     for (auto _ : st) {
-#if defined(__x86_64__) && defined(__GNUC__)
-        sum += avx2 ? skb::read_sum_avx2(b.p, n) : skb::read_sum(b.p, n);
-#else
-        (void)avx2;
-        sum += skb::read_sum(b.p, n);
-#endif
+        sum += read_b(avx2 != 0, b.p, n);
         benchmark::DoNotOptimize(sum);
         benchmark::ClobberMemory();
     }
@@ -225,11 +231,7 @@ void run_sk_vs_read(benchmark::State &st, sk_isa isa, bool nt, Shape s)
     const size_t nb = s.k * s.n;
     float sum = 0.f;
     auto read = [&] {
-#if defined(__x86_64__) && defined(__GNUC__)
-        sum += isa == SK_ISA_AVX2 ? skb::read_sum_avx2(o.b.p, nb) : skb::read_sum(o.b.p, nb);
-#else
-        sum += skb::read_sum(o.b.p, nb);
-#endif
+        sum += read_b(isa == SK_ISA_AVX2, o.b.p, nb);
         benchmark::DoNotOptimize(sum);
     };
     auto gemm = [&] {
