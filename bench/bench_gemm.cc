@@ -218,7 +218,7 @@ void run_read(benchmark::State &st, int avx2, Shape s)
     set_counters(st, s);
 }
 
-// m <= 4: sk_sgemm and a plain read of the same B buffer alternated call by call in one loop
+// m = 1: sk_sgemm and a plain read of the same B buffer alternated call by call in one loop
 // (contender "<isa>-vs-read"): both find B where the other left it and share each moment of a
 // shared host, where "read" times another buffer in another loop. The read's loads are 32 bytes
 // wide for avx2, the widest the core runs otherwise. Counters: GFLOP/s (the product's), x_read
@@ -362,7 +362,7 @@ void sk_register_gemm_benchmarks()
                                                   "-plan/" + var + "/" + shape)
                                                      .c_str(),
                                                  run_sk_plan, isa, nt != 0, s);
-                if (isa != SK_ISA_SCALAR && s.m <= 4)
+                if (isa != SK_ISA_SCALAR && s.m == 1)
                     benchmark::RegisterBenchmark(("sgemm/" + std::string(sk_isa_name(isa)) +
                                                   "-vs-read/" + var + "/" + shape)
                                                      .c_str(),
