@@ -190,10 +190,6 @@ void run_onednn(benchmark::State &st, bool nt, Shape s)
 }
 #endif
 
-// m <= 4: a plain read of B's bytes, the bound of a product that reads B once at 2 m flops per
-// float of B (the matrix-vector product; 4 rows: 2 flops per byte, below the FMA peak from L3)
-// (GFLOP/s: the product's flops at the read's speed, so that it pairs with the GEMM of the same
-// shape).
 // The sum of n floats at p read with 32-byte loads (avx2) or the widest the core runs.
 float read_b(bool avx2, const float *p, size_t n)
 {
@@ -205,6 +201,10 @@ float read_b(bool avx2, const float *p, size_t n)
 #endif
 }
 
+// m <= 4: a plain read of B's bytes, the bound of a product that reads B once at 2 m flops per
+// float of B (the matrix-vector product; 4 rows: 2 flops per byte, below the FMA peak from L3)
+// (GFLOP/s: the product's flops at the read's speed, so that it pairs with the GEMM of the same
+// shape).
 void run_read(benchmark::State &st, int avx2, Shape s)
 {
     const size_t n = s.k * s.n;
