@@ -286,6 +286,7 @@ static void plan_make(const sk_gemm_dsp *d, enum gemm_path path, sk_trans ta, sk
     p->t_lanes = lanes;
     p->t_pair = pair;
     p->ukr = wide ? d->ukr_w : d->ukr;
+    p->tile_hi = p->tile_lo = p->tile_tcp = NULL;
     p->mr = MR, p->nr = NR;
     p->rows_full = p->rows_last = none;
     if (path != PATH_BLOCKED && !wide) {
@@ -335,6 +336,15 @@ static void plan_make(const sk_gemm_dsp *d, enum gemm_path path, sk_trans ta, sk
     p->csa = !direct_a ? MR : ta ? lda : 1;
     p->direct = ((b == B_IN_PLACE && !copy_b) || b == B_PANEL) && direct_a &&
                 direct_shape(d, ta, m, n, k, NR); /* both sources: one MC block */
+    const sk_gemm_tiles *tiles = wide ? d->tiles_w : d->tiles;
+    if (p->direct && tiles) { /* run_direct's kernels (the same one twice when every block has
+                                 one height): one indirect call per tile, not the entry's two */
+        const sk_gemm_tile_fn *rows = tiles->by[SK_GEMM_TILE_ROWS];
+        p->tile_hi = rows[(last.first ? last.hi : last.lo) - 1];
+        p->tile_lo = rows[(last.count > last.first ? last.lo : last.hi) - 1];
+    }
+    if (p->direct && tb && d->ukr_tcp && d->tiles_tcp)
+        p->tile_tcp = d->tiles_tcp->by[SK_GEMM_TILE_ROWS][(last.first ? last.hi : last.lo) - 1];
     p->a_floats = a_floats;
     p->buf_floats = a_floats + (one_panel ? NR : cdiv(ncap, NR) * NR) * kc;
 }
@@ -523,6 +533,7 @@ static __attribute__((noinline)) void run_direct(const sk_gemm_dsp *d, const gem
     const row_split *rs = &p->rows_last;
     const size_t NR = p->nr;
     const float be = bias ? 1.f : beta;
+    const sk_gemm_tile_fn hi = p->tile_hi, lo = p->tile_lo;
     for (size_t j = 0; j < n; j += NR) {
         const float *bj = b + j;
         size_t rsb = ldb;
@@ -537,8 +548,15 @@ static __attribute__((noinline)) void run_direct(const sk_gemm_dsp *d, const gem
             const size_t r = q < rs->first ? rs->hi : rs->lo;
             float *cq = c + r0 * ldc + j;
             if (bias) put_bias(r, NR, bias + j, cq, ldc);
-            if (tcp && q == 0)
-                d->ukr_tcp(r, k, a, lda, 1, b + j * ldb, ldb, cq, ldc, alpha, be, panel, NULL, 0);
+            if (tcp && q == 0) {
+                if (p->tile_tcp)
+                    p->tile_tcp(k, a, lda, b + j * ldb, ldb, cq, ldc, alpha, be, panel, NULL, 0);
+                else
+                    d->ukr_tcp(r, k, a, lda, 1, b + j * ldb, ldb, cq, ldc, alpha, be, panel, NULL,
+                               0);
+            } else if (hi) /* the entry's kernel for r rows of A in place, called straight */
+                (q < rs->first ? hi : lo)(k, a + r0 * lda, lda, bj, rsb, cq, ldc, alpha, be, NULL,
+                                          NULL, 0);
             else
                 p->ukr(r, k, a + r0 * lda, lda, 1, bj, rsb, cq, ldc, alpha, be, NULL, NULL, 0);
             r0 += r;

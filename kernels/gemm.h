@@ -6,7 +6,9 @@
  * row count and the strides. Small shapes skip the B packing (NN reads B in place), m == 1 goes to
  * matrix-vector kernels, NT with few rows to a transposed tile, NN with few rows to a wider tile
  * (more accumulators than the few rows of the main tile give). Block sizes and the planner's
- * thresholds are per-ISA fields of the table. */
+ * thresholds are per-ISA fields of the table. The small products that run as one block of each
+ * kind (the plan's direct case) call the kernels behind the entry for their row counts, which
+ * the plan resolves once (sk_gemm_tiles). */
 #ifndef SK_GEMM_H
 #define SK_GEMM_H
 
@@ -28,6 +30,20 @@
 typedef void (*sk_gemm_ukr_fn)(size_t r, size_t k, const float *a, size_t rsa, size_t csa,
                                const float *b, size_t rsb, float *c, size_t ldc, float alpha,
                                float beta, float *bp, const float *pf, size_t pfs);
+
+/* The r-row kernels behind a micro-kernel entry, one per layout and row count, each the entry's
+ * call with that layout and r fixed (bitwise the same results): A by columns, A(i,p) = a[i + p*s]
+ * (s = csa, rsa = 1), or the rows of A in place, a[i*s + p] (s = rsa, csa = 1); B packed or in
+ * place, copied to bp or not. A plan resolves the kernels its loops call once (one indirect call
+ * per tile, not the entry's two). by[layout][r - 1], NULL past the entry's rows. */
+typedef void (*sk_gemm_tile_fn)(size_t k, const float *a, size_t s, const float *b, size_t rsb,
+                                float *c, size_t ldc, float alpha, float beta, float *bp,
+                                const float *pf, size_t pfs);
+#define SK_GEMM_MR_MAX 16
+enum { SK_GEMM_TILE_COLS, SK_GEMM_TILE_ROWS, SK_GEMM_TILE_COLS_COPY, SK_GEMM_TILE_ROWS_COPY };
+typedef struct sk_gemm_tiles {
+    sk_gemm_tile_fn by[4][SK_GEMM_MR_MAX];
+} sk_gemm_tiles;
 
 /* m == 1: c[j] = alpha * sum_p a[p] B(p,j) + beta * c[j] for j < n (beta == 0: c not read), with
  * B(p,j) = b[p*ldb + j] (gemv_n) or b[j*ldb + p] (gemv_t). a contiguous; n, k >= 1. */
@@ -63,12 +79,12 @@ typedef void (*sk_gemm_ukr_t_fn)(size_t r, size_t k, const float *a, size_t rsa,
 typedef void (*sk_gemm_pack_fn)(size_t w, size_t kc, const float *src, size_t lds, float *dst,
                                 size_t ld);
 
-#define SK_GEMM_MR_MAX 16
-
 typedef struct sk_gemm_dsp {
     sk_gemm_ukr_fn ukr;                 /* the r x nr tile; NULL: sk_sgemm_ref, unblocked */
+    const sk_gemm_tiles *tiles;         /* ukr's r-row kernels (NULL: calls through ukr) */
     sk_gemm_ukr_fn ukr_w;               /* the wide tile, r x w_nr (r <= w_mr): NN with few rows
                                            (more accumulators), see w_few; NULL: none */
+    const sk_gemm_tiles *tiles_w;       /* ukr_w's r-row kernels (NULL: calls through ukr_w) */
     sk_gemm_ukr_t_fn ukr_t;             /* the transposed tile; NULL: none */
     sk_gemm_ukr_t_fn ukr_tp;            /* the same contract with r <= ukr_tp_n, w <= ukr_t_lane,
                                            two k steps of op(A)^T at a time (more accumulators
@@ -82,6 +98,8 @@ typedef struct sk_gemm_dsp {
                                            bp[p*nr + j] as it goes (bp required): the
                                            transposition beside the FMAs; NULL: the panel packed by
                                            pack_t first */
+    const sk_gemm_tiles *tiles_tcp;     /* ukr_tcp's r-row kernels, A by columns or its rows in
+                                           place (NULL: calls through ukr_tcp) */
     sk_gemm_pack_fn pack_t;             /* the transposing pack */
     unsigned mr, nr;                    /* register tile */
     unsigned mr_rest_min;               /* an MC block's rows past its full mr-row blocks run as a
@@ -313,6 +331,10 @@ typedef struct gemm_plan {
     /* PATH_BLOCKED, PATH_WIDE */
     sk_gemm_ukr_fn ukr;    /* the register tile: ukr, mr x nr */
     size_t mr, nr;
+    sk_gemm_tile_fn tile_hi, tile_lo; /* direct: ukr's kernels for the rows_last blocks of hi and
+                                         lo rows of A in place (NULL: calls through ukr) */
+    sk_gemm_tile_fn tile_tcp;         /* direct, op(B) = B^T: ukr_tcp's kernel for the first row
+                                         block (NULL: calls through ukr_tcp) */
     enum gemm_b_source b;
     int copy_b;            /* B_IN_PLACE: the first row block's kernel stores each full panel it
                               reads, and the other row blocks read that copy (from L1) */

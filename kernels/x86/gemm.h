@@ -36,6 +36,13 @@
 #define SK_GEMM_AVX512_ROWS     4 /* rows of sk_gemm_rows4_avx512 */
 #define SK_GEMM_AVX2_ROWS       6 /* rows of sk_gemm_rows6_avx2 */
 
+/* the r-row kernels behind each micro-kernel entry (sk_gemm_tiles): sk_gemm_tiles_X_isa behind
+   sk_gemm_ukr_X_isa */
+extern const sk_gemm_tiles sk_gemm_tiles_avx2, sk_gemm_tiles_pn_avx2, sk_gemm_tiles_w_avx2;
+extern const sk_gemm_tiles sk_gemm_tiles_avx512, sk_gemm_tiles_rb_avx512, sk_gemm_tiles_rbp_avx512;
+extern const sk_gemm_tiles sk_gemm_tiles_w_avx512, sk_gemm_tiles_w_rb_avx512,
+    sk_gemm_tiles_w_rbp_avx512, sk_gemm_tiles_tcp_avx512;
+
 void sk_gemm_ukr_avx2(size_t r, size_t k, const float *a, size_t rsa, size_t csa, const float *b,
                       size_t rsb, float *c, size_t ldc, float alpha, float beta, float *bp,
                       const float *pf, size_t pfs);
@@ -101,7 +108,7 @@ void sk_gemm_dot_avx512(size_t m, size_t n, size_t k, float alpha, const float *
 static inline void sk_gemm_dsp_init_x86(sk_gemm_dsp *d, sk_isa isa, uint64_t features)
 {
     if (!sk_x86_tier(isa, SK_ISA_AVX2)) return;
-    d->ukr = sk_gemm_ukr_avx2;
+    d->ukr = sk_gemm_ukr_avx2, d->tiles = &sk_gemm_tiles_avx2;
     d->ukr_t = sk_gemm_ukr_t_avx2;
     d->gemv_n = sk_gemv_n_avx2;
     /* NN with 2-6 rows: B's rows streamed into C's rows in L1 where the tiles would walk B down
@@ -273,7 +280,7 @@ static inline void sk_gemm_dsp_init_x86(sk_gemm_dsp *d, sk_isa isa, uint64_t fea
     d->pk_copy_rows = 0;
     /* few rows: 4 rows of the 6x16 tile are 8 accumulators, just the FMA latency x two ports;
        the 4x24 tile has 12 */
-    d->ukr_w = sk_gemm_ukr_w_avx2;
+    d->ukr_w = sk_gemm_ukr_w_avx2, d->tiles_w = &sk_gemm_tiles_w_avx2;
     d->w_mr = d->w_few = SK_GEMM_AVX2_W_MR;
     d->w_nr = SK_GEMM_AVX2_W_NR;
     /* only for B rows 320 floats or more apart (n >= 320 when B is packed tight): below, the
@@ -308,7 +315,7 @@ static inline void sk_gemm_dsp_init_x86(sk_gemm_dsp *d, sk_isa isa, uint64_t fea
         /* B's next panel into L2 at 4 KiB strides and more, not its rows into L1: 1.02-1.25x on
            8-64 x 1024 x 1024, 16x4096x1024, 16x2048x2048; at 2 KiB none (ukr_body in
            gemm_6x16_avx2.c) */
-        d->ukr = sk_gemm_ukr_pn_avx2;
+        d->ukr = sk_gemm_ukr_pn_avx2, d->tiles = &sk_gemm_tiles_pn_avx2;
         /* NC 2048 (B block 2 MiB, from L3 as the 1 MiB one mostly was): A packed once per k
            block where n <= 2048, not once per 1024 columns. In-process against NC 1024 (two
            builds alternated, fastest of 15-25, the same bits): 2048^3 1.01-1.03x, 16x2048x2048
@@ -354,7 +361,7 @@ static inline void sk_gemm_dsp_init_x86(sk_gemm_dsp *d, sk_isa isa, uint64_t fea
 
     if (!sk_x86_tier(isa, SK_ISA_AVX512)) return;
     d->realign_floats = 16; /* 64-byte loads: every offset splits them */
-    d->ukr = sk_gemm_ukr_avx512;
+    d->ukr = sk_gemm_ukr_avx512, d->tiles = &sk_gemm_tiles_avx512;
     /* the AVX2 tile's rule (Zen 5) */
     d->w_many = d->w_set_max = d->w_set_stride = d->w_span_max = d->w_part_max = 0;
     d->w_blocks_span = 0;
@@ -487,7 +494,7 @@ static inline void sk_gemm_dsp_init_x86(sk_gemm_dsp *d, sk_isa isa, uint64_t fea
        processes: 4x512x512 105-112 against 86-91, 4x256x256 111-114 against 86-92, 4x512x64
        111-113 against 88-93, 3x128x128 99-112 against 89-100; 4x64x64, 3x768x768, 4x1024x1024
        and 4x4096x1024 level (docs/bench/gemm-tuning.md) */
-    d->ukr_w = sk_gemm_ukr_w_rbp_avx512;
+    d->ukr_w = sk_gemm_ukr_w_rbp_avx512, d->tiles_w = &sk_gemm_tiles_w_rbp_avx512;
     d->w_mr = d->w_few = 4;
     d->w_nr = SK_GEMM_AVX512_W_NR;
     d->w_ldb_min = 0; /* any stride: 4x512x512 ran 1.1-1.3x faster on it (Intel Xeon) */
@@ -501,8 +508,11 @@ static inline void sk_gemm_dsp_init_x86(sk_gemm_dsp *d, sk_isa isa, uint64_t fea
     if (features & (SK_CPU_X86_ZEN5 | SK_CPU_X86_SPR)) {
         /* Intel: the _rbp tiles, with its prefetches (gemm_8x32_avx512.c: C's lines spread over
            the main tile's k steps, B's rows on the wide tile from a 4 KiB stride on) */
-        d->ukr = features & SK_CPU_X86_ZEN5 ? sk_gemm_ukr_rb_avx512 : sk_gemm_ukr_rbp_avx512;
-        d->ukr_w = features & SK_CPU_X86_ZEN5 ? sk_gemm_ukr_w_rb_avx512 : sk_gemm_ukr_w_rbp_avx512;
+        const int zen5 = !!(features & SK_CPU_X86_ZEN5);
+        d->ukr = zen5 ? sk_gemm_ukr_rb_avx512 : sk_gemm_ukr_rbp_avx512;
+        d->tiles = zen5 ? &sk_gemm_tiles_rb_avx512 : &sk_gemm_tiles_rbp_avx512;
+        d->ukr_w = zen5 ? sk_gemm_ukr_w_rb_avx512 : sk_gemm_ukr_w_rbp_avx512;
+        d->tiles_w = zen5 ? &sk_gemm_tiles_w_rb_avx512 : &sk_gemm_tiles_w_rbp_avx512;
         /* the wide tile 6 x 64 (24 accumulators, 4 loads of B and 6 broadcasts per 24 FMAs
            where the 8x32 tile has 2 and 8 per 16; libxsmm's tile here): up to 4 rows over any n,
            over whole panels 5-6 rows and from 9 rows up to one MC block, at a B row stride that
@@ -564,7 +574,7 @@ static inline void sk_gemm_dsp_init_x86(sk_gemm_dsp *d, sk_isa isa, uint64_t fea
            shuffles on pipes of their own (an Intel core with two 512-bit FMA ports shares one
            with them; not measured there): NT 32x32x32 1.06x, 64x64x64 1.02x, 64x512x64 1.03x
            (docs/bench/gemm-tuning.md) */
-        d->ukr_tcp = sk_gemm_ukr_tcp_avx512;
+        d->ukr_tcp = sk_gemm_ukr_tcp_avx512, d->tiles_tcp = &sk_gemm_tiles_tcp_avx512;
         /* and NT with 14-16 rows goes there too, not to the transposed tiles, while op(B) is
            small (n k up to 4096 4^(16 - m) floats): blocked against transposed, in-process A/B,
            fastest of 15: 16x32x32 1.11-1.12x, 16x64x32 1.05x, 16x64x48 1.03x, 16x128x32 1.01x,

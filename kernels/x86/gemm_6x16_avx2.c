@@ -323,12 +323,9 @@ ukr_t_regs(const int R, const int NV, size_t k, const float *a, size_t rsa, cons
     ukr_t_half(R, x1, 8, w, c, ldc, wide, alpha, beta);
 }
 
-/* One signature for the four layouts: tile_cols_R read A by columns (a packed panel or A^T in
-   place; s = csa, the stride between k steps), tile_rows_R the rows of A in place (s = rsa);
-   the _copy_ ones also store the B they read to the packed panel bp. */
-typedef void (*tile_fn)(size_t k, const float *a, size_t s, const float *b, size_t rsb, float *c,
-                        size_t ldc, float alpha, float beta, float *bp, const float *pf,
-                        size_t pfs);
+/* One signature for the four layouts (sk_gemm_tile_fn): tile_cols_R read A by columns (a packed
+   panel or A^T in place; s = csa, the stride between k steps), tile_rows_R the rows of A in place
+   (s = rsa); the _copy_ ones also store the B they read to the packed panel bp. */
 
 /* The four layouts of one body (ukr_body: the 6x16 tile, wide_body: the 4x24 one) as P_cols_R,
    P_rows_R, P_cols_copy_R and P_rows_copy_R. */
@@ -376,45 +373,45 @@ TILE(1) TILE(2) TILE(3) TILE(4) TILE(5) TILE(6)
 WIDE(1) WIDE(2) WIDE(3) WIDE(4)
 UKRT(1) UKRT(2) UKRT(3) UKRT(4) UKRT(5) UKRT(6)
 
-/* An entry point NAME (see sk_gemm_ukr_fn) of the P_ kernels: the r-row kernel of the layout,
-   copying B or not. */
-#define TILE_ENTRY(NAME, P)                                                                        \
+/* The r-row kernels TILES of the P_ kernels (see sk_gemm_tiles) and their entry point NAME (see
+   sk_gemm_ukr_fn): the kernel of the layout, copying B or not. */
+#define TILE_ENTRY(NAME, TILES, P)                                                                 \
+    const sk_gemm_tiles TILES = { {                                                                \
+        { P##cols_1, P##cols_2, P##cols_3, P##cols_4, P##cols_5, P##cols_6 },                      \
+        { P##rows_1, P##rows_2, P##rows_3, P##rows_4, P##rows_5, P##rows_6 },                      \
+        { P##cols_copy_1, P##cols_copy_2, P##cols_copy_3, P##cols_copy_4, P##cols_copy_5,          \
+          P##cols_copy_6 },                                                                        \
+        { P##rows_copy_1, P##rows_copy_2, P##rows_copy_3, P##rows_copy_4, P##rows_copy_5,          \
+          P##rows_copy_6 },                                                                        \
+    } };                                                                                           \
     void NAME(size_t r, size_t k, const float *a, size_t rsa, size_t csa, const float *b,          \
               size_t rsb, float *c, size_t ldc, float alpha, float beta, float *bp,                \
               const float *pf, size_t pfs)                                                         \
     {                                                                                              \
-        static const tile_fn tab[4][MR] = {                                                        \
-            { P##cols_1, P##cols_2, P##cols_3, P##cols_4, P##cols_5, P##cols_6 },                  \
-            { P##rows_1, P##rows_2, P##rows_3, P##rows_4, P##rows_5, P##rows_6 },                  \
-            { P##cols_copy_1, P##cols_copy_2, P##cols_copy_3, P##cols_copy_4, P##cols_copy_5,      \
-              P##cols_copy_6 },                                                                    \
-            { P##rows_copy_1, P##rows_copy_2, P##rows_copy_3, P##rows_copy_4, P##rows_copy_5,      \
-              P##rows_copy_6 },                                                                    \
-        };                                                                                         \
         const int rows = csa == 1; /* rows of A in place: their stride is rsa */                   \
-        tab[(bp ? 2 : 0) + rows][r - 1](k, a, rows ? rsa : csa, b, rsb, c, ldc, alpha, beta, bp,   \
-                                        pf, pfs);                                                  \
+        TILES.by[(bp ? 2 : 0) + rows][r - 1](k, a, rows ? rsa : csa, b, rsb, c, ldc, alpha, beta,  \
+                                             bp, pf, pfs);                                         \
     }
 /* The micro-kernel */
-TILE_ENTRY(sk_gemm_ukr_avx2, tile_)
+TILE_ENTRY(sk_gemm_ukr_avx2, sk_gemm_tiles_avx2, tile_)
 /* The same prefetching the next panel of B at 4 KiB strides and more (ukr_body's PN) */
-TILE_ENTRY(sk_gemm_ukr_pn_avx2, tile_pn_)
+TILE_ENTRY(sk_gemm_ukr_pn_avx2, sk_gemm_tiles_pn_avx2, tile_pn_)
 #undef TILE_ENTRY
 
 /* The wide micro-kernel for few rows: the same on an r x W_NR tile, r <= W_MR. */
+const sk_gemm_tiles sk_gemm_tiles_w_avx2 = { {
+    { wide_cols_1, wide_cols_2, wide_cols_3, wide_cols_4 },
+    { wide_rows_1, wide_rows_2, wide_rows_3, wide_rows_4 },
+    { wide_cols_copy_1, wide_cols_copy_2, wide_cols_copy_3, wide_cols_copy_4 },
+    { wide_rows_copy_1, wide_rows_copy_2, wide_rows_copy_3, wide_rows_copy_4 },
+} };
 void sk_gemm_ukr_w_avx2(size_t r, size_t k, const float *a, size_t rsa, size_t csa,
                         const float *b, size_t rsb, float *c, size_t ldc, float alpha, float beta,
                         float *bp, const float *pf, size_t pfs)
 {
-    static const tile_fn tab[4][W_MR] = {
-        { wide_cols_1, wide_cols_2, wide_cols_3, wide_cols_4 },
-        { wide_rows_1, wide_rows_2, wide_rows_3, wide_rows_4 },
-        { wide_cols_copy_1, wide_cols_copy_2, wide_cols_copy_3, wide_cols_copy_4 },
-        { wide_rows_copy_1, wide_rows_copy_2, wide_rows_copy_3, wide_rows_copy_4 },
-    };
     const int rows = csa == 1;
-    tab[(bp ? 2 : 0) + rows][r - 1](k, a, rows ? rsa : csa, b, rsb, c, ldc, alpha, beta, bp, pf,
-                                    pfs);
+    sk_gemm_tiles_w_avx2.by[(bp ? 2 : 0) + rows][r - 1](k, a, rows ? rsa : csa, b, rsb, c, ldc,
+                                                         alpha, beta, bp, pf, pfs);
 }
 
 typedef void (*tile_t_fn)(size_t k, const float *a, size_t rsa, const float *b, size_t rsb,

@@ -595,12 +595,9 @@ ukr_tp_body(const int R, size_t k, const float *a, size_t rsa, const float *b, s
     store_t16(R, x, w, c, ldc, alpha, beta);
 }
 
-/* One signature for the four layouts: tile_cols_R read A by columns (a packed panel or A^T in
-   place; s = csa, the stride between k steps), tile_rows_R the rows of A in place (s = rsa);
-   the _copy_ ones also store the B they read to the packed panel bp. */
-typedef void (*tile_fn)(size_t k, const float *a, size_t s, const float *b, size_t rsb, float *c,
-                        size_t ldc, float alpha, float beta, float *bp, const float *pf,
-                        size_t pfs);
+/* One signature for the four layouts (sk_gemm_tile_fn): tile_cols_R read A by columns (a packed
+   panel or A^T in place; s = csa, the stride between k steps), tile_rows_R the rows of A in place
+   (s = rsa); the _copy_ ones also store the B they read to the packed panel bp. */
 
 #define UKR1(P, NAME, NV, R, ROWS, CP, RB)                                                         \
     static void P##NAME##_##R(size_t k, const float *a, size_t s, const float *b, size_t rsb,      \
@@ -667,47 +664,49 @@ UKRTCP(1) UKRTCP(2) UKRTCP(3) UKRTCP(4) UKRTCP(5) UKRTCP(6) UKRTCP(7) UKRTCP(8)
       K(V, M, 8) }
 #define K(V, M, R) ((R) <= (M) ? V##_##R : NULL)
 
-/* An entry point NAME (see sk_gemm_ukr_fn): the r-row kernel of the layout, N kernels per layout
-   (ROWSN of them up to row count M): A by columns, A's rows in place (B packed or read in place:
-   COLS, RWS), the same two copying B to bp (CCP, RCP). */
-#define UKR_ENTRY(NAME, ROWSN, N, M, COLS, RWS, CCP, RCP)                                          \
+/* The r-row kernels TILES (see sk_gemm_tiles; ROWSN of them up to row count M per layout: A by
+   columns, A's rows in place (B packed or read in place: COLS, RWS), the same two copying B to bp
+   (CCP, RCP)) and their entry point NAME (see sk_gemm_ukr_fn): the kernel of the layout. */
+#define UKR_ENTRY(NAME, TILES, ROWSN, M, COLS, RWS, CCP, RCP)                                      \
+    const sk_gemm_tiles TILES = { { ROWSN(COLS, M), ROWSN(RWS, M), ROWSN(CCP, M),                  \
+                                    ROWSN(RCP, M) } };                                             \
     void NAME(size_t r, size_t k, const float *a, size_t rsa, size_t csa, const float *b,          \
               size_t rsb, float *c, size_t ldc, float alpha, float beta, float *bp,                \
               const float *pf, size_t pfs)                                                         \
     {                                                                                              \
-        static const tile_fn tab[4][N] = { ROWSN(COLS, M), ROWSN(RWS, M), ROWSN(CCP, M),           \
-                                           ROWSN(RCP, M) };                                        \
         const int rows = csa == 1; /* rows of A in place: their stride is rsa */                   \
-        tab[(bp ? 2 : 0) + rows][r - 1](k, a, rows ? rsa : csa, b, rsb, c, ldc, alpha, beta, bp,   \
-                                        pf, pfs);                                                  \
+        TILES.by[(bp ? 2 : 0) + rows][r - 1](k, a, rows ? rsa : csa, b, rsb, c, ldc, alpha, beta,  \
+                                             bp, pf, pfs);                                         \
     }
 /* The micro-kernel, A broadcast inside each FMA over a packed B */
-UKR_ENTRY(sk_gemm_ukr_avx512, ROWS16, SK_GEMM_MR_MAX, MR, tile_cols, tile_rows, tile_cols_copy,
-          tile_rows_copy)
+UKR_ENTRY(sk_gemm_ukr_avx512, sk_gemm_tiles_avx512, ROWS16, MR, tile_cols, tile_rows,
+          tile_cols_copy, tile_rows_copy)
 /* The same with A broadcast to a register once per row over a packed B too */
-UKR_ENTRY(sk_gemm_ukr_rb_avx512, ROWS16, SK_GEMM_MR_MAX, MR, tile_cols_rb, tile_rows_rb,
+UKR_ENTRY(sk_gemm_ukr_rb_avx512, sk_gemm_tiles_rb_avx512, ROWS16, MR, tile_cols_rb, tile_rows_rb,
           tile_cols_copy_rb, tile_rows_copy_rb)
-/* The tile over op(B) = B^T in place, storing it transposed to bp (see sk_gemm_dsp's ukr_tcp) */
+/* The tile over op(B) = B^T in place, storing it transposed to bp (see sk_gemm_dsp's ukr_tcp):
+   its r-row kernels (by[SK_GEMM_TILE_COLS] and by[SK_GEMM_TILE_ROWS] only) and the entry */
+const sk_gemm_tiles sk_gemm_tiles_tcp_avx512 = { { ROWS8(tcp_cols, MR), ROWS8(tcp_rows, MR) } };
 void sk_gemm_ukr_tcp_avx512(size_t r, size_t k, const float *a, size_t rsa, size_t csa,
                             const float *b, size_t rsb, float *c, size_t ldc, float alpha,
                             float beta, float *bp, const float *pf, size_t pfs)
 {
-    static const tile_fn tab[2][8] = { ROWS8(tcp_cols, MR), ROWS8(tcp_rows, MR) };
     const int rows = csa == 1; /* rows of A in place: their stride is rsa */
-    tab[rows][r - 1](k, a, rows ? rsa : csa, b, rsb, c, ldc, alpha, beta, bp, pf, pfs);
+    sk_gemm_tiles_tcp_avx512.by[rows][r - 1](k, a, rows ? rsa : csa, b, rsb, c, ldc, alpha, beta,
+                                             bp, pf, pfs);
 }
 /* and prefetching C's lines spread over the k steps over packed A and B (see ukr_body's cs) */
-UKR_ENTRY(sk_gemm_ukr_rbp_avx512, ROWS16, SK_GEMM_MR_MAX, MR, tile_cols_rbp, tile_rows_rb,
-          tile_cols_copy_rb, tile_rows_copy_rb)
+UKR_ENTRY(sk_gemm_ukr_rbp_avx512, sk_gemm_tiles_rbp_avx512, ROWS16, MR, tile_cols_rbp,
+          tile_rows_rb, tile_cols_copy_rb, tile_rows_copy_rb)
 /* The wide micro-kernel for few rows: the same on an r x W_NR tile, r <= W_MR */
-UKR_ENTRY(sk_gemm_ukr_w_avx512, ROWS8, 8, W_MR, wide_cols, wide_rows, wide_cols_copy,
-          wide_rows_copy)
+UKR_ENTRY(sk_gemm_ukr_w_avx512, sk_gemm_tiles_w_avx512, ROWS8, W_MR, wide_cols, wide_rows,
+          wide_cols_copy, wide_rows_copy)
 /* The wide one with A broadcast to a register once per row over a packed B too */
-UKR_ENTRY(sk_gemm_ukr_w_rb_avx512, ROWS8, 8, W_MR, wide_cols_rb, wide_rows_rb,
-          wide_cols_copy_rb, wide_rows_copy_rb)
+UKR_ENTRY(sk_gemm_ukr_w_rb_avx512, sk_gemm_tiles_w_rb_avx512, ROWS8, W_MR, wide_cols_rb,
+          wide_rows_rb, wide_cols_copy_rb, wide_rows_copy_rb)
 /* and prefetching B's rows at every stride from 4 KiB on (see ukr_body's hw) */
-UKR_ENTRY(sk_gemm_ukr_w_rbp_avx512, ROWS8, 8, W_MR, wide_cols_rbp, wide_rows_rbp,
-          wide_cols_copy_rbp, wide_rows_copy_rbp)
+UKR_ENTRY(sk_gemm_ukr_w_rbp_avx512, sk_gemm_tiles_w_rbp_avx512, ROWS8, W_MR, wide_cols_rbp,
+          wide_rows_rbp, wide_cols_copy_rbp, wide_rows_copy_rbp)
 #undef UKR_ENTRY
 #undef K
 #undef ROWS8

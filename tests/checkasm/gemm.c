@@ -415,6 +415,27 @@ static int tile_within_bound(size_t r, size_t nr, size_t k, const float *a, size
     return ok;
 }
 
+/* The r-row kernel tiles->by[idx][r - 1] (sk_gemm_tiles) from C as c0, against its entry's
+   result c (and copy of B, bp: k x NR floats, or NULL): the same bits. */
+static void tile_same(const sk_gemm_tiles *tiles, int idx, size_t r, size_t k, const float *a,
+                      size_t s, const float *b, size_t rsb, const float *c0, const float *c,
+                      size_t ldc, const float *bp, size_t NR, float alpha, float beta,
+                      const float *pf, size_t pfs)
+{
+    const sk_gemm_tile_fn tile = tiles->by[idx][r - 1];
+    if (!ck_check(tile != NULL, "no %zu-row kernel of layout %d", r, idx)) return;
+    float *c1 = ck_buf_alloc(r * ldc), *bp1 = bp ? ck_buf_alloc(k * NR) : NULL;
+    memcpy(c1, c0, r * ldc * sizeof(float));
+    tile(k, a, s, b, rsb, c1, ldc, alpha, beta, bp1, pf, pfs);
+    if (ck_buf_check(c1, "C") && ck_check(!memcmp(c1, c, r * ldc * sizeof(float)),
+                                          "the %zu-row kernel's C differs from the entry's", r) &&
+        bp)
+        ck_check(ck_buf_check(bp1, "bp") && !memcmp(bp1, bp, k * NR * sizeof(float)),
+                 "the %zu-row kernel's copy of B differs from the entry's", r);
+    ck_buf_free(c1);
+    if (bp1) ck_buf_free(bp1);
+}
+
 /* ukr (wide = 0: the mr x nr tile) or ukr_w (wide = 1: the w_mr x w_nr tile): r rows (1..MR) in
    each A layout (packed, rows in place, A^T in place), B packed or in place (a row stride that is
    a multiple of 4 KiB among them), copying B or not; over a packed B, with a prefetch stream (pf:
@@ -455,6 +476,10 @@ static void slot_ukr_case(const sk_gemm_dsp *d, int wide, size_t r, int lay, int
             ok &= ck_check(!memcmp(bp + p * NR, b + p * rsb, NR * sizeof(float)),
                            "copied B row %zu differs", p);
     }
+    /* the entry's r-row kernel of this layout, called straight: the same bits */
+    if (ok && (wide ? d->tiles_w : d->tiles))
+        tile_same(wide ? d->tiles_w : d->tiles, (cp ? 2 : 0) + (lay == 1), r, k, a,
+                  lay == 1 ? rsa : csa, b, rsb, c0, c, ldc, bp, NR, alpha, beta, pf, pfs);
     ck_buf_free(a); ck_buf_free(b); ck_buf_free(c); ck_buf_free(c0);
     if (bp) ck_buf_free(bp);
     if (pf) ck_buf_free(pf);
@@ -489,6 +514,9 @@ static void slot_ukr_tcp_case(const sk_gemm_dsp *d, size_t r, int lay, size_t k,
         for (size_t j = 0; j < NR && ok; j++)
             ok &= ck_check(bp[p * NR + j] == b[j * rsb + p], "panel (%zu,%zu) = %g, B^T %g", p, j,
                            bp[p * NR + j], b[j * rsb + p]);
+    if (ok && d->tiles_tcp) /* its r-row kernel of this layout, called straight */
+        tile_same(d->tiles_tcp, lay == 1, r, k, a, lay == 1 ? rsa : csa, b, rsb, c0, c, ldc, bp,
+                  NR, alpha, beta, NULL, 0);
     ck_buf_free(a); ck_buf_free(b); ck_buf_free(bp); ck_buf_free(c); ck_buf_free(c0);
 }
 
@@ -739,7 +767,8 @@ static void slot_tests(void)
     for (size_t u = 0; u < sizeof uarch / sizeof *uarch; u++) {
         sk_gemm_dsp alt;
         sk_gemm_dsp_init(&alt, ck_isa(), (sk_cpu_features() & ~classes) | uarch[u]);
-        if (alt.ukr != d->ukr || alt.ukr_w != d->ukr_w || alt.ukr_tcp != d->ukr_tcp)
+        if (alt.ukr != d->ukr || alt.ukr_w != d->ukr_w || alt.ukr_tcp != d->ukr_tcp ||
+            alt.tiles != d->tiles || alt.tiles_w != d->tiles_w || alt.tiles_tcp != d->tiles_tcp)
             slot_tests_of(&alt, 1);
         if (alt.ukr_tp && alt.ukr_tp_n > d->ukr_tp_n) /* more rows of B per call there */
             slot_tp_tests(&alt);
