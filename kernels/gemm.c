@@ -286,6 +286,7 @@ static void plan_make(const sk_gemm_dsp *d, enum gemm_path path, sk_trans ta, sk
     p->t_lanes = lanes;
     p->t_pair = pair;
     p->ukr = wide ? d->ukr_w : d->ukr;
+    p->tiles = wide ? d->tiles_w : d->tiles;
     p->tile_hi = p->tile_lo = p->tile_tcp = NULL;
     p->mr = MR, p->nr = NR;
     p->rows_full = p->rows_last = none;
@@ -336,7 +337,7 @@ static void plan_make(const sk_gemm_dsp *d, enum gemm_path path, sk_trans ta, sk
     p->csa = !direct_a ? MR : ta ? lda : 1;
     p->direct = ((b == B_IN_PLACE && !copy_b) || b == B_PANEL) && direct_a &&
                 direct_shape(d, ta, m, n, k, NR); /* both sources: one MC block */
-    const sk_gemm_tiles *tiles = wide ? d->tiles_w : d->tiles;
+    const sk_gemm_tiles *tiles = p->tiles;
     if (p->direct && tiles) { /* run_direct's kernels (the same one twice when every block has
                                  one height): one indirect call per tile, not the entry's two */
         const sk_gemm_tile_fn *rows = tiles->by[SK_GEMM_TILE_ROWS];
@@ -418,11 +419,17 @@ static void run_blocked(const sk_gemm_dsp *d, const gemm_plan *p, float *buf, sk
     const size_t MR = p->mr, NR = p->nr, MC = d->mc, NC = d->nc, KC = p->kc, LINE = d->line_floats;
     const size_t rsa = p->rsa, csa = p->csa;
     const sk_gemm_ukr_fn ukr = p->ukr;
+    /* the entry's r-row kernels, resolved per row block (one indirect call per tile, not the
+       entry's two): A's layout, then copying B or not */
+    const sk_gemm_tiles *tiles = p->tiles;
+    const int rows_a = csa == 1, lay = rows_a ? SK_GEMM_TILE_ROWS : SK_GEMM_TILE_COLS;
+    const size_t sa = rows_a ? rsa : csa;
     float *abuf = buf, *bbuf = buf + p->a_floats;
     SK_ALIGN(64) float tile[TILE_MAX];
     struct { /* one row block of the current MC block */
-        const float *a; /* its A micro-panel, or its rows of A in place */
-        size_t r, coff; /* rows; offset of its C rows from c + jr */
+        const float *a;          /* its A micro-panel, or its rows of A in place */
+        size_t r, coff;          /* rows; offset of its C rows from c + jr */
+        sk_gemm_tile_fn fn, cpy; /* its kernel, and the one copying B (tiles) */
     } rb[RB_MAX];
 
     for (size_t jc = 0; jc < n; jc += NC) {
@@ -448,6 +455,8 @@ static void run_blocked(const sk_gemm_dsp *d, const gemm_plan *p, float *buf, sk
                     }
                     rb[q].r = r;
                     rb[q].coff = (ic + r0) * ldc + jc;
+                    if (tiles)
+                        rb[q].fn = tiles->by[lay][r - 1], rb[q].cpy = tiles->by[lay + 2][r - 1];
                     r0 += r;
                 }
                 /* the next A block is fetched into L2 a slice per B panel, so that its packing
@@ -503,9 +512,14 @@ static void run_blocked(const sk_gemm_dsp *d, const gemm_plan *p, float *buf, sk
                     if (SK_LIKELY(nr == NR)) {
                         for (size_t q = 0; q < nrb; q++) {
                             if (bj) put_bias(rb[q].r, nr, bj, cj + rb[q].coff, ldc);
-                            ukr(rb[q].r, kc, rb[q].a, rsa, csa, q ? b1 : b0, q ? rs1 : rs0,
-                                cj + rb[q].coff, ldc, alpha, be, q ? NULL : cp, q == 1 ? pf : NULL,
-                                ldb);
+                            if (tiles)
+                                (q == 0 && cp ? rb[q].cpy : rb[q].fn)(
+                                    kc, rb[q].a, sa, q ? b1 : b0, q ? rs1 : rs0, cj + rb[q].coff,
+                                    ldc, alpha, be, q ? NULL : cp, q == 1 ? pf : NULL, ldb);
+                            else
+                                ukr(rb[q].r, kc, rb[q].a, rsa, csa, q ? b1 : b0, q ? rs1 : rs0,
+                                    cj + rb[q].coff, ldc, alpha, be, q ? NULL : cp,
+                                    q == 1 ? pf : NULL, ldb);
                         }
                     } else {
                         for (size_t q = 0; q < nrb; q++) {

@@ -6,9 +6,9 @@
  * row count and the strides. Small shapes skip the B packing (NN reads B in place), m == 1 goes to
  * matrix-vector kernels, NT with few rows to a transposed tile, NN with few rows to a wider tile
  * (more accumulators than the few rows of the main tile give). Block sizes and the planner's
- * thresholds are per-ISA fields of the table. The small products that run as one block of each
- * kind (the plan's direct case) call the kernels behind the entry for their row counts, which
- * the plan resolves once (sk_gemm_tiles). */
+ * thresholds are per-ISA fields of the table. The loop nests call the kernels behind the entry
+ * for their row blocks' heights (sk_gemm_tiles), resolved once per plan in the direct case (the
+ * small products) and once per MC block otherwise. */
 #ifndef SK_GEMM_H
 #define SK_GEMM_H
 
@@ -331,6 +331,7 @@ typedef struct gemm_plan {
     /* PATH_BLOCKED, PATH_WIDE */
     sk_gemm_ukr_fn ukr;    /* the register tile: ukr, mr x nr */
     size_t mr, nr;
+    const sk_gemm_tiles *tiles;       /* ukr's r-row kernels (NULL: calls through ukr) */
     sk_gemm_tile_fn tile_hi, tile_lo; /* direct: ukr's kernels for the rows_last blocks of hi and
                                          lo rows of A in place (NULL: calls through ukr) */
     sk_gemm_tile_fn tile_tcp;         /* direct, op(B) = B^T: ukr_tcp's kernel for the first row
