@@ -261,6 +261,17 @@ static size_t plan_t_rows(const sk_gemm_dsp *d, size_t m, size_t k, size_t ldb)
 
 /* The plan of a problem run on `path` (the path of the whole problem, of which this may be a tile
    of C: the pool's tasks keep the call's path). */
+/* The r-row kernels of layout lay (sk_gemm_tiles) for the row blocks of rs: f[0] for its first
+   `first` blocks, f[1] for the others (the same kernel in both when every block has one height);
+   NULL without tiles. */
+static void split_tiles(const sk_gemm_tiles *t, int lay, const row_split *rs, sk_gemm_tile_fn f[2])
+{
+    f[0] = f[1] = NULL;
+    if (!t || rs->count == 0) return;
+    f[0] = t->by[lay][(rs->first ? rs->hi : rs->lo) - 1];
+    f[1] = t->by[lay][(rs->count > rs->first ? rs->lo : rs->hi) - 1];
+}
+
 static void plan_make(const sk_gemm_dsp *d, enum gemm_path path, sk_trans ta, sk_trans tb,
                       size_t m, size_t n, size_t k, size_t lda, size_t ldb, gemm_plan *p)
 {
@@ -337,15 +348,13 @@ static void plan_make(const sk_gemm_dsp *d, enum gemm_path path, sk_trans ta, sk
     p->csa = !direct_a ? MR : ta ? lda : 1;
     p->direct = ((b == B_IN_PLACE && !copy_b) || b == B_PANEL) && direct_a &&
                 direct_shape(d, ta, m, n, k, NR); /* both sources: one MC block */
-    const sk_gemm_tiles *tiles = p->tiles;
-    if (p->direct && tiles) { /* run_direct's kernels (the same one twice when every block has
-                                 one height): one indirect call per tile, not the entry's two */
-        const sk_gemm_tile_fn *rows = tiles->by[SK_GEMM_TILE_ROWS];
-        p->tile_hi = rows[(last.first ? last.hi : last.lo) - 1];
-        p->tile_lo = rows[(last.count > last.first ? last.lo : last.hi) - 1];
+    if (p->direct) { /* run_direct's kernels: one indirect call per tile, not the entry's two */
+        sk_gemm_tile_fn f[2];
+        split_tiles(p->tiles, SK_GEMM_TILE_ROWS, &last, f);
+        p->tile_hi = f[0], p->tile_lo = f[1];
+        split_tiles(tb && d->ukr_tcp ? d->tiles_tcp : NULL, SK_GEMM_TILE_ROWS, &last, f);
+        p->tile_tcp = f[0]; /* the first row block's */
     }
-    if (p->direct && tb && d->ukr_tcp && d->tiles_tcp)
-        p->tile_tcp = d->tiles_tcp->by[SK_GEMM_TILE_ROWS][(last.first ? last.hi : last.lo) - 1];
     p->a_floats = a_floats;
     p->buf_floats = a_floats + (one_panel ? NR : cdiv(ncap, NR) * NR) * kc;
 }
@@ -1306,9 +1315,14 @@ static void run_packed(const sk_gemm_dsp *d, const packed_plan *p, float *buf, s
     const int in_place = p->direct || !abuf;
     const size_t rsa = !in_place ? 1 : ta ? 1 : lda, csa = !in_place ? MR : ta ? lda : 1;
     SK_ALIGN(64) float tile[TILE_MAX];
+    /* the entry's r-row kernels for the row blocks (split_tiles): one indirect call per tile */
+    const int lay = csa == 1 ? SK_GEMM_TILE_ROWS : SK_GEMM_TILE_COLS;
+    const size_t sa = csa == 1 ? rsa : csa;
+    sk_gemm_tile_fn f[2], fc[2]; /* ... and those copying B */
     if (p->wide) { /* rows of A in place: one wide tile per panel and row block, whole k */
         const float be = bias ? 1.f : beta;
         const row_split *rs = &p->rows_wide;
+        split_tiles(d->tiles_w, lay, rs, f);
         for (size_t j = 0; j < n; j += PW, pb += k * PW) {
             const size_t nr = n - j < PW ? n - j : PW;
             if (bias) put_bias(m, nr, bias + j, c + j, ldc);
@@ -1316,7 +1330,10 @@ static void run_packed(const sk_gemm_dsp *d, const packed_plan *p, float *buf, s
                 const size_t r = q < rs->first ? rs->hi : rs->lo;
                 const float *ai = ta ? a + i : a + i * lda;
                 float *ci = c + i * ldc + j;
-                if (SK_LIKELY(nr == PW)) {
+                if (SK_LIKELY(nr == PW) && f[0]) {
+                    (q < rs->first ? f[0] : f[1])(k, ai, sa, pb, PW, ci, ldc, alpha, be, NULL,
+                                                  NULL, 0);
+                } else if (SK_LIKELY(nr == PW)) {
                     d->ukr_w(r, k, ai, rsa, csa, pb, PW, ci, ldc, alpha, be, NULL, NULL, 0);
                 } else {
                     d->ukr_w(r, k, ai, rsa, csa, pb, PW, tile, PW, alpha, 0.f, NULL, NULL, 0);
@@ -1340,6 +1357,8 @@ static void run_packed(const sk_gemm_dsp *d, const packed_plan *p, float *buf, s
             for (size_t ic = 0; ic < m; ic += MC) {
                 const row_split *rs = ic + MC < m ? &p->rows_full : &p->rows_last;
                 const float *asrc = ta ? a + pc * lda + ic : a + ic * lda + pc; /* op(A)(ic, pc) */
+                split_tiles(d->tiles, lay, rs, f);
+                split_tiles(d->tiles, lay + 2, rs, fc);
                 for (size_t q = 0, r0 = 0; q < rs->count; q++) {
                     const size_t r = q < rs->first ? rs->hi : rs->lo;
                     ar[q] = ta ? asrc + r0 : asrc + r0 * lda;
@@ -1360,10 +1379,16 @@ static void run_packed(const sk_gemm_dsp *d, const packed_plan *p, float *buf, s
                         const size_t r = q < rs->first ? rs->hi : rs->lo;
                         if (bb) put_bias(r, nr, bb + j, cj, ldc);
                         if (SK_LIKELY(nr == NR)) {
-                            const int from_copy = cp && (ic > 0 || q > 0);
-                            d->ukr(r, kc, ar[q], rsa, csa, from_copy ? cp : panel,
-                                   from_copy ? NR : PW, cj, ldc, alpha, be,
-                                   cp && !from_copy ? cp : NULL, NULL, 0);
+                            const int from_copy = cp && (ic > 0 || q > 0), hi = q < rs->first;
+                            const float *bq = from_copy ? cp : panel;
+                            const size_t rsb = from_copy ? NR : PW;
+                            float *bp = cp && !from_copy ? cp : NULL;
+                            if (f[0])
+                                (bp ? fc[!hi] : f[!hi])(kc, ar[q], sa, bq, rsb, cj, ldc, alpha, be,
+                                                        bp, NULL, 0);
+                            else
+                                d->ukr(r, kc, ar[q], rsa, csa, bq, rsb, cj, ldc, alpha, be, bp,
+                                       NULL, 0);
                         } else {
                             d->ukr(r, kc, ar[q], rsa, csa, panel, PW, tile, NR, alpha, 0.f, NULL,
                                    NULL, 0);
