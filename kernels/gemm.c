@@ -259,8 +259,6 @@ static size_t plan_t_rows(const sk_gemm_dsp *d, size_t m, size_t k, size_t ldb)
     return umod(ldb, d->set_stride) == 0 && rows > d->set_rows ? d->set_rows : rows;
 }
 
-/* The plan of a problem run on `path` (the path of the whole problem, of which this may be a tile
-   of C: the pool's tasks keep the call's path). */
 /* The r-row kernels of layout lay (sk_gemm_tiles) for the row blocks of rs: f[0] for its first
    `first` blocks, f[1] for the others (the same kernel in both when every block has one height);
    NULL without tiles. */
@@ -272,6 +270,8 @@ static void split_tiles(const sk_gemm_tiles *t, int lay, const row_split *rs, sk
     f[1] = t->by[lay][(rs->count > rs->first ? rs->lo : rs->hi) - 1];
 }
 
+/* The plan of a problem run on `path` (the path of the whole problem, of which this may be a tile
+   of C: the pool's tasks keep the call's path). */
 static void plan_make(const sk_gemm_dsp *d, enum gemm_path path, sk_trans ta, sk_trans tb,
                       size_t m, size_t n, size_t k, size_t lda, size_t ldb, gemm_plan *p)
 {
@@ -428,17 +428,15 @@ static void run_blocked(const sk_gemm_dsp *d, const gemm_plan *p, float *buf, sk
     const size_t MR = p->mr, NR = p->nr, MC = d->mc, NC = d->nc, KC = p->kc, LINE = d->line_floats;
     const size_t rsa = p->rsa, csa = p->csa;
     const sk_gemm_ukr_fn ukr = p->ukr;
-    /* the entry's r-row kernels, resolved per row block (one indirect call per tile, not the
-       entry's two): A's layout, then copying B or not */
-    const sk_gemm_tiles *tiles = p->tiles;
-    const int rows_a = csa == 1, lay = rows_a ? SK_GEMM_TILE_ROWS : SK_GEMM_TILE_COLS;
-    const size_t sa = rows_a ? rsa : csa;
+    /* the entry's r-row kernels for the row blocks (split_tiles): one indirect call per tile */
+    const int lay = csa == 1 ? SK_GEMM_TILE_ROWS : SK_GEMM_TILE_COLS;
+    const size_t sa = csa == 1 ? rsa : csa;
+    sk_gemm_tile_fn f[2], fc[2]; /* ... and those copying B */
     float *abuf = buf, *bbuf = buf + p->a_floats;
     SK_ALIGN(64) float tile[TILE_MAX];
     struct { /* one row block of the current MC block */
-        const float *a;          /* its A micro-panel, or its rows of A in place */
-        size_t r, coff;          /* rows; offset of its C rows from c + jr */
-        sk_gemm_tile_fn fn, cpy; /* its kernel, and the one copying B (tiles) */
+        const float *a; /* its A micro-panel, or its rows of A in place */
+        size_t r, coff; /* rows; offset of its C rows from c + jr */
     } rb[RB_MAX];
 
     for (size_t jc = 0; jc < n; jc += NC) {
@@ -464,10 +462,10 @@ static void run_blocked(const sk_gemm_dsp *d, const gemm_plan *p, float *buf, sk
                     }
                     rb[q].r = r;
                     rb[q].coff = (ic + r0) * ldc + jc;
-                    if (tiles)
-                        rb[q].fn = tiles->by[lay][r - 1], rb[q].cpy = tiles->by[lay + 2][r - 1];
                     r0 += r;
                 }
+                split_tiles(p->tiles, lay, rs, f);
+                split_tiles(p->tiles, lay + 2, rs, fc);
                 /* the next A block is fetched into L2 a slice per B panel, so that its packing
                    (or the first B panel's kernels, with A read in place) does not wait on memory */
                 const int pf_a = d->a_prefetch && ic + MC < m;
@@ -521,8 +519,9 @@ static void run_blocked(const sk_gemm_dsp *d, const gemm_plan *p, float *buf, sk
                     if (SK_LIKELY(nr == NR)) {
                         for (size_t q = 0; q < nrb; q++) {
                             if (bj) put_bias(rb[q].r, nr, bj, cj + rb[q].coff, ldc);
-                            if (tiles)
-                                (q == 0 && cp ? rb[q].cpy : rb[q].fn)(
+                            const int lo = q >= rs->first;
+                            if (f[0])
+                                (q == 0 && cp ? fc[lo] : f[lo])(
                                     kc, rb[q].a, sa, q ? b1 : b0, q ? rs1 : rs0, cj + rb[q].coff,
                                     ldc, alpha, be, q ? NULL : cp, q == 1 ? pf : NULL, ldb);
                             else
@@ -1379,13 +1378,13 @@ static void run_packed(const sk_gemm_dsp *d, const packed_plan *p, float *buf, s
                         const size_t r = q < rs->first ? rs->hi : rs->lo;
                         if (bb) put_bias(r, nr, bb + j, cj, ldc);
                         if (SK_LIKELY(nr == NR)) {
-                            const int from_copy = cp && (ic > 0 || q > 0), hi = q < rs->first;
+                            const int from_copy = cp && (ic > 0 || q > 0), lo = q >= rs->first;
                             const float *bq = from_copy ? cp : panel;
                             const size_t rsb = from_copy ? NR : PW;
                             float *bp = cp && !from_copy ? cp : NULL;
                             if (f[0])
-                                (bp ? fc[!hi] : f[!hi])(kc, ar[q], sa, bq, rsb, cj, ldc, alpha, be,
-                                                        bp, NULL, 0);
+                                (bp ? fc[lo] : f[lo])(kc, ar[q], sa, bq, rsb, cj, ldc, alpha, be,
+                                                      bp, NULL, 0);
                             else
                                 d->ukr(r, kc, ar[q], rsa, csa, bq, rsb, cj, ldc, alpha, be, bp,
                                        NULL, 0);
