@@ -323,12 +323,10 @@ ukr_t_regs(const int R, const int NV, size_t k, const float *a, size_t rsa, cons
     ukr_t_half(R, x1, 8, w, c, ldc, wide, alpha, beta);
 }
 
-/* One signature for the four layouts (sk_gemm_tile_fn): tile_cols_R read A by columns (a packed
-   panel or A^T in place; s = csa, the stride between k steps), tile_rows_R the rows of A in place
-   (s = rsa); the _copy_ ones also store the B they read to the packed panel bp. */
-
 /* The four layouts of one body (ukr_body: the 6x16 tile, wide_body: the 4x24 one) as P_cols_R,
-   P_rows_R, P_cols_copy_R and P_rows_copy_R. */
+   P_rows_R, P_cols_copy_R and P_rows_copy_R, each an sk_gemm_tile_fn: P_cols_R read A by columns
+   (a packed panel or A^T in place; s = csa, the stride between k steps), P_rows_R the rows of A
+   in place (s = rsa); the _copy_ ones also store the B they read to the packed panel bp. */
 #define UKR(P, BODY, R)                                                                            \
     static void P##cols_##R(size_t k, const float *a, size_t s, const float *b, size_t rsb,        \
                             float *c, size_t ldc, float alpha, float beta, float *bp,              \

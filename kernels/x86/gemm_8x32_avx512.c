@@ -595,10 +595,9 @@ ukr_tp_body(const int R, size_t k, const float *a, size_t rsa, const float *b, s
     store_t16(R, x, w, c, ldc, alpha, beta);
 }
 
-/* One signature for the four layouts (sk_gemm_tile_fn): tile_cols_R read A by columns (a packed
-   panel or A^T in place; s = csa, the stride between k steps), tile_rows_R the rows of A in place
-   (s = rsa); the _copy_ ones also store the B they read to the packed panel bp. */
-
+/* The r-row kernels, each an sk_gemm_tile_fn: P_cols_R read A by columns (a packed panel or A^T
+   in place; s = csa, the stride between k steps), P_rows_R the rows of A in place (s = rsa); the
+   _copy_ ones also store the B they read to the packed panel bp. */
 #define UKR1(P, NAME, NV, R, ROWS, CP, RB)                                                         \
     static void P##NAME##_##R(size_t k, const float *a, size_t s, const float *b, size_t rsb,      \
                               float *c, size_t ldc, float alpha, float beta, float *bp,            \
