@@ -260,12 +260,12 @@ static size_t plan_t_rows(const sk_gemm_dsp *d, size_t m, size_t k, size_t ldb)
 }
 
 /* The r-row kernels of layout lay (sk_gemm_tiles) for the row blocks of rs: f[0] for its first
-   `first` blocks, f[1] for the others (the same kernel in both when every block has one height);
-   NULL without tiles. */
+   `first` blocks, f[1] for the others (the same kernel in both when every block has one height;
+   NULL without blocks). */
 static void split_tiles(const sk_gemm_tiles *t, int lay, const row_split *rs, sk_gemm_tile_fn f[2])
 {
     f[0] = f[1] = NULL;
-    if (!t || rs->count == 0) return;
+    if (rs->count == 0) return;
     f[0] = t->by[lay][(rs->first ? rs->hi : rs->lo) - 1];
     f[1] = t->by[lay][(rs->count > rs->first ? rs->lo : rs->hi) - 1];
 }
@@ -352,8 +352,10 @@ static void plan_make(const sk_gemm_dsp *d, enum gemm_path path, sk_trans ta, sk
         sk_gemm_tile_fn f[2];
         split_tiles(p->tiles, SK_GEMM_TILE_ROWS, &last, f);
         p->tile_hi = f[0], p->tile_lo = f[1];
-        split_tiles(tb && d->ukr_tcp ? d->tiles_tcp : NULL, SK_GEMM_TILE_ROWS, &last, f);
-        p->tile_tcp = f[0]; /* the first row block's */
+        if (tb && d->ukr_tcp) {
+            split_tiles(d->tiles_tcp, SK_GEMM_TILE_ROWS, &last, f);
+            p->tile_tcp = f[0]; /* the first row block's */
+        }
     }
     p->a_floats = a_floats;
     p->buf_floats = a_floats + (one_panel ? NR : cdiv(ncap, NR) * NR) * kc;
@@ -520,14 +522,10 @@ static void run_blocked(const sk_gemm_dsp *d, const gemm_plan *p, float *buf, sk
                         for (size_t q = 0; q < nrb; q++) {
                             if (bj) put_bias(rb[q].r, nr, bj, cj + rb[q].coff, ldc);
                             const int lo = q >= rs->first;
-                            if (f[0])
-                                (q == 0 && cp ? fc[lo] : f[lo])(
-                                    kc, rb[q].a, sa, q ? b1 : b0, q ? rs1 : rs0, cj + rb[q].coff,
-                                    ldc, alpha, be, q ? NULL : cp, q == 1 ? pf : NULL, ldb);
-                            else
-                                ukr(rb[q].r, kc, rb[q].a, rsa, csa, q ? b1 : b0, q ? rs1 : rs0,
-                                    cj + rb[q].coff, ldc, alpha, be, q ? NULL : cp,
-                                    q == 1 ? pf : NULL, ldb);
+                            (q == 0 && cp ? fc[lo] : f[lo])(kc, rb[q].a, sa, q ? b1 : b0,
+                                                            q ? rs1 : rs0, cj + rb[q].coff, ldc,
+                                                            alpha, be, q ? NULL : cp,
+                                                            q == 1 ? pf : NULL, ldb);
                         }
                     } else {
                         for (size_t q = 0; q < nrb; q++) {
@@ -570,17 +568,11 @@ static __attribute__((noinline)) void run_direct(const sk_gemm_dsp *d, const gem
             const size_t r = q < rs->first ? rs->hi : rs->lo;
             float *cq = c + r0 * ldc + j;
             if (bias) put_bias(r, NR, bias + j, cq, ldc);
-            if (tcp && q == 0) {
-                if (p->tile_tcp)
-                    p->tile_tcp(k, a, lda, b + j * ldb, ldb, cq, ldc, alpha, be, panel, NULL, 0);
-                else
-                    d->ukr_tcp(r, k, a, lda, 1, b + j * ldb, ldb, cq, ldc, alpha, be, panel, NULL,
-                               0);
-            } else if (hi) /* the entry's kernel for r rows of A in place, called straight */
+            if (tcp && q == 0) /* ukr_tcp's kernel for the first block's rows */
+                p->tile_tcp(k, a, lda, b + j * ldb, ldb, cq, ldc, alpha, be, panel, NULL, 0);
+            else /* the entry's kernel for r rows of A in place, called straight */
                 (q < rs->first ? hi : lo)(k, a + r0 * lda, lda, bj, rsb, cq, ldc, alpha, be, NULL,
                                           NULL, 0);
-            else
-                p->ukr(r, k, a + r0 * lda, lda, 1, bj, rsb, cq, ldc, alpha, be, NULL, NULL, 0);
             r0 += r;
         }
     }
@@ -1329,11 +1321,9 @@ static void run_packed(const sk_gemm_dsp *d, const packed_plan *p, float *buf, s
                 const size_t r = q < rs->first ? rs->hi : rs->lo;
                 const float *ai = ta ? a + i : a + i * lda;
                 float *ci = c + i * ldc + j;
-                if (SK_LIKELY(nr == PW) && f[0]) {
+                if (SK_LIKELY(nr == PW)) {
                     (q < rs->first ? f[0] : f[1])(k, ai, sa, pb, PW, ci, ldc, alpha, be, NULL,
                                                   NULL, 0);
-                } else if (SK_LIKELY(nr == PW)) {
-                    d->ukr_w(r, k, ai, rsa, csa, pb, PW, ci, ldc, alpha, be, NULL, NULL, 0);
                 } else {
                     d->ukr_w(r, k, ai, rsa, csa, pb, PW, tile, PW, alpha, 0.f, NULL, NULL, 0);
                     merge_tile(r, nr, tile, PW, be, ci, ldc);
@@ -1382,12 +1372,8 @@ static void run_packed(const sk_gemm_dsp *d, const packed_plan *p, float *buf, s
                             const float *bq = from_copy ? cp : panel;
                             const size_t rsb = from_copy ? NR : PW;
                             float *bp = cp && !from_copy ? cp : NULL;
-                            if (f[0])
-                                (bp ? fc[lo] : f[lo])(kc, ar[q], sa, bq, rsb, cj, ldc, alpha, be,
-                                                      bp, NULL, 0);
-                            else
-                                d->ukr(r, kc, ar[q], rsa, csa, bq, rsb, cj, ldc, alpha, be, bp,
-                                       NULL, 0);
+                            (bp ? fc[lo] : f[lo])(kc, ar[q], sa, bq, rsb, cj, ldc, alpha, be,
+                                                  bp, NULL, 0);
                         } else {
                             d->ukr(r, kc, ar[q], rsa, csa, panel, PW, tile, NR, alpha, 0.f, NULL,
                                    NULL, 0);

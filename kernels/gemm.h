@@ -81,10 +81,10 @@ typedef void (*sk_gemm_pack_fn)(size_t w, size_t kc, const float *src, size_t ld
 
 typedef struct sk_gemm_dsp {
     sk_gemm_ukr_fn ukr;                 /* the r x nr tile; NULL: sk_sgemm_ref, unblocked */
-    const sk_gemm_tiles *tiles;         /* ukr's r-row kernels (NULL: calls through ukr) */
+    const sk_gemm_tiles *tiles;         /* ukr's r-row kernels (with ukr) */
     sk_gemm_ukr_fn ukr_w;               /* the wide tile, r x w_nr (r <= w_mr): NN with few rows
                                            (more accumulators), see w_few; NULL: none */
-    const sk_gemm_tiles *tiles_w;       /* ukr_w's r-row kernels (NULL: calls through ukr_w) */
+    const sk_gemm_tiles *tiles_w;       /* ukr_w's r-row kernels (with ukr_w) */
     sk_gemm_ukr_t_fn ukr_t;             /* the transposed tile; NULL: none */
     sk_gemm_ukr_t_fn ukr_tp;            /* the same contract with r <= ukr_tp_n, w <= ukr_t_lane,
                                            two k steps of op(A)^T at a time (more accumulators
@@ -99,7 +99,7 @@ typedef struct sk_gemm_dsp {
                                            transposition beside the FMAs; NULL: the panel packed by
                                            pack_t first */
     const sk_gemm_tiles *tiles_tcp;     /* ukr_tcp's r-row kernels, A by columns or its rows in
-                                           place (NULL: calls through ukr_tcp) */
+                                           place (with ukr_tcp) */
     sk_gemm_pack_fn pack_t;             /* the transposing pack */
     unsigned mr, nr;                    /* register tile */
     unsigned mr_rest_min;               /* an MC block's rows past its full mr-row blocks run as a
@@ -277,6 +277,7 @@ void sk_sgemm_ref(sk_trans ta, sk_trans tb, size_t m, size_t n, size_t k, float 
 void sk_gemm_ukr_ref(size_t r, size_t k, const float *a, size_t rsa, size_t csa, const float *b,
                      size_t rsb, float *c, size_t ldc, float alpha, float beta, float *bp,
                      const float *pf, size_t pfs);
+extern const sk_gemm_tiles sk_gemm_tiles_ref; /* its r-row kernels */
 /* The portable rows_n (see sk_gemm_rows_fn), m <= SK_GEMM_REF_MR. */
 void sk_gemm_rows_ref(size_t m, size_t n, size_t k, float alpha, const float *a, size_t rsa,
                       size_t csa, const float *b, size_t ldb, float beta, float *c, size_t ldc);
@@ -331,11 +332,11 @@ typedef struct gemm_plan {
     /* PATH_BLOCKED, PATH_WIDE */
     sk_gemm_ukr_fn ukr;    /* the register tile: ukr, mr x nr */
     size_t mr, nr;
-    const sk_gemm_tiles *tiles;       /* ukr's r-row kernels (NULL: calls through ukr) */
+    const sk_gemm_tiles *tiles;       /* ukr's r-row kernels */
     sk_gemm_tile_fn tile_hi, tile_lo; /* direct: ukr's kernels for the rows_last blocks of hi and
-                                         lo rows of A in place (NULL: calls through ukr) */
-    sk_gemm_tile_fn tile_tcp;         /* direct, op(B) = B^T: ukr_tcp's kernel for the first row
-                                         block (NULL: calls through ukr_tcp) */
+                                         lo rows of A in place */
+    sk_gemm_tile_fn tile_tcp;         /* direct, op(B) = B^T with ukr_tcp: its kernel for the
+                                         first row block */
     enum gemm_b_source b;
     int copy_b;            /* B_IN_PLACE: the first row block's kernel stores each full panel it
                               reads, and the other row blocks read that copy (from L1) */

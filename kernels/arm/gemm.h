@@ -16,6 +16,7 @@
 void sk_gemm_ukr_neon(size_t r, size_t k, const float *a, size_t rsa, size_t csa, const float *b,
                       size_t rsb, float *c, size_t ldc, float alpha, float beta, float *bp,
                       const float *pf, size_t pfs);
+extern const sk_gemm_tiles sk_gemm_tiles_neon; /* its r-row kernels */
 void sk_gemm_ukr_t_neon(size_t r, size_t k, const float *a, size_t rsa, const float *b,
                         size_t rsb, size_t w, float *c, size_t ldc, size_t room, float alpha,
                         float beta);
@@ -30,7 +31,7 @@ void sk_gemm_pack_t_neon(size_t w, size_t kc, const float *src, size_t lds, floa
 static inline void sk_gemm_dsp_init_arm(sk_gemm_dsp *d, sk_isa isa)
 {
     if (isa != SK_ISA_NEON) return;
-    d->ukr = sk_gemm_ukr_neon;
+    d->ukr = sk_gemm_ukr_neon, d->tiles = &sk_gemm_tiles_neon;
     d->ukr_t = sk_gemm_ukr_t_neon;
     d->pack_t = sk_gemm_pack_t_neon;
     d->ukr_t_m = SK_GEMM_NEON_T_M;

@@ -247,31 +247,37 @@ ukr_t_body(const int R, size_t k, const float *a, size_t rsa, const float *b, si
     }
 }
 
-/* One signature for the four layouts: tile_cols_R read A by columns (a packed panel or A^T in
-   place; s = csa, the stride between k steps), tile_rows_R the rows of A in place (s = rsa);
-   the _copy_ ones also store the B they read to the packed panel bp. */
-typedef void (*tile_fn)(size_t k, const float *a, size_t s, const float *b, size_t rsb, float *c,
-                        size_t ldc, float alpha, float beta, float *bp);
-
+/* The r-row kernels (see sk_gemm_tiles): tile_cols_R read A by columns (a packed panel or A^T in
+   place; s = csa, the stride between k steps), tile_rows_R the rows of A in place (s = rsa); the
+   _copy_ ones also store the B they read to the packed panel bp. pf is a hint they leave: no
+   prefetch here. */
 #define UKR(R)                                                                                     \
     static void tile_cols_##R(size_t k, const float *a, size_t s, const float *b, size_t rsb,      \
-                              float *c, size_t ldc, float alpha, float beta, float *bp)            \
+                              float *c, size_t ldc, float alpha, float beta, float *bp,            \
+                              const float *pf, size_t pfs)                                         \
     {                                                                                              \
+        (void)pf, (void)pfs;                                                                       \
         ukr_body(R, 0, k, a, s, b, rsb, c, ldc, alpha, beta, bp);                                  \
     }                                                                                              \
     static void tile_rows_##R(size_t k, const float *a, size_t s, const float *b, size_t rsb,      \
-                              float *c, size_t ldc, float alpha, float beta, float *bp)            \
+                              float *c, size_t ldc, float alpha, float beta, float *bp,            \
+                              const float *pf, size_t pfs)                                         \
     {                                                                                              \
+        (void)pf, (void)pfs;                                                                       \
         ukr_rows_body(R, 0, k, a, s, b, rsb, c, ldc, alpha, beta, bp);                             \
     }                                                                                              \
     static void tile_cols_copy_##R(size_t k, const float *a, size_t s, const float *b, size_t rsb, \
-                                   float *c, size_t ldc, float alpha, float beta, float *bp)       \
+                                   float *c, size_t ldc, float alpha, float beta, float *bp,       \
+                                   const float *pf, size_t pfs)                                    \
     {                                                                                              \
+        (void)pf, (void)pfs;                                                                       \
         ukr_body(R, 1, k, a, s, b, rsb, c, ldc, alpha, beta, bp);                                  \
     }                                                                                              \
     static void tile_rows_copy_##R(size_t k, const float *a, size_t s, const float *b, size_t rsb, \
-                                   float *c, size_t ldc, float alpha, float beta, float *bp)       \
+                                   float *c, size_t ldc, float alpha, float beta, float *bp,       \
+                                   const float *pf, size_t pfs)                                    \
     {                                                                                              \
+        (void)pf, (void)pfs;                                                                       \
         ukr_rows_body(R, 1, k, a, s, b, rsb, c, ldc, alpha, beta, bp);                             \
     }
 UKR(1) UKR(2) UKR(3) UKR(4) UKR(5) UKR(6) UKR(7) UKR(8)
@@ -286,24 +292,25 @@ UKR(1) UKR(2) UKR(3) UKR(4) UKR(5) UKR(6) UKR(7) UKR(8)
 UKRT(1) UKRT(2) UKRT(3) UKRT(4)
 #undef UKRT
 
+const sk_gemm_tiles sk_gemm_tiles_neon = { {
+    { tile_cols_1, tile_cols_2, tile_cols_3, tile_cols_4, tile_cols_5, tile_cols_6, tile_cols_7,
+      tile_cols_8 },
+    { tile_rows_1, tile_rows_2, tile_rows_3, tile_rows_4, tile_rows_5, tile_rows_6, tile_rows_7,
+      tile_rows_8 },
+    { tile_cols_copy_1, tile_cols_copy_2, tile_cols_copy_3, tile_cols_copy_4, tile_cols_copy_5,
+      tile_cols_copy_6, tile_cols_copy_7, tile_cols_copy_8 },
+    { tile_rows_copy_1, tile_rows_copy_2, tile_rows_copy_3, tile_rows_copy_4, tile_rows_copy_5,
+      tile_rows_copy_6, tile_rows_copy_7, tile_rows_copy_8 },
+} };
+
 /* The micro-kernel (see sk_gemm_ukr_fn): the r-row kernel of the layout, copying B or not. */
 void sk_gemm_ukr_neon(size_t r, size_t k, const float *a, size_t rsa, size_t csa, const float *b,
                       size_t rsb, float *c, size_t ldc, float alpha, float beta, float *bp,
                       const float *pf, size_t pfs)
 {
-    (void)pf, (void)pfs; /* a hint: no prefetch here */
-    static const tile_fn tab[4][MR] = {
-        { tile_cols_1, tile_cols_2, tile_cols_3, tile_cols_4, tile_cols_5, tile_cols_6, tile_cols_7,
-          tile_cols_8 },
-        { tile_rows_1, tile_rows_2, tile_rows_3, tile_rows_4, tile_rows_5, tile_rows_6, tile_rows_7,
-          tile_rows_8 },
-        { tile_cols_copy_1, tile_cols_copy_2, tile_cols_copy_3, tile_cols_copy_4, tile_cols_copy_5,
-          tile_cols_copy_6, tile_cols_copy_7, tile_cols_copy_8 },
-        { tile_rows_copy_1, tile_rows_copy_2, tile_rows_copy_3, tile_rows_copy_4, tile_rows_copy_5,
-          tile_rows_copy_6, tile_rows_copy_7, tile_rows_copy_8 },
-    };
     const int rows = csa == 1; /* rows of A in place: their stride is rsa */
-    tab[(bp ? 2 : 0) + rows][r - 1](k, a, rows ? rsa : csa, b, rsb, c, ldc, alpha, beta, bp);
+    sk_gemm_tiles_neon.by[(bp ? 2 : 0) + rows][r - 1](k, a, rows ? rsa : csa, b, rsb, c, ldc,
+                                                       alpha, beta, bp, pf, pfs);
 }
 
 typedef void (*tile_t_fn)(size_t k, const float *a, size_t rsa, const float *b, size_t rsb,

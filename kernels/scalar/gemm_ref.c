@@ -63,6 +63,33 @@ void sk_gemm_ukr_ref(size_t r, size_t k, const float *a, size_t rsa, size_t csa,
     }
 }
 
+/* The portable micro-kernel's r-row kernels (see sk_gemm_tiles): the same sums with r and the
+   layout fixed, A by columns (s = csa) or its rows in place (s = rsa); the copying layouts are the
+   same functions (bp passed through). */
+#define REF_TILE(R)                                                                                \
+    static void ref_cols_##R(size_t k, const float *a, size_t s, const float *b, size_t rsb,       \
+                             float *c, size_t ldc, float alpha, float beta, float *bp,             \
+                             const float *pf, size_t pfs)                                          \
+    {                                                                                              \
+        sk_gemm_ukr_ref(R, k, a, 1, s, b, rsb, c, ldc, alpha, beta, bp, pf, pfs);                  \
+    }                                                                                              \
+    static void ref_rows_##R(size_t k, const float *a, size_t s, const float *b, size_t rsb,       \
+                             float *c, size_t ldc, float alpha, float beta, float *bp,             \
+                             const float *pf, size_t pfs)                                          \
+    {                                                                                              \
+        sk_gemm_ukr_ref(R, k, a, s, 1, b, rsb, c, ldc, alpha, beta, bp, pf, pfs);                  \
+    }
+REF_TILE(1) REF_TILE(2) REF_TILE(3) REF_TILE(4)
+#undef REF_TILE
+_Static_assert(SK_GEMM_REF_MR == 4, "one REF_TILE per row count");
+
+const sk_gemm_tiles sk_gemm_tiles_ref = { {
+    { ref_cols_1, ref_cols_2, ref_cols_3, ref_cols_4 },
+    { ref_rows_1, ref_rows_2, ref_rows_3, ref_rows_4 },
+    { ref_cols_1, ref_cols_2, ref_cols_3, ref_cols_4 },
+    { ref_rows_1, ref_rows_2, ref_rows_3, ref_rows_4 },
+} };
+
 /* The portable rows_n of the scalar table (see sk_gemm_rows_fn), so that the scalar table runs the
  * planner's few-rows path too: m <= SK_GEMM_REF_MR rows of C summed in strips of RB columns, B
  * streamed row by row into them, each element a float sum over p in order (as sk_sgemm_ref). */
@@ -102,7 +129,7 @@ void sk_gemm_pack_t_ref(size_t w, size_t kc, const float *src, size_t lds, float
 void sk_gemm_dsp_init_ref(sk_gemm_dsp *d)
 {
     *d = (sk_gemm_dsp){
-        .ukr = sk_gemm_ukr_ref, .pack_t = sk_gemm_pack_t_ref,
+        .ukr = sk_gemm_ukr_ref, .tiles = &sk_gemm_tiles_ref, .pack_t = sk_gemm_pack_t_ref,
         /* rows_n takes up to MR rows a call; up to 3 MR, the framework calls it on groups of
            rows (as on the AVX2 table), on every build */
         .rows_n = sk_gemm_rows_ref, .rows_max = 3 * SK_GEMM_REF_MR, .rows_group = SK_GEMM_REF_MR,

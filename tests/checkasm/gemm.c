@@ -477,9 +477,10 @@ static void slot_ukr_case(const sk_gemm_dsp *d, int wide, size_t r, int lay, int
                            "copied B row %zu differs", p);
     }
     /* the entry's r-row kernel of this layout, called straight: the same bits */
-    if (ok && (wide ? d->tiles_w : d->tiles))
-        tile_same(wide ? d->tiles_w : d->tiles, (cp ? 2 : 0) + (lay == 1), r, k, a,
-                  lay == 1 ? rsa : csa, b, rsb, c0, c, ldc, bp, NR, alpha, beta, pf, pfs);
+    const sk_gemm_tiles *tiles = wide ? d->tiles_w : d->tiles;
+    if (ok && ck_check(tiles != NULL, "no r-row kernels beside the entry"))
+        tile_same(tiles, (cp ? 2 : 0) + (lay == 1), r, k, a, lay == 1 ? rsa : csa, b, rsb, c0, c,
+                  ldc, bp, NR, alpha, beta, pf, pfs);
     ck_buf_free(a); ck_buf_free(b); ck_buf_free(c); ck_buf_free(c0);
     if (bp) ck_buf_free(bp);
     if (pf) ck_buf_free(pf);
@@ -514,7 +515,8 @@ static void slot_ukr_tcp_case(const sk_gemm_dsp *d, size_t r, int lay, size_t k,
         for (size_t j = 0; j < NR && ok; j++)
             ok &= ck_check(bp[p * NR + j] == b[j * rsb + p], "panel (%zu,%zu) = %g, B^T %g", p, j,
                            bp[p * NR + j], b[j * rsb + p]);
-    if (ok && d->tiles_tcp) /* its r-row kernel of this layout, called straight */
+    /* its r-row kernel of this layout, called straight */
+    if (ok && ck_check(d->tiles_tcp != NULL, "no r-row kernels beside the entry"))
         tile_same(d->tiles_tcp, lay == 1, r, k, a, lay == 1 ? rsa : csa, b, rsb, c0, c, ldc, bp,
                   NR, alpha, beta, NULL, 0);
     ck_buf_free(a); ck_buf_free(b); ck_buf_free(bp); ck_buf_free(c); ck_buf_free(c0);
