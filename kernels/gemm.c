@@ -551,29 +551,34 @@ static __attribute__((noinline)) void run_direct(const sk_gemm_dsp *d, const gem
                                                  const float *bias, float *c, size_t ldc)
 {
     const row_split *rs = &p->rows_last;
-    const size_t NR = p->nr;
+    const size_t NR = p->nr, hr = rs->hi, lr = rs->lo, nhi = rs->first, nrb = rs->count;
     const float be = bias ? 1.f : beta;
     const sk_gemm_tile_fn hi = p->tile_hi, lo = p->tile_lo;
+    /* op(B) = B^T: the first row block transposes each panel as it goes (ukr_tcp), or the panel
+       is packed first */
+    const int tcp = tb && d->ukr_tcp;
     for (size_t j = 0; j < n; j += NR) {
-        const float *bj = b + j;
-        size_t rsb = ldb;
-        /* op(B) = B^T: the first row block transposes the panel as it goes (ukr_tcp), or it is
-           packed first */
-        const int tcp = tb && d->ukr_tcp;
+        const float *bj = b + j, *aq = a;
+        size_t rsb = ldb, q = 0;
+        float *cq = c + j;
         if (tb) {
             if (!tcp) pack_b(d, tb, NR, k, b + j * ldb, ldb, panel, NR);
             bj = panel, rsb = NR;
         }
-        for (size_t q = 0, r0 = 0; q < rs->count; q++) {
-            const size_t r = q < rs->first ? rs->hi : rs->lo;
-            float *cq = c + r0 * ldc + j;
+        if (tcp) { /* ukr_tcp's kernel for the first block's rows */
+            const size_t r = nhi ? hr : lr;
             if (bias) put_bias(r, NR, bias + j, cq, ldc);
-            if (tcp && q == 0) /* ukr_tcp's kernel for the first block's rows */
-                p->tile_tcp(k, a, lda, b + j * ldb, ldb, cq, ldc, alpha, be, panel, NULL, 0);
-            else /* the entry's kernel for r rows of A in place, called straight */
-                (q < rs->first ? hi : lo)(k, a + r0 * lda, lda, bj, rsb, cq, ldc, alpha, be, NULL,
-                                          NULL, 0);
-            r0 += r;
+            p->tile_tcp(k, aq, lda, b + j * ldb, ldb, cq, ldc, alpha, be, panel, NULL, 0);
+            aq += r * lda, cq += r * ldc, q = 1;
+        }
+        /* the entry's kernels for hr and lr rows of A in place, called straight */
+        for (; q < nhi; q++, aq += hr * lda, cq += hr * ldc) {
+            if (bias) put_bias(hr, NR, bias + j, cq, ldc);
+            hi(k, aq, lda, bj, rsb, cq, ldc, alpha, be, NULL, NULL, 0);
+        }
+        for (; q < nrb; q++, aq += lr * lda, cq += lr * ldc) {
+            if (bias) put_bias(lr, NR, bias + j, cq, ldc);
+            lo(k, aq, lda, bj, rsb, cq, ldc, alpha, be, NULL, NULL, 0);
         }
     }
 }
