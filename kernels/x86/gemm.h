@@ -39,7 +39,7 @@
 /* the r-row kernels behind each micro-kernel entry (sk_gemm_tiles): sk_gemm_tiles_X_isa behind
    sk_gemm_ukr_X_isa */
 extern const sk_gemm_tiles sk_gemm_tiles_avx2, sk_gemm_tiles_pn_avx2, sk_gemm_tiles_w_avx2;
-extern const sk_gemm_tiles sk_gemm_tiles_avx512, sk_gemm_tiles_rb_avx512, sk_gemm_tiles_rbp_avx512;
+extern const sk_gemm_tiles sk_gemm_tiles_avx512, sk_gemm_tiles_rbp_avx512;
 extern const sk_gemm_tiles sk_gemm_tiles_w_avx512, sk_gemm_tiles_w_rb_avx512,
     sk_gemm_tiles_w_rbp_avx512, sk_gemm_tiles_tcp_avx512;
 
@@ -77,15 +77,13 @@ void sk_gemm_ukr_w_avx512(size_t r, size_t k, const float *a, size_t rsa, size_t
 void sk_gemm_ukr_tcp_avx512(size_t r, size_t k, const float *a, size_t rsa, size_t csa,
                             const float *b, size_t rsb, float *c, size_t ldc, float alpha,
                             float beta, float *bp, const float *pf, size_t pfs);
-/* the same two with A broadcast to a register once per row over a packed B too (AMD Zen 5) */
-void sk_gemm_ukr_rb_avx512(size_t r, size_t k, const float *a, size_t rsa, size_t csa,
-                           const float *b, size_t rsb, float *c, size_t ldc, float alpha,
-                           float beta, float *bp, const float *pf, size_t pfs);
+/* the wide one with A broadcast to a register once per row over a packed B too (AMD Zen 5) */
 void sk_gemm_ukr_w_rb_avx512(size_t r, size_t k, const float *a, size_t rsa, size_t csa,
                              const float *b, size_t rsb, float *c, size_t ldc, float alpha,
                              float beta, float *bp, const float *pf, size_t pfs);
-/* the main one prefetching C's lines spread over its k steps over packed A and B, the wide one
-   prefetching B's rows from a 4 KiB stride on (Intel Sapphire / Emerald Rapids) */
+/* the main one with A broadcast once per row over a packed B too and C's lines prefetched spread
+   over its k steps over packed A and B (AMD Zen 5, Intel Sapphire / Emerald Rapids); the wide one
+   prefetching B's rows from a 4 KiB stride on (Intel) */
 void sk_gemm_ukr_rbp_avx512(size_t r, size_t k, const float *a, size_t rsa, size_t csa,
                             const float *b, size_t rsb, float *c, size_t ldc, float alpha,
                             float beta, float *bp, const float *pf, size_t pfs);
@@ -506,11 +504,17 @@ static inline void sk_gemm_dsp_init_x86(sk_gemm_dsp *d, sk_isa isa, uint64_t fea
        256x512x512 and 256x1024x1024 1.07x, 32x32x32 1.06x, 64x64x64 and 512x512x64 1.05x,
        16x4096x1024 1.65x (with b_span_min), larger shapes 1.00-1.02x (docs/bench/gemm-tuning.md) */
     if (features & (SK_CPU_X86_ZEN5 | SK_CPU_X86_SPR)) {
-        /* Intel: the _rbp tiles, with its prefetches (gemm_8x32_avx512.c: C's lines spread over
-           the main tile's k steps, B's rows on the wide tile from a 4 KiB stride on) */
+        /* the _rbp main tile: C's lines prefetched spread over its k steps over packed A and B
+           (gemm_8x32_avx512.c). AMD Zen 5, bench/ab-lib against the same tile prefetching all
+           of C's lines at its start (one process, windows of 200-400 ms alternated, median
+           new / old over 16, two runs): 2048^3 1.04-1.07x, NT 2048^3 1.08x, sk_sgemm_packed
+           2048^3 1.07x, 4096x1024x1024 1.04x, 1024^3 1.02-1.05x, NT 1024^3 and 512x2048x512
+           1.02x, 64x1024x1024 1.02x; 256x1024x1024, 256x512x512, 512x512x64 level (A's rows in
+           place or k < 128: the same code). Intel: the _rbp wide tile too, with its prefetches
+           (B's rows from a 4 KiB stride on) */
         const int zen5 = !!(features & SK_CPU_X86_ZEN5);
-        d->ukr = zen5 ? sk_gemm_ukr_rb_avx512 : sk_gemm_ukr_rbp_avx512;
-        d->tiles = zen5 ? &sk_gemm_tiles_rb_avx512 : &sk_gemm_tiles_rbp_avx512;
+        d->ukr = sk_gemm_ukr_rbp_avx512;
+        d->tiles = &sk_gemm_tiles_rbp_avx512;
         d->ukr_w = zen5 ? sk_gemm_ukr_w_rb_avx512 : sk_gemm_ukr_w_rbp_avx512;
         d->tiles_w = zen5 ? &sk_gemm_tiles_w_rb_avx512 : &sk_gemm_tiles_w_rbp_avx512;
         /* the wide tile 6 x 64 (24 accumulators, 4 loads of B and 6 broadcasts per 24 FMAs

@@ -165,8 +165,9 @@ static inline __attribute__((always_inline)) void store_tile(const int R, const 
    columns: A(i,p) = a[p*csa + i] (ROWS: a[i*csa + p]), B(p, 0..TNR-1) = b[p*rsb + 0..TNR-1]. CP:
    B read in place is also copied to the packed panel bp[p*TNR + ...] (the stores ride along with
    the FMAs). RB: A broadcast to a register once per row over a packed B too (over an in-place B
-   always); RB == 2, the same with the Intel table's prefetches (the main tile: C's lines spread
-   over the k steps, cs; the wide tile: B's rows from a 4 KiB stride on, hw). */
+   always); RB == 2, the same with more prefetches (the main tile: C's lines spread over the k
+   steps, cs, on the AMD Zen 5 and Intel tables; the wide tile: B's rows from a 4 KiB stride on,
+   hw, on the Intel table). */
 static inline __attribute__((always_inline)) void
 ukr_body(const int R, const int NV, const int ROWS, const int CP, const int RB, size_t k,
          const float *a, size_t csa, const float *b, size_t rsb, float *c, size_t ldc, float alpha,
@@ -183,7 +184,7 @@ ukr_body(const int R, const int NV, const int ROWS, const int CP, const int RB, 
        skip it, as the AVX2 tile does: on Zen 5, sk_bench alternated, two builds in turn, 32x32x32
        1.03-1.04x, 16x64x64, 64x64x64, 16x512x64 and 64x512x64 1.01-1.03x (plain, packed B and
        planned alike), 16x1024x1024 and 64x1024x1024 level.
-       RB == 2 on the main tile (the _rbp tile, Intel Emerald Rapids' table): over packed A and B
+       RB == 2 on the main tile (the _rbp tile, the Zen 5 and Intel tables'): over packed A and B
        one of C's lines is prefetched every CS_STEP k steps instead (cs), all of them within the
        first half of a kc = 256 block. A burst of 16 prefetches to L3 at the start held the line
        fill buffers the panel's loads want: the tile over pre-packed panels of 2048^3 (one
@@ -610,7 +611,13 @@ ukr_tp_body(const int R, size_t k, const float *a, size_t rsa, const float *b, s
     UKR1(P, cols_copy, NV, R, 0, 1, 0) UKR1(P, rows_copy, NV, R, 1, 1, 0)                          \
     UKR1(P, cols_rb, NV, R, 0, 0, 1) UKR1(P, rows_rb, NV, R, 1, 0, 1)                              \
     UKR1(P, cols_copy_rb, NV, R, 0, 1, 1) UKR1(P, rows_copy_rb, NV, R, 1, 1, 1)
-#define TILE(R) UKR(tile_, NR / 16, R) UKR1(tile_, cols_rbp, NR / 16, R, 0, 0, 2)
+/* the main tile's: A broadcast inside each FMA over a packed B (tile_), or once per row, then
+   with C's lines spread over the k steps over packed A and B (the _rbp entry's) */
+#define TILE(R)                                                                                    \
+    UKR1(tile_, cols, NR / 16, R, 0, 0, 0) UKR1(tile_, rows, NR / 16, R, 1, 0, 0)                  \
+    UKR1(tile_, cols_copy, NR / 16, R, 0, 1, 0) UKR1(tile_, rows_copy, NR / 16, R, 1, 1, 0)        \
+    UKR1(tile_, cols_rbp, NR / 16, R, 0, 0, 2) UKR1(tile_, rows_rb, NR / 16, R, 1, 0, 1)           \
+    UKR1(tile_, cols_copy_rb, NR / 16, R, 0, 1, 1) UKR1(tile_, rows_copy_rb, NR / 16, R, 1, 1, 1)
 #define WIDE(R)                                                                                    \
     UKR(wide_, W_NR / 16, R)                                                                       \
     UKR1(wide_, cols_rbp, W_NR / 16, R, 0, 0, 2) UKR1(wide_, rows_rbp, W_NR / 16, R, 1, 0, 2)      \
@@ -680,9 +687,6 @@ UKRTCP(1) UKRTCP(2) UKRTCP(3) UKRTCP(4) UKRTCP(5) UKRTCP(6) UKRTCP(7) UKRTCP(8)
 /* The micro-kernel, A broadcast inside each FMA over a packed B */
 UKR_ENTRY(sk_gemm_ukr_avx512, sk_gemm_tiles_avx512, ROWS16, MR, tile_cols, tile_rows,
           tile_cols_copy, tile_rows_copy)
-/* The same with A broadcast to a register once per row over a packed B too */
-UKR_ENTRY(sk_gemm_ukr_rb_avx512, sk_gemm_tiles_rb_avx512, ROWS16, MR, tile_cols_rb, tile_rows_rb,
-          tile_cols_copy_rb, tile_rows_copy_rb)
 /* The tile over op(B) = B^T in place, storing it transposed to bp (see sk_gemm_dsp's ukr_tcp):
    its r-row kernels (by[SK_GEMM_TILE_COLS] and by[SK_GEMM_TILE_ROWS] only) and the entry */
 const sk_gemm_tiles sk_gemm_tiles_tcp_avx512 = { { ROWS8(tcp_cols, MR), ROWS8(tcp_rows, MR) } };
@@ -694,7 +698,8 @@ void sk_gemm_ukr_tcp_avx512(size_t r, size_t k, const float *a, size_t rsa, size
     sk_gemm_tiles_tcp_avx512.by[rows][r - 1](k, a, rows ? rsa : csa, b, rsb, c, ldc, alpha, beta,
                                              bp, pf, pfs);
 }
-/* and prefetching C's lines spread over the k steps over packed A and B (see ukr_body's cs) */
+/* The same with A broadcast to a register once per row over a packed B too, prefetching C's lines
+   spread over the k steps over packed A and B (see ukr_body's cs) */
 UKR_ENTRY(sk_gemm_ukr_rbp_avx512, sk_gemm_tiles_rbp_avx512, ROWS16, MR, tile_cols_rbp,
           tile_rows_rb, tile_cols_copy_rb, tile_rows_copy_rb)
 /* The wide micro-kernel for few rows: the same on an r x W_NR tile, r <= W_MR */
